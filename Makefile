@@ -1,0 +1,48 @@
+# The two commands a learner needs: `make lab` and `make test`.
+# Both build .venv from requirements.txt first, and rebuild it when that file changes.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# Jupyter keeps its state inside the project, so runs are repeatable and leave $HOME alone.
+JUPYTER_ENV := IPYTHONDIR=$(CURDIR)/.jupyter-run/ipython \
+	JUPYTER_CONFIG_DIR=$(CURDIR)/.jupyter-run/config \
+	JUPYTER_DATA_DIR=$(CURDIR)/.jupyter-run/data \
+	JUPYTER_RUNTIME_DIR=$(CURDIR)/.jupyter-run/runtime
+
+.PHONY: lab test venv notebooks exercises lint format serve bench clean
+
+venv: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $(STAMP)
+
+lab: $(STAMP)
+	$(JUPYTER_ENV) $(BIN)/jupyter lab notebooks/00_start_here.ipynb
+
+test: $(STAMP)
+	$(JUPYTER_ENV) $(BIN)/python -m pytest
+
+notebooks: $(STAMP)
+	$(JUPYTER_ENV) $(BIN)/python tools/execute_notebooks.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks notebooks
+	$(BIN)/ruff format --check src tests benchmarks
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix src tests benchmarks notebooks
+	$(BIN)/ruff format src tests benchmarks
+
+serve: $(STAMP)
+	$(BIN)/python -m course_helpers.offline serve
+
+bench: $(STAMP)
+	for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) .jupyter-run .pytest_cache .ruff_cache test-results

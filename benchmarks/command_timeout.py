@@ -1,0 +1,70 @@
+"""How fast does run_command() stop a runaway command, children included?
+
+For each shape of runaway command we run it with a 1 s timeout, then measure when its whole
+process group is really dead, counted from the deadline. os.killpg(pgid, 0) tells us whether
+the group still exists; a zombie (exited, not yet collected by its parent) still counts for
+kill(), so when the group exists we read /proc to see whether anything in it is still running.
+
+One run, printed, no assertions: the tests check behaviour, this shows the numbers.
+Run with: .venv/bin/python benchmarks/command_timeout.py
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from course_helpers.commands import run_command
+
+TIMEOUT = 1.0
+SHAPES = {
+    "busy loop": "while true; do :; done",
+    "forked child sleeping": "(sleep 100 &) ; sleep 100",
+    "ignores SIGTERM": "trap '' TERM; (trap '' TERM; sleep 100) & while true; do :; done",
+    "output flood": "yes flood",
+    "flood from a child": "(yes child &) ; sleep 100",
+}
+
+
+def running_in_group(pgid: int) -> bool:
+    """True while some process of the group exists and is not a zombie."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_bytes().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
+def measure(command: str, cwd: str) -> tuple[float, float]:
+    """Run once; return (seconds from deadline to group dead, seconds the call took)."""
+    started = time.monotonic()
+    result = run_command(command, cwd=cwd, timeout=TIMEOUT)
+    returned = time.monotonic()
+    while running_in_group(result.pid):
+        time.sleep(0.001)
+    dead = time.monotonic()
+    return dead - (started + TIMEOUT), returned - started
+
+
+def main() -> None:
+    worst = 0.0
+    with tempfile.TemporaryDirectory() as cwd:
+        for name, command in SHAPES.items():
+            past_deadline, call = measure(command, cwd)
+            worst = max(worst, past_deadline)
+            print(f"{name:<24} group dead {past_deadline:6.3f} s after the deadline "
+                  f"(run_command returned after {call:.3f} s)")  # fmt: skip
+    print(f"max seconds past deadline until group dead: {worst:.3f} (target < 0.5)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,309 @@
+"""The agent loop, with `stop_reason` as its controller (built in notebooks 04 and 06).
+
+One turn has five phases: sample (call the model) → check `stop_reason` → execute the tools it
+asked for → append the assistant's whole content and one user message with the results →
+go round again. `run_agent()` repeats turns until a terminal condition:
+
+- `end_turn`, `stop_sequence`, `refusal`: the model is done (or will not go on);
+- `step_limit` or `budget_limit`: your program decides it has gone on long enough;
+- `error`: an API error the SDK's retries and the loop's own recoveries could not fix;
+- `aborted`: the person pressed Ctrl-C (or the stop button);
+- `pending_approval`: a dangerous call waits for a person (see `course_helpers.approvals`).
+
+Whatever the ending, `messages` is left a valid history: every `tool_use` in it is answered,
+so you can add a user message and call `run_agent()` again. A history that ends with
+unanswered tool calls (after `pending_approval`) is resumed by running those calls first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import anthropic
+
+from course_helpers.client import MODEL
+from course_helpers.dispatch import call_parts, run_tool, tool_result
+from course_helpers.tools import Tool
+
+# max_tokens is multiplied by this after a cut-off turn, up to MAX_TOKENS_CEILING.
+MAX_TOKENS_GROWTH = 4
+MAX_TOKENS_CEILING = 16_000
+# How many times in a row one turn may be retried by the loop itself.
+MAX_RECOVERIES = 3
+
+
+class StepLimitReached(RuntimeError):
+    """The loop made `max_steps` calls to the model and the model still wanted to go on."""
+
+
+@dataclass
+class AgentRun:
+    """What a run did: the history, each call's usage, the last response and how it ended."""
+
+    messages: list
+    steps: int = 0
+    response: Any = None
+    ending: str = ""
+    detail: str = ""
+    usage: list[dict] = field(default_factory=list)
+    log: list[str] = field(default_factory=list)
+    error: BaseException | None = None
+
+    @property
+    def input_tokens(self) -> int:
+        return sum(u.get("input_tokens", 0) for u in self.usage)
+
+    @property
+    def output_tokens(self) -> int:
+        return sum(u.get("output_tokens", 0) for u in self.usage)
+
+    @property
+    def final_text(self) -> str:
+        """The text of the last response (empty if there is none)."""
+        content = getattr(self.response, "content", None) or []
+        return "\n".join(b.text for b in content if getattr(b, "type", "") == "text")
+
+    def finish(self, ending: str, detail: str = "", error: BaseException | None = None):
+        self.ending, self.detail, self.error = ending, detail, error
+        self.log.append(f"ended: {ending}" + (f" ({detail})" if detail else ""))
+        return self
+
+    def summary(self) -> str:
+        return (
+            f"ending={self.ending} · steps={self.steps} · len(messages)={len(self.messages)} · "
+            f"tokens in={self.input_tokens} out={self.output_tokens}"
+        )
+
+
+def split_tools(tools: Any) -> tuple[dict[str, Tool], list[dict]]:
+    """Your tools by name (to run them) and every definition (to send them).
+
+    `tools` is a dict or list of Tool objects; plain dicts in the list are definitions sent
+    as they are, such as server tools (`web_search`), which the API runs itself.
+    """
+    items = list(tools.values()) if isinstance(tools, Mapping) else list(tools or [])
+    registry = {t.name: t for t in items if isinstance(t, Tool)}
+    definitions = [t.definition() if isinstance(t, Tool) else dict(t) for t in items]
+    return registry, definitions
+
+
+def tool_calls(message: Any) -> list[Any]:
+    """The tool_use blocks of a response or of a message (SDK objects or dicts)."""
+    content = message.get("content") if isinstance(message, dict) else message.content
+    if isinstance(content, str):
+        return []
+    return [b for b in content or [] if _kind(b) == "tool_use"]
+
+
+def _kind(block: Any) -> str:
+    return block.get("type", "") if isinstance(block, dict) else getattr(block, "type", "")
+
+
+def run_tools(calls: list[Any], registry: dict[str, Tool], approve: Any = None) -> list[dict]:
+    """One tool_result per call, in order. On Ctrl-C, the calls not finished are answered too.
+
+    KeyboardInterrupt is re-raised after every call has its answer, so the history the
+    caller appends stays valid; the caller decides what stopping means.
+    """
+    results: list[dict] = []
+    try:
+        for block in calls:
+            results.append(run_tool(registry, block, approve=approve))
+    except KeyboardInterrupt:
+        for position, block in enumerate(calls[len(results) :]):
+            message = (
+                "Interrupted by the user while it was running."
+                if position == 0
+                else "Not run: the user interrupted the run."
+            )
+            results.append(tool_result(call_parts(block)[0], message, is_error=True))
+        raise _Interrupted(results) from None
+    return results
+
+
+class _Interrupted(KeyboardInterrupt):
+    """Ctrl-C during tool execution, carrying the results that answer every call."""
+
+    def __init__(self, results: list[dict]) -> None:
+        super().__init__("interrupted by the user")
+        self.results = results
+
+
+def compact_history(messages: list, keep_turns: int = 2) -> int:
+    """Shorten a history in place; return how many messages were removed (0 if none could be).
+
+    The first user message (the task) and the last `keep_turns` assistant turns with their
+    results stay. The turns in between are replaced by a short note in the first message
+    saying which tools were called, so pairs stay valid: a kept tool_use keeps its result.
+    """
+    starts = [i for i, m in enumerate(messages) if _role(m) == "assistant"]
+    if len(starts) <= keep_turns:
+        return 0
+    cut = starts[-keep_turns]
+    if cut < 3:
+        return 0
+    dropped = messages[1:cut]
+    calls = [
+        f"{name}({_short(arguments)})"
+        for message in dropped
+        for _, name, arguments in map(call_parts, tool_calls(message))
+    ]
+    note = (
+        f"[{len(dropped)} earlier messages were removed to fit the context window. "
+        f"Tools called in them: {', '.join(calls) or 'none'}.]"
+    )
+    first = messages[0]
+    content = first["content"]
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+    messages[:] = [{**first, "content": [*blocks, {"type": "text", "text": note}]}, *messages[cut:]]
+    return len(dropped)
+
+
+def _role(message: Any) -> str:
+    return message.get("role", "") if isinstance(message, dict) else getattr(message, "role", "")
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = ", ".join(f"{k}={v!r}" for k, v in value.items()) if isinstance(value, dict) else ""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def is_prompt_too_long(error: anthropic.APIStatusError) -> bool:
+    return error.status_code in (400, 413) and "prompt is too long" in str(error.message)
+
+
+def sample(client: anthropic.Anthropic, request: dict, on_text: Callable | None = None):
+    """Phase 1: one call to the model. Streams when `on_text` wants the text as it comes."""
+    if on_text is None:
+        return client.messages.create(**request)
+    with client.messages.stream(**request) as stream:
+        for text in stream.text_stream:
+            on_text(text)
+        return stream.get_final_message()
+
+
+def run_agent(
+    client: anthropic.Anthropic,
+    *,
+    messages: list,
+    tools: Any,
+    system: str | None = None,
+    model: str = MODEL,
+    max_tokens: int = 2048,
+    max_steps: int = 20,
+    max_total_tokens: int | None = None,
+    stop_sequences: list[str] | None = None,
+    approve: Any = None,
+    on_turn: Callable[[AgentRun], None] | None = None,
+    on_text: Callable[[str], None] | None = None,
+) -> AgentRun:
+    """Run turns until a terminal condition; return the AgentRun (see the module docstring)."""
+    registry, definitions = split_tools(tools)
+    run = AgentRun(messages)
+    limit, recoveries = max_tokens, 0
+    if messages and _role(messages[-1]) == "assistant" and tool_calls(messages[-1]):
+        # Resume: the last turn's calls still wait for their results (after pending_approval).
+        ending = _answer_calls(run, tool_calls(messages[-1]), registry, approve)
+        if ending:
+            return ending
+    while True:
+        if run.steps >= max_steps:
+            return run.finish("step_limit", f"stopped after {run.steps} calls to the model")
+        spent = run.input_tokens + run.output_tokens
+        if max_total_tokens is not None and spent >= max_total_tokens:
+            return run.finish("budget_limit", f"{spent} tokens used of {max_total_tokens}")
+        request = {"model": model, "max_tokens": limit, "messages": messages}
+        if definitions:
+            request["tools"] = definitions
+        if system:
+            request["system"] = system
+        if stop_sequences:
+            request["stop_sequences"] = stop_sequences
+        # Phase 1: sample.
+        try:
+            response = sample(client, request, on_text)
+        except KeyboardInterrupt as stop:
+            return run.finish("aborted", "interrupted while waiting for the model", stop)
+        except anthropic.APIStatusError as error:
+            if is_prompt_too_long(error) and recoveries < MAX_RECOVERIES:
+                removed = compact_history(messages)
+                if removed:
+                    recoveries += 1
+                    run.log.append(f"prompt too long: removed {removed} old messages, retrying")
+                    continue
+            if error.status_code == 200 and recoveries < MAX_RECOVERIES:
+                recoveries += 1  # an error event inside a stream: nothing was appended yet
+                run.log.append(f"stream error ({error.message}), retrying the turn")
+                continue
+            kind = "a bug in the request" if 400 <= error.status_code < 500 else "an API error"
+            detail = f"{kind}: {error.status_code} {error.message}"
+            return run.finish("error", detail, error)
+        except anthropic.APIConnectionError as error:
+            return run.finish("error", f"connection failed after retries: {error}", error)
+        run.steps += 1
+        run.response = response
+        run.usage.append(response.usage.model_dump(exclude_none=True))
+        run.log.append(f"step {run.steps}: stop_reason={response.stop_reason}")
+        # Phase 2: stop_reason decides what happens next.
+        ended = None
+        match response.stop_reason:
+            case "tool_use":
+                # Phases 3 and 4: run the calls, append the whole turn and the results.
+                messages.append({"role": "assistant", "content": response.content})
+                limit, recoveries = max_tokens, 0
+                ended = _answer_calls(run, tool_calls(response), registry, approve)
+            case "pause_turn":
+                # A server tool paused a long turn: send it back as it is, no new user message.
+                messages.append({"role": "assistant", "content": response.content})
+            case "max_tokens" | "model_context_window_exceeded" as cut:
+                # Cut off: a tool_use in it is incomplete and must never run. Retry the turn.
+                if recoveries >= MAX_RECOVERIES or (
+                    cut == "max_tokens" and limit >= MAX_TOKENS_CEILING
+                ):
+                    if response.content and not tool_calls(response):
+                        messages.append({"role": "assistant", "content": response.content})
+                    ended = run.finish(cut, f"still cut off after {recoveries} retries")
+                elif cut == "max_tokens":
+                    recoveries += 1
+                    limit = min(limit * MAX_TOKENS_GROWTH, MAX_TOKENS_CEILING)
+                    run.log.append(f"cut off: retrying the turn with max_tokens={limit}")
+                else:
+                    recoveries += 1
+                    removed = compact_history(messages)
+                    run.log.append(f"context window full: removed {removed} old messages, retrying")
+            case "refusal":
+                # Do not retry unchanged: the history stays as it was before the refused turn.
+                details = response.stop_details
+                category = getattr(details, "category", None) or "unspecified"
+                ended = run.finish("refusal", f"category {category}")
+            case "end_turn" | "stop_sequence":
+                messages.append({"role": "assistant", "content": response.content})
+                ended = run.finish(response.stop_reason)
+            case other:
+                if response.content:
+                    messages.append({"role": "assistant", "content": response.content})
+                ended = run.finish(str(other), "a stop reason this loop does not know")
+        if on_turn is not None:
+            on_turn(run)
+        if ended is not None:
+            return ended
+
+
+def _answer_calls(
+    run: AgentRun, calls: list[Any], registry: dict[str, Tool], approve: Any
+) -> AgentRun | None:
+    """Phases 3 and 4 for one turn's calls; an AgentRun if the run must end here, else None."""
+    try:
+        results = run_tools(calls, registry, approve)
+    except _Interrupted as stop:
+        run.messages.append({"role": "user", "content": stop.results})
+        return run.finish("aborted", "interrupted by the user during a tool call", stop)
+    except Exception as error:
+        if type(error).__name__ != "PendingApproval":
+            raise
+        return run.finish("pending_approval", str(error), error)
+    run.messages.append({"role": "user", "content": results})
+    run.log.append("ran " + ", ".join(f"{c.name}" for c in calls))
+    return None

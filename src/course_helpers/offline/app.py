@@ -1,0 +1,142 @@
+"""The course model behind HTTP: routes, auth, body parsing, errors, faults, streaming.
+
+`CourseModelApp.dispatch()` works on plain values (method, path, headers, body bytes) so that the
+in-process transport (`handle`, `handle_async`) and the loopback server (`serve.py`) share it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+
+import httpx2
+
+from course_helpers.offline import sse
+from course_helpers.offline.engine import CourseModel
+from course_helpers.offline.errors import ApiError
+from course_helpers.offline.faults import Fault, status_error
+from course_helpers.offline.ids import make_id
+from course_helpers.offline.validation import validate_messages_request
+
+MAX_BODY_BYTES = 32 * 1024 * 1024
+ROUTES = {"/v1/messages": "messages", "/v1/messages/count_tokens": "count_tokens"}
+
+
+@dataclass
+class HttpReply:
+    status: int
+    headers: dict[str, str]
+    body: bytes = b""
+    stream: Iterator[bytes] | None = None
+    drop_connection: bool = False
+    frames_before_error: int | None = None
+
+    def chunks(self) -> Iterator[bytes]:
+        return self.stream if self.stream is not None else iter([self.body])
+
+
+@dataclass
+class CourseModelApp:
+    model: CourseModel = field(default_factory=CourseModel)
+
+    @property
+    def faults(self):
+        return self.model.faults
+
+    # -- the HTTP surface --------------------------------------------------------------
+    def dispatch(self, method: str, path: str, headers: dict[str, str], body: bytes) -> HttpReply:
+        headers = {k.lower(): v for k, v in headers.items()}
+        request_id = make_id("req", method, path, body.decode("utf-8", "replace"))
+        try:
+            return self._route(method, path.split("?", 1)[0], headers, body, request_id)
+        except ApiError as error:
+            return _error_reply(error, request_id)
+        except Exception as error:  # a bug in the course model must still look like the API
+            bug = ApiError(500, f"Internal server error in the offline course model: {error!r}")
+            bug.headers["x-should-retry"] = "false"
+            return _error_reply(bug, request_id)
+
+    def _route(
+        self, method: str, path: str, headers: dict[str, str], body: bytes, request_id: str
+    ) -> HttpReply:
+        endpoint = ROUTES.get(path.rstrip("/"))
+        if endpoint is None or method != "POST":
+            raise ApiError(404, "Not Found")
+        if not (headers.get("x-api-key") or headers.get("authorization", "").strip()):
+            raise ApiError(401, "x-api-key header is required")
+        if len(body) > MAX_BODY_BYTES:
+            raise ApiError(413, "Request exceeds the maximum allowed number of bytes.")
+        payload = _parse_json(body)
+        validate_messages_request(payload, endpoint=endpoint)
+        if endpoint == "count_tokens":
+            return _json_reply(self.model.count_tokens(payload), request_id)
+        fault = self._fault(headers)
+        if fault is not None:
+            error = status_error(fault)
+            if error is not None:
+                raise error
+            if fault.kind == "disconnect":
+                return HttpReply(0, {}, drop_connection=True)
+        outcome = self.model.respond(payload, fault)
+        if payload.get("stream"):
+            fail_after = 6 if fault is not None and fault.kind == "stream_error" else None
+            stream = sse.stream_bytes(outcome.message, outcome.partial_json, fail_after=fail_after)
+            return HttpReply(
+                200,
+                {"content-type": "text/event-stream", "request-id": request_id},
+                stream=stream,
+            )
+        return _json_reply(outcome.message, request_id)
+
+    def _fault(self, headers: dict[str, str]) -> Fault | None:
+        asked = headers.get("course-fault")
+        if asked:
+            self.model.faults.inject(asked)
+        return self.model.faults.next()
+
+    # -- in-process transport handlers (httpx2.MockTransport) ----------------------------
+    def handle(self, request: httpx2.Request) -> httpx2.Response:
+        reply = self.dispatch(
+            request.method, request.url.raw_path.decode(), dict(request.headers), request.content
+        )
+        if reply.drop_connection:
+            raise httpx2.RemoteProtocolError(
+                "Server disconnected without sending a response.", request=request
+            )
+        return httpx2.Response(reply.status, headers=reply.headers, content=reply.chunks())
+
+    async def handle_async(self, request: httpx2.Request) -> httpx2.Response:
+        reply = self.dispatch(
+            request.method, request.url.raw_path.decode(), dict(request.headers), request.content
+        )
+        if reply.drop_connection:
+            raise httpx2.RemoteProtocolError(
+                "Server disconnected without sending a response.", request=request
+            )
+
+        async def chunks() -> AsyncIterator[bytes]:
+            for chunk in reply.chunks():
+                yield chunk
+
+        return httpx2.Response(reply.status, headers=reply.headers, content=chunks())
+
+
+def _parse_json(body: bytes) -> object:
+    try:
+        return json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ApiError(400, f"There was an error parsing the body: {error}") from None
+
+
+def _json_reply(data: dict, request_id: str) -> HttpReply:
+    body = json.dumps(data, ensure_ascii=False).encode()
+    return HttpReply(200, {"content-type": "application/json", "request-id": request_id}, body)
+
+
+def _error_reply(error: ApiError, request_id: str) -> HttpReply:
+    body = json.dumps(error.envelope(request_id), ensure_ascii=False).encode()
+    headers = {"content-type": "application/json", "request-id": request_id, **error.headers}
+    if error.status == 400:
+        headers.setdefault("x-should-retry", "false")
+    return HttpReply(error.status, headers, body)

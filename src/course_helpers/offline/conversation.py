@@ -1,0 +1,214 @@
+"""A read-only view of a request, with the questions scenario policies ask of it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def blocks_of(message: dict) -> list[dict]:
+    """A message's content as a list of blocks (a plain string becomes one text block)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return [b for b in content or [] if isinstance(b, dict)]
+
+
+def text_of(blocks: list[dict]) -> str:
+    """The text a person would read in these blocks, tool results included."""
+    parts: list[str] = []
+    for block in blocks:
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(block.get("text", ""))
+        elif kind == "tool_result":
+            parts.append(result_text(block))
+    return "\n".join(p for p in parts if p)
+
+
+def result_text(block: dict) -> str:
+    """The content of a tool_result block as one string."""
+    content = block.get("content", "")
+    if isinstance(content, str):
+        return content
+    return "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A tool_use the model made earlier, with the result the program sent back (if any)."""
+
+    id: str
+    name: str
+    input: dict
+    result: str | None = None
+    is_error: bool = False
+
+
+@dataclass
+class Conversation:
+    """What a policy sees: the request body, with helpers for the usual questions."""
+
+    body: dict
+    messages: list[dict] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.messages = list(self.body.get("messages") or [])
+
+    # -- what was offered ---------------------------------------------------------------
+    @property
+    def model(self) -> str:
+        return self.body.get("model", "")
+
+    @property
+    def tools(self) -> list[dict]:
+        return list(self.body.get("tools") or [])
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [t.get("name", "") for t in self.tools]
+
+    def offers(self, *names: str) -> bool:
+        """True when every one of these tools is offered."""
+        return all(n in self.tool_names for n in names)
+
+    def tool(self, name: str) -> dict | None:
+        return next((t for t in self.tools if t.get("name") == name), None)
+
+    @property
+    def tool_choice(self) -> dict:
+        return self.body.get("tool_choice") or {"type": "auto"}
+
+    @property
+    def forced_tool(self) -> str | None:
+        """The tool the request forces with tool_choice {"type": "tool"}, if any."""
+        choice = self.tool_choice
+        return choice.get("name") if choice.get("type") == "tool" else None
+
+    @property
+    def must_use_tool(self) -> bool:
+        return self.tool_choice.get("type") in ("any", "tool")
+
+    @property
+    def tools_allowed(self) -> bool:
+        return bool(self.tools) and self.tool_choice.get("type") != "none"
+
+    @property
+    def parallel_allowed(self) -> bool:
+        return not self.tool_choice.get("disable_parallel_tool_use", False)
+
+    @property
+    def system(self) -> str:
+        system = self.body.get("system") or ""
+        if isinstance(system, str):
+            return system
+        return "\n".join(b.get("text", "") for b in system if isinstance(b, dict))
+
+    @property
+    def thinking_enabled(self) -> bool:
+        thinking = self.body.get("thinking") or {}
+        return thinking.get("type") in ("enabled", "adaptive")
+
+    # -- what was said -----------------------------------------------------------------
+    @property
+    def last(self) -> dict:
+        return self.messages[-1] if self.messages else {"role": "user", "content": ""}
+
+    @property
+    def last_user_text(self) -> str:
+        """Text of the last user message that has any text of its own (not only results)."""
+        for message in reversed(self.messages):
+            if message.get("role") != "user":
+                continue
+            own = [b for b in blocks_of(message) if b.get("type") == "text"]
+            text = text_of(own).strip()
+            if text:
+                return text
+        return ""
+
+    @property
+    def first_user_text(self) -> str:
+        for message in self.messages:
+            if message.get("role") == "user":
+                return text_of(blocks_of(message)).strip()
+        return ""
+
+    @property
+    def ends_with_results(self) -> bool:
+        """True when the last message carries tool results (the model's turn to react)."""
+        return any(b.get("type") == "tool_result" for b in blocks_of(self.last))
+
+    @property
+    def turns(self) -> int:
+        """How many assistant turns the conversation already holds."""
+        return sum(1 for m in self.messages if m.get("role") == "assistant")
+
+    def calls(self) -> list[ToolCall]:
+        """Every tool call so far, in order, each with its result when one was sent."""
+        results: dict[str, dict] = {}
+        for message in self.messages:
+            for block in blocks_of(message):
+                if block.get("type") == "tool_result":
+                    results[block.get("tool_use_id", "")] = block
+        calls = []
+        for message in self.messages:
+            if message.get("role") != "assistant":
+                continue
+            for block in blocks_of(message):
+                if block.get("type") == "tool_use":
+                    result = results.get(block.get("id", ""))
+                    calls.append(
+                        ToolCall(
+                            id=block.get("id", ""),
+                            name=block.get("name", ""),
+                            input=block.get("input") or {},
+                            result=result_text(result) if result else None,
+                            is_error=bool(result and result.get("is_error")),
+                        )
+                    )
+        return calls
+
+    def calls_to(self, name: str) -> list[ToolCall]:
+        return [c for c in self.calls() if c.name == name]
+
+    def latest_results(self) -> list[ToolCall]:
+        """The calls answered by the last message, in the order the model made them."""
+        answered = {
+            b.get("tool_use_id") for b in blocks_of(self.last) if b.get("type") == "tool_result"
+        }
+        return [c for c in self.calls() if c.id in answered]
+
+    def mentions(self, *words: str) -> bool:
+        """True when the last user text mentions any of these words (case-insensitive)."""
+        text = self.last_user_text.lower()
+        return any(w.lower() in text for w in words)
+
+    def fingerprint(self) -> str:
+        """A stable text form of the body, for deriving ids (streamed or not: the same ids)."""
+        body = {k: v for k, v in self.body.items() if k != "stream"}
+        return json.dumps(body, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def example_value(schema: dict[str, Any], name: str = "value") -> Any:
+    """A plausible value for a JSON Schema, used when a tool is forced but no scenario knows it."""
+    if "enum" in schema and schema["enum"]:
+        return schema["enum"][0]
+    if "default" in schema:
+        return schema["default"]
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "string")
+    if kind == "object":
+        props = schema.get("properties") or {}
+        required = schema.get("required") or list(props)
+        return {k: example_value(props.get(k, {}), k) for k in required}
+    if kind == "array":
+        return [example_value(schema.get("items") or {}, name)]
+    if kind == "integer":
+        return max(1, int(schema.get("minimum", 1)))
+    if kind == "number":
+        return float(schema.get("minimum", 1))
+    if kind == "boolean":
+        return True
+    return f"example {name}"

@@ -1,0 +1,70 @@
+"""What a scenario policy returns, and the registry that holds the course's scenarios.
+
+A scenario is a function of the conversation (see `conversation.Conversation`) that returns the
+model's next turn as a `Reply`, or `None` when the situation is not its own. The engine asks the
+registered scenarios in priority order and falls back to a policy that says plainly what the
+offline course model can play.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from course_helpers.offline.conversation import Conversation
+
+
+@dataclass
+class Reply:
+    """The model's next turn: content blocks (without ids) and, optionally, a stop reason.
+
+    When `stop_reason` is None the engine picks `tool_use` if there is a tool_use block and
+    `end_turn` otherwise.
+    """
+
+    content: list[dict]
+    stop_reason: str | None = None
+    stop_details: dict | None = None
+    thinking: str | None = None
+
+
+def text(value: str) -> dict:
+    return {"type": "text", "text": value}
+
+
+def tool_use(name: str, **arguments) -> dict:
+    return {"type": "tool_use", "name": name, "input": arguments}
+
+
+def say(value: str) -> Reply:
+    """A plain answer that ends the turn."""
+    return Reply([text(value)])
+
+
+def call(name: str, preamble: str | None = None, **arguments) -> Reply:
+    """One tool call, optionally after a sentence saying why."""
+    blocks = [text(preamble)] if preamble else []
+    return Reply([*blocks, tool_use(name, **arguments)])
+
+
+@dataclass(order=True)
+class Scenario:
+    priority: int
+    name: str = field(compare=False)
+    description: str = field(compare=False)
+    respond: Callable[[Conversation], Reply | None] = field(compare=False)
+
+
+SCENARIOS: list[Scenario] = []
+
+
+def scenario(name: str, description: str, *, priority: int = 100):
+    """Register a scenario policy. Lower priority numbers are asked first."""
+
+    def register(function: Callable[[Conversation], Reply | None]):
+        SCENARIOS[:] = [s for s in SCENARIOS if s.name != name]
+        SCENARIOS.append(Scenario(priority, name, description, function))
+        SCENARIOS.sort()
+        return function
+
+    return register

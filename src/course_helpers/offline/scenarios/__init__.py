@@ -1,0 +1,41 @@
+"""The course's scenario policies, one module a lesson.
+
+Every module in this package registers its scenarios with `policy.scenario(...)` when imported;
+`registered()` imports them all once and returns them in priority order.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+from course_helpers.offline.conversation import Conversation
+from course_helpers.offline.policy import SCENARIOS, Reply, Scenario, say
+
+_loaded = False
+
+
+def registered() -> list[Scenario]:
+    global _loaded
+    if not _loaded:
+        for module in pkgutil.iter_modules(__path__):
+            importlib.import_module(f"{__name__}.{module.name}")
+        _loaded = True
+    return list(SCENARIOS)
+
+
+def catalogue() -> str:
+    """What the offline course model can play, one line a scenario."""
+    return "\n".join(f"- {s.description}" for s in registered() if s.description)
+
+
+def fallback(conv: Conversation) -> Reply:
+    """Said when no scenario recognises the request: honest about what this model is."""
+    asked = conv.last_user_text.strip().splitlines()[0][:80] if conv.last_user_text else ""
+    heard = f'You asked: "{asked}". ' if asked else ""
+    return say(
+        "I am the offline course model, a small stand-in for Claude that runs on your machine "
+        "without an API key. I only play the course's scenarios, so I cannot really answer "
+        f"that. {heard}Here is what I can do:\n{catalogue()}\n"
+        "Set ANTHROPIC_API_KEY to talk to the real Claude instead."
+    )

@@ -1,0 +1,121 @@
+"""Plain chat for notebook 01: a greeting, counting, a long essay, remembering a name, no hands.
+
+These are enough to show a response's parts, a second turn that relies on history,
+`stop_sequences` (counting), `max_tokens` (the essay never fits in a small budget) and that a
+model asked to act on the world can only write text about it. The greeting also answers when
+tools are offered, so notebook 02 can show `tool_choice` "auto" deciding not to call one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from course_helpers.offline.conversation import Conversation
+from course_helpers.offline.policy import Reply, say, scenario
+
+_GREETINGS = ("hello", "hi", "hey", "hello there", "hi there", "good morning")
+
+
+def _plain_chat(conv: Conversation) -> bool:
+    return not conv.ends_with_results and not conv.tools
+
+
+@scenario("hello", "Say hello and introduce itself (try: 'Hello!').", priority=900)
+def hello(conv: Conversation) -> Reply | None:
+    # Tools on offer do not matter: a greeting needs none (what "auto" tool_choice shows).
+    if conv.ends_with_results:
+        return None
+    if conv.last_user_text.lower().strip(" !.?") in _GREETINGS:
+        return say("Hello! I am the offline course model. What would you like to try?")
+    return None
+
+
+@scenario("count", "Count: 'Count from 1 to 20.' (try it with stop_sequences)", priority=900)
+def count(conv: Conversation) -> Reply | None:
+    if not _plain_chat(conv):
+        return None
+    match = re.search(r"count (?:from )?(\d+) to (\d+)", conv.last_user_text.lower())
+    if not match:
+        return None
+    start, end = int(match.group(1)), int(match.group(2))
+    if end - start > 500:
+        end = start + 500
+    return say(", ".join(str(n) for n in range(start, end + 1)) + ".")
+
+
+ESSAY_PARAGRAPH = (
+    "An agent is a program that calls a language model in a loop. Each time round, the model "
+    "reads the whole conversation so far and either answers or asks for a tool. The program "
+    "runs the tool, adds the result to the conversation and calls the model again. Nothing "
+    "else is magic: the loop ends when the model stops asking for tools, or when the program "
+    "decides it has gone on long enough. "
+)
+
+
+@scenario(
+    "essay",
+    "Write at length: 'Write a long essay about agents.' (try a small max_tokens)",
+    priority=900,
+)
+def essay(conv: Conversation) -> Reply | None:
+    if not _plain_chat(conv) or not re.search(
+        r"\b(long|essay|story)\b", conv.last_user_text.lower()
+    ):
+        return None
+    paragraphs = [f"{i + 1}. {ESSAY_PARAGRAPH}" for i in range(12)]
+    return say("\n\n".join(paragraphs))
+
+
+@scenario("remember", "Remember your name: 'My name is Ada.' then 'What is my name?'", priority=900)
+def remember(conv: Conversation) -> Reply | None:
+    if not _plain_chat(conv):
+        return None
+    last = conv.last_user_text
+    introduced = re.search(r"my name is (\w+)", last, re.IGNORECASE)
+    if introduced:
+        return say(f"Nice to meet you, {introduced.group(1)}!")
+    if re.search(r"what(?:'s| is) my name", last, re.IGNORECASE):
+        for message in conv.messages[:-1]:
+            if message.get("role") != "user":
+                continue
+            content = message.get("content")
+            said = (
+                content
+                if isinstance(content, str)
+                else " ".join(b.get("text", "") for b in content if isinstance(b, dict))
+            )
+            found = re.search(r"my name is (\w+)", said, re.IGNORECASE)
+            if found:
+                return say(
+                    f"Your name is {found.group(1)}. You told me earlier in this conversation."
+                )
+        return say(
+            "I don't know your name. I only see the messages sent in this request, and none of "
+            "them tells me."
+        )
+    return None
+
+
+_ACTIONS = re.compile(
+    r"\b(?:create|write|save|delete|remove|open|edit)\b.{0,20}\bfile\b"
+    r"|\bsend\b.{0,20}\be-?mail\b"
+    r"|\bwhat time is it\b"
+    r"|\brun\b.{0,30}\b(?:command|script|tests?)\b",
+    re.IGNORECASE,
+)
+
+
+@scenario(
+    "no_hands",
+    "Explain that it cannot act: 'Create a file called notes.txt that says hi.'",
+    priority=900,
+)
+def no_hands(conv: Conversation) -> Reply | None:
+    if not _plain_chat(conv) or not _ACTIONS.search(conv.last_user_text):
+        return None
+    return say(
+        "I can't do that myself. I can only read the messages you send me and write text "
+        "back: I have no access to your files, your clock, your email or a terminal. If your "
+        "program gives me a tool for it, I can ask for that tool, your code can run it and "
+        "send me the result."
+    )

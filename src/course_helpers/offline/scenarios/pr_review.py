@@ -1,0 +1,222 @@
+"""The pull-request reviewer, for notebooks 04 to 06.
+
+Offered tools named `get_diff` and `read_file` (and maybe `list_files`) and asked to review a
+pull request ("Review PR #482"), the model:
+
+1. calls `get_diff` for that PR;
+2. reads the diff it gets back: when a changed function's docstring names a caller ("Checkout
+   uses this ...") it calls `read_file` on that caller, the module next to the changed file
+   (or the path the user named, or the one `list_files` shows);
+3. writes a review: it quotes the caller's line that still uses the old meaning, if there is one.
+
+It reacts to what the learner's tools return: an `is_error` from `get_diff` ("PR #999 does not
+exist") is reported honestly, with the open PRs when the error lists them; an `is_error` from
+`read_file` leads to `list_files` when it is offered, else to the path the error suggests, else
+to a review that says which file could not be read.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from course_helpers.offline.conversation import Conversation, ToolCall, blocks_of
+from course_helpers.offline.policy import Reply, call, say, scenario
+
+_PR = re.compile(r"(?:\bPR|pull request)\s*#?\s*(\d+)", re.IGNORECASE)
+_PATH = re.compile(r"\b[\w./-]+\.py\b")
+
+
+def _pr_number(conv: Conversation) -> int | None:
+    match = _PR.search(conv.last_user_text)
+    return int(match.group(1)) if match else None
+
+
+def _argument(conv: Conversation, tool: str, preferred: tuple[str, ...]) -> str:
+    """The name of the tool's argument that takes the PR number or the path."""
+    schema = (conv.tool(tool) or {}).get("input_schema") or {}
+    props = schema.get("properties") or {}
+    for name in preferred:
+        if name in props:
+            return name
+    return (schema.get("required") or list(props) or [preferred[0]])[0]
+
+
+def _task_calls(conv: Conversation) -> list[ToolCall]:
+    """The calls made since the user last wrote text: the current task's calls."""
+    start = 0
+    for index, message in enumerate(conv.messages):
+        own_text = any(b.get("type") == "text" for b in blocks_of(message))
+        if message.get("role") == "user" and own_text:
+            start = index
+    ids = {
+        b.get("id")
+        for m in conv.messages[start:]
+        if m.get("role") == "assistant"
+        for b in blocks_of(m)
+        if b.get("type") == "tool_use"
+    }
+    return [c for c in conv.calls() if c.id in ids and c.result is not None]
+
+
+# -- reading a diff ----------------------------------------------------------------------
+
+
+def changed_files(diff: str) -> list[str]:
+    return re.findall(r"^\+\+\+ b/(\S+)", diff, re.MULTILINE)
+
+
+def changed_functions(diff: str) -> list[tuple[str, str, str]]:
+    """(name, old parameters, new parameters) of every function whose signature changed."""
+    old = dict(re.findall(r"^-def (\w+)\(([^)]*)\)", diff, re.MULTILINE))
+    new = dict(re.findall(r"^\+def (\w+)\(([^)]*)\)", diff, re.MULTILINE))
+    return [(name, old[name], new[name]) for name in old if name in new and old[name] != new[name]]
+
+
+def caller_hint(diff: str) -> str | None:
+    """The module a docstring says uses the function ('Checkout uses this' -> 'checkout')."""
+    match = re.search(r"\b([A-Za-z_]\w*) (?:uses|calls) this\b", diff) or re.search(
+        r"\b(?:used|called) (?:by|from|in) ([A-Za-z_]\w*)", diff
+    )
+    return match.group(1).lower() if match else None
+
+
+def parameter_names(parameters: str) -> list[str]:
+    return [p.split(":")[0].split("=")[0].strip() for p in parameters.split(",") if p.strip()]
+
+
+# -- the scenario --------------------------------------------------------------------------
+
+
+@scenario(
+    "pr_review",
+    "Review a pull request with tools named get_diff and read_file: 'Review PR #482.' "
+    "(PR #999 does not exist)",
+    priority=30,
+)
+def pr_review(conv: Conversation) -> Reply | None:
+    if not conv.offers("get_diff", "read_file"):
+        return None
+    number = _pr_number(conv)
+    if number is None:
+        return None
+    calls = _task_calls(conv)
+    diffs = [c for c in calls if c.name == "get_diff"]
+    if not diffs:
+        pr_arg = _argument(conv, "get_diff", ("pr", "number", "pr_number"))
+        return call(
+            "get_diff", f"I'll start by reading the diff of PR #{number}.", **{pr_arg: number}
+        )
+    diff_call = diffs[-1]
+    if diff_call.is_error:
+        return _no_such_pr(number, diff_call.result or "")
+    return _after_diff(conv, number, diff_call.result or "", calls)
+
+
+def _no_such_pr(number: int, error: str) -> Reply:
+    open_prs = re.findall(r"#(\d+)", error.split("open PRs", 1)[-1]) if "open PRs" in error else []
+    said = error.strip().split(": ", 1)[-1] if "failed" in error else error.strip()
+    text = f"I can't review PR #{number}. The code host answered: {said.rstrip('.')}."
+    if open_prs:
+        listed = " and ".join(f"#{n}" for n in open_prs)
+        text += f" The open pull requests are {listed}. Which one would you like me to review?"
+    else:
+        text += " Could you check the number?"
+    return say(text)
+
+
+def _after_diff(conv: Conversation, number: int, diff: str, calls: list[ToolCall]) -> Reply:
+    files = changed_files(diff)
+    functions = changed_functions(diff)
+    hint = caller_hint(diff)
+    if not functions or not hint:
+        return say(_review_without_callers(number, files, functions))
+    name, old, new = functions[0]
+    reads = [c for c in calls if c.name == "read_file"]
+    read_ok = [c for c in reads if not c.is_error]
+    if read_ok:
+        return say(_review(number, name, old, new, read_ok[-1], files))
+    path_arg = _argument(conv, "read_file", ("path", "file", "filename"))
+    tried = {str(c.input.get(path_arg, "")) for c in reads}
+    folder = posixpath.dirname(files[0]) if files else ""
+    if not reads:
+        named = [p for p in _PATH.findall(conv.last_user_text) if hint in p]
+        path = named[0] if named else posixpath.join(folder, f"{hint}.py")
+        return call(
+            "read_file",
+            f"The diff changes what `{name}` takes, and its docstring says {hint} uses it. "
+            f"Let me read {path} to check that caller.",
+            **{path_arg: path},
+        )
+    error = reads[-1].result or ""
+    listings = [c for c in calls if c.name == "list_files" and not c.is_error]
+    if listings:
+        found = [
+            f
+            for f in re.findall(r"[\w./-]+\.py", listings[-1].result or "")
+            if posixpath.basename(f) == f"{hint}.py" and f not in tried
+        ]
+        if found:
+            return call("read_file", f"There it is: {found[0]}.", **{path_arg: found[0]})
+    elif conv.offers("list_files"):
+        return call("list_files", f"{sorted(tried)[0]} is not there. Let me list the files.")
+    suggested = re.search(r"Did you mean:? ([\w./-]+\.py)", error)
+    if suggested and suggested.group(1) not in tried:
+        path = suggested.group(1)
+        return call(
+            "read_file", f"The error suggests {path}; let me read that.", **{path_arg: path}
+        )
+    return say(
+        f"Review of PR #{number}: it changes `{name}({old})` to `{name}({new})`. The diff says "
+        f"{hint} uses this function, but I could not read that file ({error.strip()[:200]}). "
+        "Please check the callers before merging: I can't tell whether they were updated."
+    )
+
+
+def _review_without_callers(number: int, files: list[str], functions: list) -> str:
+    touched = ", ".join(files) or "no files"
+    if not files:
+        return f"PR #{number} has an empty diff: there is nothing to review."
+    if functions:
+        return (
+            f"Review of PR #{number}: the diff touches {touched} and changes the signature of "
+            f"`{functions[0][0]}`. Check its callers before merging."
+        )
+    return (
+        f"Review of PR #{number}: the diff touches {touched} and changes no function "
+        "signatures, so no caller can break. Looks good to merge."
+    )
+
+
+def _review(number: int, name: str, old: str, new: str, read: ToolCall, files: list) -> str:
+    source = read.result or ""
+    path = next(iter(read.input.values()), "the caller")
+    call_lines = [
+        line.strip()
+        for line in source.splitlines()
+        if f"{name}(" in line and not line.lstrip().startswith(("def ", "from ", "import "))
+    ]
+    old_names = [p for p in parameter_names(old) if p not in parameter_names(new)]
+    stale = [line for line in call_lines if any(word in line for word in old_names)]
+    if stale:
+        return (
+            f"Review of PR #{number}: request changes.\n\n"
+            f"The PR changes `{name}({old})` to `{name}({new})`: the second argument is now "
+            f"a fraction between 0 and 1 instead of a value in {old_names[0]}, and anything "
+            "above the new range raises ValueError.\n\n"
+            f"But {path} was not updated. It still calls:\n\n    {stale[0]}\n\n"
+            f"That passes the old {old_names[0]} value (10 for 10 %), so every call with a "
+            f"value above 1 now raises ValueError at run time. The tests in the diff only "
+            f"cover `{name}` itself, so they pass.\n\n"
+            f"Suggested fix: convert at the call site (divide by 100) or rename the field, and "
+            f"add a test that goes through {path}."
+        )
+    if call_lines:
+        return (
+            f"Review of PR #{number}: `{name}` changed from ({old}) to ({new}). {path} calls it "
+            f"as `{call_lines[0]}`; please confirm that argument matches the new meaning."
+        )
+    return (
+        f"Review of PR #{number}: `{name}` changed from ({old}) to ({new}). I read {path} and "
+        f"it does not call `{name}` directly, so I found no broken caller."
+    )

@@ -1,0 +1,163 @@
+"""Token estimates and prompt-cache accounting.
+
+The course model has no tokenizer: it estimates one token per four characters of the text and
+JSON a request carries. The numbers are estimates (notebooks say so), but they are consistent:
+`create`, streaming and `count_tokens` give the same count for the same request.
+
+Prompt caching follows the documented rules in a simplified form:
+- the cacheable prefix runs in the order tools → system → messages;
+- a `cache_control` breakpoint on a block marks the end of a prefix to cache;
+- a prefix shorter than `MIN_CACHEABLE_TOKENS` is not cached;
+- a request reads the longest prefix that an earlier request wrote (looking back from each
+  breakpoint over the preceding block boundaries) and writes the prefixes of its breakpoints
+  beyond that;
+- entries live five minutes (or an hour with `"ttl": "1h"`), refreshed on every read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from dataclasses import dataclass, field
+
+MIN_CACHEABLE_TOKENS = 1024
+LOOKBACK_BLOCKS = 20
+IMAGE_TOKENS = 1500
+MESSAGE_OVERHEAD = 4
+REQUEST_OVERHEAD = 8
+
+
+def estimate(text: str) -> int:
+    """About four characters a token; any non-empty text is at least one token."""
+    return math.ceil(len(text) / 4) if text else 0
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def block_tokens(block: object) -> int:
+    """Estimated tokens of one content block as the model would read it."""
+    if isinstance(block, str):
+        return estimate(block)
+    if not isinstance(block, dict):
+        return estimate(_json(block))
+    kind = block.get("type")
+    if kind == "text":
+        return estimate(block.get("text", ""))
+    if kind in ("image", "document"):
+        return IMAGE_TOKENS
+    if kind == "thinking":
+        return estimate(block.get("thinking", ""))
+    if kind in ("tool_use", "server_tool_use"):
+        return estimate(block.get("name", "")) + estimate(_json(block.get("input", {}))) + 4
+    if kind == "tool_result":
+        content = block.get("content", "")
+        if isinstance(content, str):
+            return estimate(content) + 4
+        return sum(block_tokens(b) for b in content) + 4
+    stripped = {k: v for k, v in block.items() if k != "cache_control"}
+    return estimate(_json(stripped))
+
+
+def tool_tokens(tool: dict) -> int:
+    stripped = {k: v for k, v in tool.items() if k != "cache_control"}
+    return estimate(_json(stripped)) + 4
+
+
+@dataclass
+class Segment:
+    """One block of the prompt in cache order, with its size and cache marker."""
+
+    key: str
+    tokens: int
+    breakpoint: str | None  # None, "5m" or "1h"
+
+
+def segments(body: dict) -> list[Segment]:
+    """The prompt as a list of blocks in cache order: tools, then system, then messages."""
+    parts: list[Segment] = []
+
+    def add(value: object, tokens: int, marker: object) -> None:
+        ttl = None
+        if isinstance(marker, dict) and marker.get("type") == "ephemeral":
+            ttl = marker.get("ttl") or "5m"
+        parts.append(Segment(_json(value), tokens, ttl))
+
+    for tool in body.get("tools") or []:
+        add(tool, tool_tokens(tool), tool.get("cache_control"))
+    system = body.get("system")
+    if isinstance(system, str) and system:
+        add(system, estimate(system), None)
+    elif isinstance(system, list):
+        for block in system:
+            add(block, block_tokens(block), block.get("cache_control"))
+    for index, message in enumerate(body.get("messages") or []):
+        content = message.get("content")
+        blocks = [content] if isinstance(content, str) else list(content or [])
+        for position, block in enumerate(blocks):
+            tokens = block_tokens(block) + (MESSAGE_OVERHEAD if position == 0 else 0)
+            marker = block.get("cache_control") if isinstance(block, dict) else None
+            add({"m": index, "role": message.get("role"), "b": block}, tokens, marker)
+    return parts
+
+
+def input_tokens(body: dict) -> int:
+    """The whole prompt's estimated size: what count_tokens answers."""
+    return REQUEST_OVERHEAD + sum(s.tokens for s in segments(body))
+
+
+def output_tokens(content: list[dict]) -> int:
+    return sum(block_tokens(b) for b in content)
+
+
+@dataclass
+class CacheUse:
+    read: int = 0
+    written: int = 0
+    written_1h: int = 0
+
+
+@dataclass
+class PromptCache:
+    """Prefixes written by earlier requests, keyed by a hash of model and prefix."""
+
+    entries: dict[str, float] = field(default_factory=dict)  # key -> expiry time
+    clock: object = time.monotonic
+
+    def account(self, body: dict) -> CacheUse:
+        parts = segments(body)
+        if not any(p.breakpoint for p in parts):
+            return CacheUse()
+        now = self.clock()
+        prefix_keys, totals = [], []
+        running = hashlib.sha256(str(body.get("model")).encode())
+        total = REQUEST_OVERHEAD
+        for part in parts:
+            running.update(part.key.encode())
+            prefix_keys.append(running.hexdigest())
+            total += part.tokens
+            totals.append(total)
+        breakpoints = [i for i, p in enumerate(parts) if p.breakpoint]
+        read_at = -1
+        for point in breakpoints:
+            for i in range(point, max(-1, point - LOOKBACK_BLOCKS), -1):
+                if self.entries.get(prefix_keys[i], -1) > now and i > read_at:
+                    read_at = i
+                    break
+        use = CacheUse(read=totals[read_at] if read_at >= 0 else 0)
+        if read_at >= 0:
+            self.entries[prefix_keys[read_at]] = now + 300
+        covered = use.read
+        for point in breakpoints:
+            if point <= read_at or totals[point] < MIN_CACHEABLE_TOKENS:
+                continue
+            ttl = parts[point].breakpoint
+            self.entries[prefix_keys[point]] = now + (3600 if ttl == "1h" else 300)
+            if ttl == "1h":
+                use.written_1h += totals[point] - covered
+            use.written += totals[point] - covered
+            covered = totals[point]
+        return use

@@ -1,0 +1,157 @@
+"""Keep the tool_use / tool_result pairing rules (built in notebook 03).
+
+`results_message` builds the one user message that answers a response's tool calls, and
+`check_pairing` reads a history and says, in plain words, which rule it breaks before the API
+does. Both accept plain dicts and the SDK's objects (`response.content` appended as is).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+
+def _field(item: Any, name: str) -> Any:
+    """Read a field from a dict or from an SDK object, the same way."""
+    if isinstance(item, dict):
+        return item.get(name)
+    return getattr(item, name, None)
+
+
+def _blocks(message: Any) -> list[Any]:
+    """A message's content as a list of blocks (a plain string is one text block)."""
+    content = _field(message, "content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return list(content or [])
+
+
+def _of_type(message: Any, kind: str) -> list[Any]:
+    """The blocks of `message` whose type is `kind`, in order."""
+    return [block for block in _blocks(message) if _field(block, "type") == kind]
+
+
+def results_message(response: Any, run_one: Callable[[Any], dict]) -> dict:
+    """The user message that answers every tool_use of `response`: one result each, in order.
+
+    `run_one(block)` runs one tool_use block and returns its tool_result block. The message
+    holds the results only, so they come first; add any text of your own after them.
+    """
+    calls = _of_type(response, "tool_use")
+    if not calls:
+        raise ValueError("the response has no tool_use blocks, so there is nothing to answer")
+    results = []
+    for call in calls:
+        result = run_one(call)
+        # A wrong id would only fail later, at the API: say so here, where the mistake is.
+        if _field(result, "type") != "tool_result" or (
+            _field(result, "tool_use_id") != _field(call, "id")
+        ):
+            raise ValueError(
+                f"run_one must return a tool_result block with tool_use_id "
+                f"{_field(call, 'id')!r}, got {result!r}"
+            )
+        results.append(result)
+    return {"role": "user", "content": results}
+
+
+def _opening_result_ids(message: Any) -> set[str]:
+    """Ids of the tool_result blocks that open a message: only those answer a tool_use."""
+    ids = set()
+    for block in _blocks(message):
+        if _field(block, "type") != "tool_result":
+            break
+        ids.add(_field(block, "tool_use_id"))
+    return ids
+
+
+def check_pairing(messages: list[Any]) -> list[str]:
+    """Problems with the tool_use / tool_result pairing of a history, in plain words.
+
+    An empty list means the history keeps the rules: every tool_use is answered by a
+    tool_result in the very next message, those results come before any other block, every
+    result answers a tool_use of the message just before it, and no id is used twice.
+    """
+    problems: list[str] = []
+    first_asked: dict[str, int] = {}  # tool_use id -> index of the message that asked for it
+    for index, message in enumerate(messages):
+        role = _field(message, "role")
+        if role != "assistant" and _of_type(message, "tool_use"):
+            problems.append(f"messages[{index}]: tool_use blocks belong in assistant messages")
+        if role != "user" and _of_type(message, "tool_result"):
+            problems.append(f"messages[{index}]: tool_result blocks belong in user messages")
+        if role != "assistant":
+            continue
+        for call in _of_type(message, "tool_use"):
+            call_id = _field(call, "id")
+            if call_id in first_asked:
+                problems.append(
+                    f"messages[{index}]: tool_use id {call_id} was already used in "
+                    f"messages[{first_asked[call_id]}]"
+                )
+            first_asked.setdefault(call_id, index)
+
+    for index, message in enumerate(messages):
+        role = _field(message, "role")
+        previous = messages[index - 1] if index > 0 else None
+        following = messages[index + 1] if index + 1 < len(messages) else None
+        if role == "assistant":
+            problems += _unanswered(index, message, following)
+        elif role == "user":
+            problems += _unasked(index, message, previous, first_asked)
+    return problems
+
+
+def _unanswered(index: int, message: Any, following: Any) -> list[str]:
+    """Problems with the tool_use blocks of messages[index] (an assistant message)."""
+    answered, present = set(), set()
+    if following is not None and _field(following, "role") == "user":
+        answered = _opening_result_ids(following)
+        present = {_field(b, "tool_use_id") for b in _of_type(following, "tool_result")}
+    problems = []
+    for call in _of_type(message, "tool_use"):
+        call_id, name = _field(call, "id"), _field(call, "name")
+        if call_id in answered:
+            continue
+        if following is None:
+            problems.append(
+                f"messages[{index}]: tool_use {call_id} ({name}) has no tool_result yet "
+                "(the history ends here)"
+            )
+        elif call_id in present:
+            problems.append(
+                f"messages[{index + 1}]: the tool_result for {call_id} ({name}) comes after "
+                "other content; tool_result blocks must come first"
+            )
+        else:
+            problems.append(
+                f"messages[{index}]: tool_use {call_id} ({name}) has no tool_result in the "
+                f"next message, messages[{index + 1}]"
+            )
+    return problems
+
+
+def _unasked(index: int, message: Any, previous: Any, first_asked: dict[str, int]) -> list[str]:
+    """Problems with the tool_result blocks of messages[index] (a user message)."""
+    asked = set()
+    if previous is not None and _field(previous, "role") == "assistant":
+        asked = {_field(b, "id") for b in _of_type(previous, "tool_use")}
+    problems, seen = [], set()
+    for result in _of_type(message, "tool_result"):
+        result_id = _field(result, "tool_use_id")
+        if result_id in seen:
+            problems.append(f"messages[{index}]: more than one tool_result for {result_id}")
+        elif result_id not in asked:
+            where = first_asked.get(result_id)
+            hint = (
+                f"it answers messages[{where}], but a result must be in the message right "
+                "after its tool_use"
+                if where is not None
+                else "no tool_use has this id"
+            )
+            problems.append(
+                f"messages[{index}]: the tool_result for {result_id} answers no tool_use of "
+                f"the message before it ({hint})"
+            )
+        seen.add(result_id)
+    return problems

@@ -1,0 +1,58 @@
+"""Tools described once, in typed Python (built in notebook 02).
+
+The function's signature is the single source for the JSON Schema the model reads and for the
+validation of the arguments the model sends back.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pydantic
+
+
+def _drop_titles(schema: Any) -> Any:
+    """Pydantic adds a `title` to everything; the model does not need them."""
+    if isinstance(schema, dict):
+        return {k: _drop_titles(v) for k, v in schema.items() if k != "title"}
+    if isinstance(schema, list):
+        return [_drop_titles(v) for v in schema]
+    return schema
+
+
+@dataclass
+class Tool:
+    """A tool: what the model reads (name, description, schema) and the code that runs it."""
+
+    name: str
+    description: str
+    function: Callable[..., Any]
+    arguments: type[pydantic.BaseModel]
+
+    def definition(self) -> dict:
+        """The dict that goes in the request's `tools` list."""
+        schema = _drop_titles(self.arguments.model_json_schema())
+        return {"name": self.name, "description": self.description, "input_schema": schema}
+
+    def run(self, tool_input: dict) -> Any:
+        """Validate the model's arguments against the signature, then call the function."""
+        arguments = self.arguments.model_validate(tool_input)
+        return self.function(**{name: getattr(arguments, name) for name in arguments.model_fields})
+
+
+def tool(function: Callable[..., Any]) -> Tool:
+    """Make a Tool from a typed, documented function (use it as a decorator)."""
+    fields = {}
+    for name, parameter in inspect.signature(function).parameters.items():
+        default = ... if parameter.default is inspect.Parameter.empty else parameter.default
+        fields[name] = (parameter.annotation, default)
+    arguments = pydantic.create_model(
+        f"{function.__name__}_arguments",
+        __config__=pydantic.ConfigDict(extra="forbid"),
+        **fields,
+    )
+    description = inspect.cleandoc(function.__doc__ or "")
+    return Tool(function.__name__, description, function, arguments)

@@ -1,0 +1,93 @@
+"""Shorten tool output before the model reads it.
+
+Every character a tool returns is sent again on every later turn of the loop, so a tool result
+is paid for many times. We keep the head (where a command says what it is doing) and the tail
+(where errors and summaries usually are) and replace the middle with a line that says how much
+was cut, so the model knows the text is incomplete and can ask for a narrower view.
+
+`truncate()` shortens a string you already have. `HeadTail` does the same job piece by piece,
+for output that arrives in chunks and may be far too large to hold in memory (a command that
+prints 50 MB). Both give exactly the same result for the same text.
+"""
+
+from __future__ import annotations
+
+
+def cut_marker(count: int) -> str:
+    """The line put where text was removed, with the count written for people: 12,345."""
+    return f"\n[... {count:,} characters cut from the middle ...]\n"
+
+
+def _check_limits(limit: int, head: float) -> None:
+    """Fail early and clearly on arguments that would make the arithmetic meaningless."""
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise TypeError(f"limit must be an int, got {type(limit).__name__}")
+    if limit < 0:
+        raise ValueError(f"limit must be 0 or more, got {limit}")
+    if isinstance(head, bool) or not isinstance(head, int | float):
+        raise TypeError(f"head must be a number between 0 and 1, got {type(head).__name__}")
+    if not 0 <= head <= 1:
+        raise ValueError(f"head must be between 0 and 1, got {head}")
+
+
+class HeadTail:
+    """Keep the first and last characters of a stream, counting what falls in between.
+
+    Memory stays bounded by `limit` characters whatever the stream's size: pieces are added
+    to the head until it is full, then to the tail, whose oldest characters are dropped.
+    """
+
+    def __init__(self, limit: int = 4000, *, head: float = 0.5) -> None:
+        _check_limits(limit, head)
+        self.head_room = int(limit * head)
+        self.tail_room = limit - self.head_room
+        self._head: list[str] = []
+        self._head_size = 0
+        self._tail = ""
+        self.cut = 0
+
+    def add(self, piece: str) -> None:
+        """Take one more piece of the stream."""
+        if not isinstance(piece, str):
+            raise TypeError(f"expected text (str), got {type(piece).__name__}")
+        if self._head_size < self.head_room:
+            taken = piece[: self.head_room - self._head_size]
+            self._head.append(taken)
+            self._head_size += len(taken)
+            piece = piece[len(taken) :]
+        if piece:
+            self._add_to_tail(piece)
+
+    def _add_to_tail(self, piece: str) -> None:
+        """Append to the tail, dropping its oldest characters beyond tail_room."""
+        if len(piece) >= self.tail_room:
+            # The new piece alone fills the tail: the old tail and the piece's start are cut.
+            self.cut += len(self._tail) + len(piece) - self.tail_room
+            self._tail = piece[len(piece) - self.tail_room :]
+            return
+        tail = self._tail + piece
+        excess = len(tail) - self.tail_room
+        if excess > 0:
+            self.cut += excess
+            tail = tail[excess:]
+        self._tail = tail
+
+    def text(self) -> str:
+        """The kept text, with a marker where characters were cut (none if nothing was)."""
+        head = "".join(self._head)
+        if not self.cut:
+            return head + self._tail
+        return head + cut_marker(self.cut) + self._tail
+
+
+def truncate(text: str, limit: int = 4000, *, head: float = 0.5) -> str:
+    """Return `text` unchanged if it fits in `limit` characters, else its head and tail.
+
+    `head` is the share of `limit` given to the beginning (0.5: half and half). The result
+    is never longer than `limit` plus the marker line, which says how many characters were cut.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"truncate() needs text (str), got {type(text).__name__}")
+    kept = HeadTail(limit, head=head)
+    kept.add(text)
+    return kept.text()

@@ -1,0 +1,98 @@
+"""Shared pytest set-up for the notebook checks.
+
+- Which notebooks are the course: the same rule as `tools/execute_notebooks.py` (blank
+  exercises are left out, solutions are in), for nbval collection and for the `notebook_path`
+  parameter of the hygiene and promotion tests.
+- nbval's kernels get the environment the stored outputs were made with (offline backend, no
+  API credentials, `PYTHONHASHSEED=0`), so `make test` passes even on a machine with a key.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from nbval.plugin import IPyNbCell
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load_executor():
+    """Load tools/execute_notebooks.py (a script, not a package) as a module."""
+    path = ROOT / "tools" / "execute_notebooks.py"
+    spec = importlib.util.spec_from_file_location("execute_notebooks", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+executor = _load_executor()
+
+
+def notebook_id(path: Path) -> str:
+    """A short readable test id: the path under notebooks/ without the suffix."""
+    return path.relative_to(executor.NOTEBOOKS).with_suffix("").as_posix()
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Run every test that asks for `notebook_path` once per course notebook."""
+    if "notebook_path" in metafunc.fixturenames:
+        paths = executor.course_notebooks()
+        metafunc.parametrize("notebook_path", paths, ids=[notebook_id(p) for p in paths])
+
+
+@pytest.fixture(scope="session")
+def course_notebooks() -> list[Path]:
+    """Every course notebook, sorted."""
+    return executor.course_notebooks()
+
+
+@contextmanager
+def _offline_environ() -> Iterator[None]:
+    """Temporarily give this process the offline environment (kernels copy it at start)."""
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(executor.offline_environment(saved))
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+class CourseNotebooksPlugin:
+    """Hooks for the notebooks/ tree.
+
+    A conftest.py only sees its own folder, so these are registered as a global plugin instead.
+    """
+
+    def pytest_ignore_collect(self, collection_path: Path) -> bool | None:
+        """Skip blank exercise notebooks: they are stored unexecuted on purpose."""
+        path = collection_path.resolve()
+        blank = path.is_relative_to(executor.EXERCISES) and not (
+            path == executor.EXERCISES or path.is_relative_to(executor.SOLUTIONS)
+        )
+        # None, not False, elsewhere: leave every other decision (norecursedirs...) to pytest.
+        return True if blank else None
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_setup(self, item: pytest.Item):
+        """nbval starts a notebook's kernel while setting up its first cell: do it offline."""
+        if not isinstance(item, IPyNbCell):
+            return (yield)
+        with _offline_environ():
+            return (yield)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the notebook hooks; find the sanitizer file from any working folder."""
+    config.pluginmanager.register(CourseNotebooksPlugin(), "course-notebooks")
+    sanitize = getattr(config.option, "nbval_sanitize_with", None)
+    if sanitize and not Path(sanitize).is_absolute():
+        config.option.nbval_sanitize_with = str(config.rootpath / sanitize)

@@ -1,0 +1,312 @@
+"""run_command() against runaway, forking, flooding, input-reading and secret-printing commands.
+
+"Dead" is checked by reading /proc ourselves, independently of the module: a process counts as
+alive unless it is gone or a zombie (exited, waiting to be collected by its parent).
+"""
+
+import os
+import shlex
+import signal
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from course_helpers.commands import CommandResult, run_command, safe_environment
+from course_helpers.truncate import cut_marker
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+
+
+@pytest.fixture(autouse=True)
+def no_test_may_hang():
+    """Fail any test that takes more than 10 s instead of hanging the whole suite."""
+
+    def give_up(signum, frame):
+        raise TimeoutError("test took more than 10 seconds")
+
+    previous = signal.signal(signal.SIGALRM, give_up)
+    signal.setitimer(signal.ITIMER_REAL, 10)
+    yield
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+def living_processes():
+    """(pid, process group, command line) of every process that is neither gone nor a zombie."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_bytes()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        fields = stat.rsplit(b")", 1)[1].split()
+        if fields[0] not in (b"Z", b"X"):
+            yield int(entry.name), int(fields[2]), cmdline
+
+
+def group_members(pgid):
+    return [pid for pid, group, _ in living_processes() if group == pgid]
+
+
+def running(marker):
+    """Processes whose command line contains marker, e.g. a unique 'sleep 100.4242'."""
+    return [pid for pid, _, cmdline in living_processes() if marker in cmdline]
+
+
+def run(command, tmp_path, **options):
+    options.setdefault("timeout", 5)
+    return run_command(command, cwd=tmp_path, **options)
+
+
+# --- ordinary commands ------------------------------------------------------------------
+
+
+def test_exit_code_and_output(tmp_path):
+    result = run("echo hello; exit 3", tmp_path)
+    assert (result.exit_code, result.output, result.timed_out) == (3, "hello\n", False)
+    assert result.duration < 2
+
+
+def test_stdout_and_stderr_are_interleaved_in_order(tmp_path):
+    result = run("echo one; echo two >&2; echo three", tmp_path)
+    assert result.output == "one\ntwo\nthree\n"
+
+
+def test_runs_in_cwd(tmp_path):
+    assert run("pwd", tmp_path).output == f"{tmp_path}\n"
+
+
+def test_output_is_truncated_with_an_exact_count(tmp_path):
+    result = run("seq 1 100000", tmp_path, max_output=100)
+    full = "".join(f"{n}\n" for n in range(1, 100001))
+    assert result.output == full[:50] + cut_marker(len(full) - 100) + full[-50:]
+
+
+def test_bytes_that_are_not_utf8_become_replacement_characters(tmp_path):
+    assert run(r"printf 'a\xffb'", tmp_path).output == "a\ufffdb"
+
+
+def test_characters_split_across_reads_stay_whole(tmp_path):
+    script = "import sys; sys.stdout.write('é' * 300000)"
+    result = run(f"{shlex.quote(sys.executable)} -c {shlex.quote(script)}", tmp_path)
+    assert result.output == "é" * 2000 + cut_marker(296000) + "é" * 2000
+
+
+def test_signal_death_is_reported(tmp_path):
+    result = run("kill -9 $$", tmp_path)
+    assert result.exit_code == -9
+    assert "Exit code: -9 (killed by signal SIGKILL)" in result.as_tool_text()
+
+
+# --- standard input ---------------------------------------------------------------------
+
+
+def test_cat_reading_stdin_returns_at_once(tmp_path):
+    result = run("cat", tmp_path, timeout=5)
+    assert (result.exit_code, result.output, result.timed_out) == (0, "", False)
+    assert result.duration < 1
+
+
+def test_read_gets_end_of_file(tmp_path):
+    result = run('read line; echo "status $? [$line]"', tmp_path)
+    assert result.output == "status 1 []\n"
+
+
+# --- runaway commands -------------------------------------------------------------------
+
+
+def test_busy_loop_is_dead_soon_after_its_deadline(tmp_path):
+    result = run("while true; do :; done", tmp_path, timeout=1)
+    assert result.timed_out and result.exit_code is None
+    assert 1 <= result.duration < 1.5
+    assert group_members(result.pid) == []
+
+
+def test_forked_child_that_outlives_its_parent_is_killed_too(tmp_path):
+    result = run("(sleep 100.4242 &) ; sleep 100", tmp_path, timeout=1)
+    assert result.timed_out
+    assert result.duration < 1.5
+    assert running("sleep 100.4242") == []
+    assert group_members(result.pid) == []
+
+
+def test_processes_ignoring_sigterm_get_sigkill(tmp_path):
+    command = "trap '' TERM; (trap '' TERM; sleep 100.5151) & while true; do :; done"
+    result = run(command, tmp_path, timeout=1)
+    assert result.timed_out
+    assert result.duration < 1.5
+    assert running("sleep 100.5151") == []
+    assert group_members(result.pid) == []
+
+
+def test_background_process_left_behind_is_stopped_when_the_command_ends(tmp_path):
+    result = run("sleep 100.6262 & echo started", tmp_path, timeout=5)
+    assert (result.exit_code, result.output, result.timed_out) == (0, "started\n", False)
+    assert result.duration < 1
+    assert result.background_stopped
+    assert "left processes running in the background" in result.as_tool_text()
+    assert running("sleep 100.6262") == []
+
+
+def test_nothing_left_behind_means_no_note(tmp_path):
+    result = run("sleep 0.01 & wait", tmp_path)
+    assert not result.background_stopped
+    assert "background" not in result.as_tool_text()
+
+
+def test_process_escaping_the_group_cannot_hang_us(tmp_path):
+    """setsid puts the sleeper in its own session: we cannot kill it, but must not wait on it."""
+    started = time.monotonic()
+    try:
+        result = run("setsid sleep 4.7373 & echo hi", tmp_path, timeout=5)
+        assert time.monotonic() - started < 2.5
+        assert result.output.startswith("hi\n")
+        assert "output may be incomplete" in result.output
+    finally:
+        for pid in running("sleep 4.7373"):
+            os.kill(pid, signal.SIGKILL)
+
+
+# --- output floods ------------------------------------------------------------------------
+
+
+def test_fifty_megabytes_of_output_are_never_held_in_memory(tmp_path):
+    tracemalloc.start()
+    try:
+        result = run("yes | head -c 50000000", tmp_path, timeout=10)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.exit_code == 0 and result.duration < 5
+    assert peak < 5_000_000
+    assert result.output == "y\n" * 1000 + cut_marker(50_000_000 - 4000) + "y\n" * 1000
+
+
+def test_endless_flood_is_stopped_and_bounded(tmp_path):
+    tracemalloc.start()
+    try:
+        result = run("yes flood", tmp_path, timeout=1, max_output=1000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.timed_out and result.duration < 1.5
+    assert peak < 5_000_000
+    assert result.output.startswith("flood\n" * 83)
+    assert "characters cut from the middle" in result.output
+    assert len(result.output) < 1100
+
+
+# --- secrets ------------------------------------------------------------------------------
+
+
+def test_secrets_in_the_parent_environment_do_not_reach_the_command(tmp_path, monkeypatch):
+    secrets = {
+        "ANTHROPIC_API_KEY": "sk-ant-test-0001",
+        "ANTHROPIC_BASE_URL": "https://example.invalid/secret-proxy-0002",
+        "GITHUB_TOKEN": "ghp_test0003",
+        "AWS_SECRET_ACCESS_KEY": "aws-test-0004",
+        "db_password": "hunter2-0005",
+    }
+    for name, value in secrets.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("COURSE_MODE", "offline")
+    output = run("env", tmp_path).output
+    for name, value in secrets.items():
+        assert value not in output
+        assert f"{name}=" not in output
+    assert "COURSE_MODE=offline" in output
+    assert f"PATH={os.environ['PATH']}" in output
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "anthropic_anything",
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_ACCESS_KEY_ID",
+        "OPENAI_APIKEY",
+        "DB_PASSWORD",
+        "PGPASSWD",
+        "GPG_PASSPHRASE",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "SSH_AUTH_SOCK",
+        "my_secret",
+        "npm_config__authToken",
+    ],
+)
+def test_secret_looking_names_are_dropped(name):
+    assert safe_environment({name: "x", "PATH": "/bin"}) == {"PATH": "/bin"}
+
+
+def test_ordinary_variables_are_kept():
+    ordinary = {"PATH": "/bin", "HOME": "/home/a", "LANG": "C.UTF-8", "TERM": "xterm", "PWD": "/"}
+    assert safe_environment(ordinary) == ordinary
+
+
+def test_safe_environment_reads_os_environ_by_default(monkeypatch):
+    monkeypatch.setenv("SOME_TOKEN", "t")
+    monkeypatch.setenv("SOME_SETTING", "s")
+    env = safe_environment()
+    assert "SOME_TOKEN" not in env and env["SOME_SETTING"] == "s"
+
+
+def test_an_explicit_env_is_used_exactly(tmp_path):
+    output = run("env", tmp_path, env={"PATH": os.environ["PATH"], "ONLY_THIS": "1"}).output
+    assert "ONLY_THIS=1" in output
+    assert "HOME=" not in output
+
+
+# --- malformed input ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "options", "error", "words"),
+    [
+        (None, {}, TypeError, "command must be a string"),
+        (123, {}, TypeError, "command must be a string"),
+        (b"echo", {}, TypeError, "command must be a string"),
+        ("", {}, ValueError, "empty"),
+        ("  ", {}, ValueError, "empty"),
+        ("echo \x00", {}, ValueError, "NUL"),
+        ("echo", {"timeout": 0}, ValueError, "positive"),
+        ("echo", {"timeout": -1}, ValueError, "positive"),
+        ("echo", {"timeout": float("inf")}, ValueError, "positive"),
+        ("echo", {"timeout": float("nan")}, ValueError, "positive"),
+        ("echo", {"timeout": "5"}, TypeError, "number of seconds"),
+        ("echo", {"timeout": None}, TypeError, "number of seconds"),
+        ("echo", {"max_output": -1}, ValueError, "max_output"),
+        ("echo", {"max_output": "10"}, ValueError, "max_output"),
+    ],
+)
+def test_malformed_arguments_fail_clearly(tmp_path, command, options, error, words):
+    with pytest.raises(error, match=words):
+        run_command(command, cwd=tmp_path, **options)
+
+
+def test_missing_cwd_fails_clearly(tmp_path):
+    with pytest.raises(NotADirectoryError, match="not an existing folder"):
+        run_command("echo", cwd=tmp_path / "missing")
+
+
+# --- what the model reads -----------------------------------------------------------------
+
+
+def test_tool_text_for_a_normal_run():
+    result = CommandResult("false", 1, "", False, 0.01, pid=1, timeout=10)
+    assert result.as_tool_text() == "Exit code: 1\nOutput: (none)"
+
+
+def test_tool_text_for_a_timeout(tmp_path):
+    text = run("echo partial; sleep 100", tmp_path, timeout=0.5).as_tool_text()
+    assert text.startswith("Timed out: the command was still running at its 0.5-second limit")
+    assert text.endswith("Output:\npartial\n")
+    assert "Exit code" not in text

@@ -96,3 +96,9 @@ def pytest_configure(config: pytest.Config) -> None:
     sanitize = getattr(config.option, "nbval_sanitize_with", None)
     if sanitize and not Path(sanitize).is_absolute():
         config.option.nbval_sanitize_with = str(config.rootpath / sanitize)
+
+
+@pytest.fixture(scope="session")
+def notebook_executor():
+    """tools/execute_notebooks.py, loaded as a module (execute, offline_environment...)."""
+    return executor

@@ -106,13 +106,25 @@ def test_signal_death_is_reported(tmp_path):
 # --- standard input ---------------------------------------------------------------------
 
 
-def test_cat_reading_stdin_returns_at_once(tmp_path):
-    result = run("cat", tmp_path, timeout=5)
+@pytest.fixture
+def open_stdin():
+    """Give this process a standard input that never ends, like a CI runner or a kernel may."""
+    read_end, write_end = os.pipe()
+    saved = os.dup(0)
+    os.dup2(read_end, 0)
+    yield
+    os.dup2(saved, 0)
+    for fd in (saved, read_end, write_end):
+        os.close(fd)
+
+
+def test_cat_reading_stdin_returns_at_once(tmp_path, open_stdin):
+    result = run("cat", tmp_path, timeout=3)
     assert (result.exit_code, result.output, result.timed_out) == (0, "", False)
     assert result.duration < 1
 
 
-def test_read_gets_end_of_file(tmp_path):
+def test_read_gets_end_of_file(tmp_path, open_stdin):
     result = run('read line; echo "status $? [$line]"', tmp_path)
     assert result.output == "status 1 []\n"
 
@@ -163,7 +175,9 @@ def test_process_escaping_the_group_cannot_hang_us(tmp_path):
     """setsid puts the sleeper in its own session: we cannot kill it, but must not wait on it."""
     started = time.monotonic()
     try:
-        result = run("setsid sleep 4.7373 & echo hi", tmp_path, timeout=5)
+        # The fifo makes bash wait until the sleeper has left the group, so the test is exact.
+        command = "mkfifo ready; setsid bash -c 'echo > ready; exec sleep 4.7373' & read < ready"
+        result = run(command + "; echo hi", tmp_path, timeout=5)
         assert time.monotonic() - started < 2.5
         assert result.output.startswith("hi\n")
         assert "output may be incomplete" in result.output
@@ -295,6 +309,8 @@ def test_malformed_arguments_fail_clearly(tmp_path, command, options, error, wor
 def test_missing_cwd_fails_clearly(tmp_path):
     with pytest.raises(NotADirectoryError, match="not an existing folder"):
         run_command("echo", cwd=tmp_path / "missing")
+    with pytest.raises(TypeError, match="cwd must be a folder path"):
+        run_command("echo", cwd=None)
 
 
 # --- what the model reads -----------------------------------------------------------------

@@ -37,8 +37,9 @@ TOOLS = {"get_diff": get_diff, "read_file": read_file}
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
     max_leaves=12,
 )
 json_inputs = st.dictionaries(st.text(max_size=10), json_values, max_size=5)
@@ -49,7 +50,8 @@ EXCEPTION_TYPES = sorted(
         for value in vars(builtins).values()
         if isinstance(value, type)
         and issubclass(value, Exception)
-        and not issubclass(value, UnicodeError)  # their constructors need five arguments
+        # Their constructors need more than a message: five arguments, or a list of errors.
+        and not issubclass(value, UnicodeError | BaseExceptionGroup)
     ),
     key=lambda kind: kind.__name__,
 )
@@ -101,6 +103,8 @@ def test_any_exception_from_a_tool_becomes_an_error_result(
     def explode(**_: object) -> str:
         raise kind(message)
 
+    # ExceptionGroup and friends are covered by a test of their own below.
+
     broken = Tool("explode", "Always fails.", explode, get_diff.arguments)
     result = run_tool([broken], block("explode", {"pr": 1}))
     assert_well_formed(result, "toolu_01")
@@ -143,7 +147,7 @@ def test_validation_problems_are_listed_in_plain_words() -> None:
     assert "- pr: this argument is required but was not given" in result["content"]
     assert "- pull: this tool has no such argument" in result["content"]
     wrong_type = run_tool(TOOLS, block("get_diff", {"pr": "latest"}))
-    assert '- pr: Input should be a valid integer' in wrong_type["content"]
+    assert "- pr: Input should be a valid integer" in wrong_type["content"]
     assert '(got "latest")' in wrong_type["content"]
 
 
@@ -195,3 +199,13 @@ def test_keyboard_interrupt_is_not_swallowed() -> None:
     stopper = Tool("stopper", "Ctrl-C.", interrupted, read_file.arguments)
     with pytest.raises(KeyboardInterrupt):
         run_tool([stopper], block("stopper", {"path": "x"}))
+
+
+def test_an_exception_group_from_a_tool_becomes_an_error_result() -> None:
+    def explode(**_: object) -> str:
+        raise ExceptionGroup("two things failed", [ValueError("a"), OSError("b")])
+
+    broken = Tool("explode", "Always fails.", explode, get_diff.arguments)
+    result = run_tool([broken], block("explode", {"pr": 1}))
+    assert result["is_error"] is True
+    assert result["content"].startswith("explode failed with ExceptionGroup: two things failed")

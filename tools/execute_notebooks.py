@@ -17,6 +17,7 @@ environment) and by `benchmarks/course_runtime.py`.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import subprocess
 import sys
@@ -54,6 +55,7 @@ STABLE_KERNELSPEC = {
 }
 # The patch version of Python and similar details change from machine to machine.
 VOLATILE_LANGUAGE_INFO = ("version",)
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 DEFAULT_JOBS = 2
 DEFAULT_CELL_TIMEOUT = 300
 
@@ -105,8 +107,16 @@ def error_outputs(nb: nbformat.NotebookNode) -> Iterator[str]:
                 yield f"cell {index}: {output.get('ename')}: {output.get('evalue')}"
 
 
-def execute(nb: nbformat.NotebookNode, cwd: Path, timeout: int = DEFAULT_CELL_TIMEOUT) -> None:
-    """Execute `nb` in place in a fresh offline kernel; raise if any cell raises."""
+def execute(
+    nb: nbformat.NotebookNode,
+    cwd: Path,
+    timeout: int = DEFAULT_CELL_TIMEOUT,
+    env: Mapping[str, str] | None = None,
+) -> None:
+    """Execute `nb` in place in a fresh kernel (offline unless `env` says otherwise).
+
+    Raise if any cell raises.
+    """
     client = NotebookClient(
         nb,
         km=AsyncKernelManager(
@@ -121,14 +131,49 @@ def execute(nb: nbformat.NotebookNode, cwd: Path, timeout: int = DEFAULT_CELL_TI
         resources={"metadata": {"path": str(cwd)}},
     )
     # The kernel process's own stderr only carries start-up chatter; cell output comes via IOPub.
-    client.execute(env=offline_environment(), stderr=subprocess.DEVNULL)
+    environment = offline_environment() if env is None else dict(env)
+    client.execute(env=environment, stderr=subprocess.DEVNULL)
     problems = list(error_outputs(nb))
     if problems:
         raise RuntimeError("; ".join(problems))
 
 
+def coalesce_streams(outputs: list) -> list:
+    """Merge consecutive stdout (or stderr) outputs into one.
+
+    How a cell's prints are split into messages depends on timing; merged, the stored file is
+    the same on every run (nbval merges them too before comparing).
+    """
+    merged: list = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (
+            previous is not None
+            and output.get("output_type") == "stream"
+            and previous.get("output_type") == "stream"
+            and output.get("name") == previous.get("name")
+        ):
+            previous["text"] += output["text"]
+        else:
+            merged.append(output)
+    return merged
+
+
+def stabilise_widget_views(cell: nbformat.NotebookNode) -> None:
+    """Give widget views a model id derived from the cell, instead of a random one.
+
+    Widget state is not stored, so the id points at nothing either way; a stable one keeps the
+    file from changing on every run (nbval never compares it).
+    """
+    for index, output in enumerate(cell.get("outputs", [])):
+        view = output.get("data", {}).get(WIDGET_VIEW)
+        if isinstance(view, dict) and "model_id" in view:
+            seed = f"{cell.get('id', '')}:{index}".encode()
+            view["model_id"] = hashlib.sha256(seed).hexdigest()[:32]
+
+
 def stabilise(nb: nbformat.NotebookNode) -> None:
-    """Remove the metadata that changes from run to run or machine to machine."""
+    """Remove what changes from run to run or machine to machine."""
     nb.metadata.pop("widgets", None)
     nb.metadata["kernelspec"] = dict(STABLE_KERNELSPEC)
     language_info = nb.metadata.get("language_info", {})
@@ -136,6 +181,9 @@ def stabilise(nb: nbformat.NotebookNode) -> None:
         language_info.pop(key, None)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+        if cell.cell_type == "code":
+            cell.outputs = coalesce_streams(cell.outputs)
+            stabilise_widget_views(cell)
 
 
 def write(nb: nbformat.NotebookNode, path: Path) -> None:

@@ -123,8 +123,10 @@ def _check_arguments(command: object, cwd: object, timeout: object, max_output: 
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout}")
     if isinstance(max_output, bool) or not isinstance(max_output, int) or max_output < 0:
         raise ValueError(f"max_output must be a whole number of 0 or more, got {max_output!r}")
-    if not os.path.isdir(cwd):  # type: ignore[arg-type]
-        raise NotADirectoryError(f"cwd {cwd!r} is not an existing folder")
+    if not isinstance(cwd, str | os.PathLike):
+        raise TypeError(f"cwd must be a folder path, got {type(cwd).__name__}")
+    if not os.path.isdir(cwd):
+        raise NotADirectoryError(f"cwd {os.fspath(cwd)!r} is not an existing folder")
 
 
 class _OutputReader:
@@ -142,7 +144,7 @@ class _OutputReader:
         fd = self._pipe.fileno()
         while chunk := os.read(fd, CHUNK):
             with self._lock:
-                self._kept.add(self._decoder.decode(chunk)); self.__dict__.setdefault('all', []).append(chunk)
+                self._kept.add(self._decoder.decode(chunk))
         with self._lock:
             self._kept.add(self._decoder.decode(b"", final=True))
 

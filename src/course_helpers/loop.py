@@ -174,6 +174,20 @@ def is_prompt_too_long(error: anthropic.APIStatusError) -> bool:
     return error.status_code in (400, 413) and "prompt is too long" in str(error.message)
 
 
+def describe_api_error(error: anthropic.APIStatusError) -> str:
+    """One line: whose problem it is, the status and the API's own message."""
+    body = error.body if isinstance(error.body, dict) else {}
+    inner = body.get("error") if isinstance(body.get("error"), dict) else body
+    message = inner.get("message") or error.message
+    if error.status_code in (408, 409, 429) or error.status_code >= 500:
+        kind = "an API error the retries did not fix"
+    elif error.status_code == 200:
+        kind = "an error event in the stream"
+    else:
+        kind = "a bug in the request (not retried)"
+    return f"{kind}: {error.status_code} {message}"
+
+
 def sample(client: anthropic.Anthropic, request: dict, on_text: Callable | None = None):
     """Phase 1: one call to the model. Streams when `on_text` wants the text as it comes."""
     if on_text is None:
@@ -235,10 +249,9 @@ def run_agent(
                     continue
             if error.status_code == 200 and recoveries < MAX_RECOVERIES:
                 recoveries += 1  # an error event inside a stream: nothing was appended yet
-                run.log.append(f"stream error ({error.message}), retrying the turn")
+                run.log.append(f"stream error ({describe_api_error(error)}), retrying the turn")
                 continue
-            kind = "a bug in the request" if 400 <= error.status_code < 500 else "an API error"
-            detail = f"{kind}: {error.status_code} {error.message}"
+            detail = describe_api_error(error)
             return run.finish("error", detail, error)
         except anthropic.APIConnectionError as error:
             return run.finish("error", f"connection failed after retries: {error}", error)
@@ -252,7 +265,7 @@ def run_agent(
             case "tool_use":
                 # Phases 3 and 4: run the calls, append the whole turn and the results.
                 messages.append({"role": "assistant", "content": response.content})
-                limit, recoveries = max_tokens, 0
+                recoveries = 0  # a raised max_tokens stays raised for the rest of the run
                 ended = _answer_calls(run, tool_calls(response), registry, approve)
             case "pause_turn":
                 # A server tool paused a long turn: send it back as it is, no new user message.
@@ -268,7 +281,8 @@ def run_agent(
                 elif cut == "max_tokens":
                     recoveries += 1
                     limit = min(limit * MAX_TOKENS_GROWTH, MAX_TOKENS_CEILING)
-                    run.log.append(f"cut off: retrying the turn with max_tokens={limit}")
+                    where = " inside a tool_use (not run)" if tool_calls(response) else ""
+                    run.log.append(f"cut off{where}: retrying the turn with max_tokens={limit}")
                 else:
                     recoveries += 1
                     removed = compact_history(messages)

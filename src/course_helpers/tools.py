@@ -40,7 +40,9 @@ class Tool:
     def run(self, tool_input: dict) -> Any:
         """Validate the model's arguments against the signature, then call the function."""
         arguments = self.arguments.model_validate(tool_input)
-        return self.function(**{name: getattr(arguments, name) for name in arguments.model_fields})
+        # Read the field names from the class: pydantic 2.11 deprecates it on the instance.
+        fields = self.arguments.model_fields
+        return self.function(**{name: getattr(arguments, name) for name in fields})
 
 
 def tool(function: Callable[..., Any]) -> Tool:

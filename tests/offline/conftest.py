@@ -213,7 +213,10 @@ def _search_resumed(client: anthropic.Anthropic) -> dict:
     first = ask(SEARCH_QUESTION, tools=[WEB_SEARCH])
     reply = client.messages.create(**first)
     assert reply.stop_reason == "pause_turn"
-    return {**first, "messages": [*first["messages"], {"role": "assistant", "content": reply.content}]}
+    return {
+        **first,
+        "messages": [*first["messages"], {"role": "assistant", "content": reply.content}],
+    }
 
 
 # max_tokens 35 fits the text (11 estimated tokens) and the Paris call (16), leaving 8 tokens

@@ -92,7 +92,10 @@ class CourseModelApp:
     def _fault(self, headers: dict[str, str]) -> Fault | None:
         asked = headers.get("course-fault")
         if asked:
-            self.model.faults.inject(asked)
+            try:
+                self.model.faults.inject(asked)
+            except ValueError as error:  # the client's mistake, not a bug in the model
+                raise ApiError(400, f"course-fault header: {error}") from None
         return self.model.faults.next()
 
     # -- in-process transport handlers (httpx2.MockTransport) ----------------------------

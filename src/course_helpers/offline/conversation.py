@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 
@@ -115,7 +116,7 @@ class Conversation:
     def last(self) -> dict:
         return self.messages[-1] if self.messages else {"role": "user", "content": ""}
 
-    @property
+    @cached_property  # every scenario asks; the request does not change
     def last_user_text(self) -> str:
         """Text of the last user message that has any text of its own (not only results)."""
         for message in reversed(self.messages):
@@ -127,7 +128,7 @@ class Conversation:
                 return text
         return ""
 
-    @property
+    @cached_property  # every scenario asks; the request does not change
     def first_user_text(self) -> str:
         for message in self.messages:
             if message.get("role") == "user":

@@ -24,6 +24,8 @@ _CLIENT_GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, T
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Not HTTP/0.9: an unparseable request line must still get a status line and headers.
+    default_request_version = "HTTP/1.1"
     server_version = "course-model"
     sys_version = ""
     timeout = 30
@@ -141,14 +143,23 @@ def start_server(port: int = 0, *, variant: bool = False) -> RunningServer:
     """Serve a fresh course model on 127.0.0.1 in a background thread."""
     app = CourseModelApp(CourseModel(variant=variant))
     server = make_server(port=port, app=app)
-    thread = threading.Thread(target=server.serve_forever, name="course-model", daemon=True)
+    # A short poll interval lets stop() return at once instead of after up to half a second.
+    thread = threading.Thread(
+        target=server.serve_forever,
+        kwargs={"poll_interval": 0.05},
+        name="course-model",
+        daemon=True,
+    )
     thread.start()
     return RunningServer(server, thread)
 
 
-def serve(host: str = "127.0.0.1", port: int = 8765, *, variant: bool = False) -> None:
+def serve(
+    host: str = "127.0.0.1", port: int = 8765, *, variant: bool = False, verbose: bool = False
+) -> None:
     """Serve in the foreground until Ctrl-C."""
     server = make_server(host, port, app=CourseModelApp(CourseModel(variant=variant)))
+    server.verbose = verbose  # read by _Handler.log_message
     address = f"http://{server.server_address[0]}:{server.server_address[1]}"
     print(f"Offline course model listening on {address}", flush=True)
     print(f"Try: ANTHROPIC_BASE_URL={address} (any API key works). Ctrl-C stops it.", flush=True)

@@ -67,13 +67,28 @@ def tool_tokens(tool: dict) -> int:
     return estimate(_json(stripped)) + 4
 
 
+def _unmarked(value: object) -> object:
+    """`value` without `cache_control`, at its top level or on the block of a message part."""
+    if not isinstance(value, dict):
+        return value
+    value = {k: v for k, v in value.items() if k != "cache_control"}
+    if isinstance(value.get("b"), dict):
+        value["b"] = {k: v for k, v in value["b"].items() if k != "cache_control"}
+    return value
+
+
 @dataclass
 class Segment:
     """One block of the prompt in cache order, with its size and cache marker."""
 
-    key: str
+    value: object
     tokens: int
     breakpoint: str | None  # None, "5m" or "1h"
+
+    @property
+    def key(self) -> str:
+        """The block as cached text, without its marker (computed only when caching is used)."""
+        return _json(_unmarked(self.value))
 
 
 def segments(body: dict) -> list[Segment]:
@@ -84,7 +99,9 @@ def segments(body: dict) -> list[Segment]:
         ttl = None
         if isinstance(marker, dict) and marker.get("type") == "ephemeral":
             ttl = marker.get("ttl") or "5m"
-        parts.append(Segment(_json(value), tokens, ttl))
+        # The marker is not part of the cached text: a block keeps its cache key when the
+        # breakpoint moves on to a later block (the "moving end" of a conversation).
+        parts.append(Segment(value, tokens, ttl))
 
     for tool in body.get("tools") or []:
         add(tool, tool_tokens(tool), tool.get("cache_control"))
@@ -96,7 +113,9 @@ def segments(body: dict) -> list[Segment]:
             add(block, block_tokens(block), block.get("cache_control"))
     for index, message in enumerate(body.get("messages") or []):
         content = message.get("content")
-        blocks = [content] if isinstance(content, str) else list(content or [])
+        # A string is one text block: the same prompt, so the same cache key.
+        text = [{"type": "text", "text": content}] if isinstance(content, str) else None
+        blocks = text or list(content or [])
         for position, block in enumerate(blocks):
             tokens = block_tokens(block) + (MESSAGE_OVERHEAD if position == 0 else 0)
             marker = block.get("cache_control") if isinstance(block, dict) else None

@@ -115,14 +115,17 @@ def pr_review(conv: Conversation) -> Reply | None:
 
 def _no_such_pr(number: int, error: str) -> Reply:
     open_prs = re.findall(r"#(\d+)", error.split("open PRs", 1)[-1]) if "open PRs" in error else []
-    said = error.strip().split(": ", 1)[-1] if "failed" in error else error.strip()
-    text = f"I can't review PR #{number}. The code host answered: {said.rstrip('.')}."
     if open_prs:
         listed = " and ".join(f"#{n}" for n in open_prs)
-        text += f" The open pull requests are {listed}. Which one would you like me to review?"
-    else:
-        text += " Could you check the number?"
-    return say(text)
+        return say(
+            f"I can't review PR #{number}: it does not exist on the code host. The open pull "
+            f"requests are {listed}. Which one would you like me to review?"
+        )
+    said = error.strip().split(": ", 1)[-1] if "failed" in error else error.strip()
+    return say(
+        f"I can't review PR #{number}. The code host answered: {said.rstrip('.')}. "
+        "Could you check the number?"
+    )
 
 
 def _after_diff(conv: Conversation, number: int, diff: str, calls: list[ToolCall]) -> Reply:
@@ -149,6 +152,13 @@ def _after_diff(conv: Conversation, number: int, diff: str, calls: list[ToolCall
             **{path_arg: path},
         )
     error = reads[-1].result or ""
+    if "declined" in error.lower():
+        return say(
+            f"Review of PR #{number}: it changes `{name}({old})` to `{name}({new})`. The diff "
+            f"says {hint} uses this function, but you declined to let me read "
+            f"{sorted(tried)[-1]}, so I could only review the diff. Please check that caller "
+            "before merging: if it still passes the old kind of value, it will break."
+        )
     listings = [c for c in calls if c.name == "list_files" and not c.is_error]
     if listings:
         found = [

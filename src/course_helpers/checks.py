@@ -1,0 +1,773 @@
+"""Automatic checks for the exercise notebooks (notebooks/exercises/).
+
+Each `check_xxx(learner_code)` runs your code against the offline course model and small
+fixtures, and examines the *protocol and behaviour*: the requests your code sent, the history it
+built, the results it returned. It never judges the model's wording. On success it prints
+`✓ <name>: passed`; on failure it raises `CheckFailed` with one or two lines: what is wrong, and
+a hint.
+
+The checks always talk to the offline course model, even when you have an API key: they need
+answers that are the same every time, and they must not cost anything. A `Recorder` sits
+between the SDK and the course model and keeps every request body and response, so a check can
+look at exactly what went over the wire.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anthropic
+import httpx2
+
+from course_helpers.client import MODEL, OFFLINE_API_KEY, OFFLINE_BASE_URL
+from course_helpers.pairing import check_pairing
+
+
+class CheckFailed(AssertionError):
+    """Your code does not do what the exercise asks yet. The message says what, and a hint."""
+
+
+def fail(what: str, hint: str) -> None:
+    """Raise CheckFailed with the two lines every failed check shows."""
+    raise CheckFailed(f"{what}\nHint: {hint}")
+
+
+def passed(name: str) -> None:
+    print(f"✓ {name}: passed")
+
+
+# -- plumbing: a client whose every request is recorded -----------------------------------------
+
+
+@dataclass
+class Recorder:
+    """Stands between the SDK and the course model; keeps every request body and response."""
+
+    requests: list[dict] = field(default_factory=list)
+    responses: list[dict] = field(default_factory=list)  # {"status": int, "body": dict}
+
+    def handle(self, request: httpx2.Request) -> httpx2.Response:
+        from course_helpers.offline import default_app
+
+        body = json.loads(request.content or b"{}")
+        if request.url.path.rstrip("/") == "/v1/messages":
+            self.requests.append(body)
+        response = default_app().handle(request)
+        if request.url.path.rstrip("/") == "/v1/messages" and not body.get("stream"):
+            response.read()
+            self.responses.append({"status": response.status_code, "body": response.json()})
+        return response
+
+    @property
+    def messages_sent(self) -> list[list[dict]]:
+        """The `messages` of every request, in order."""
+        return [r.get("messages", []) for r in self.requests]
+
+
+def recording_client() -> tuple[anthropic.Anthropic, Recorder]:
+    """An SDK client talking to the offline course model, with a Recorder in between."""
+    recorder = Recorder()
+    client = anthropic.Anthropic(
+        api_key=OFFLINE_API_KEY,
+        base_url=OFFLINE_BASE_URL,
+        max_retries=0,
+        http_client=httpx2.Client(transport=httpx2.MockTransport(recorder.handle)),
+    )
+    return client, recorder
+
+
+def run_learner(function: Callable, *args: Any, name: str | None = None, **kwargs: Any) -> Any:
+    """Call the learner's function; turn an unexpected exception into a clear CheckFailed."""
+    __tracebackhide__ = True
+    label = name or getattr(function, "__name__", "your function")
+    if not callable(function):
+        fail(
+            f"{label} is a {type(function).__name__}, not a function.",
+            "define it with `def` in the cell above and run that cell.",
+        )
+    try:
+        return function(*args, **kwargs)
+    except CheckFailed:
+        raise
+    except anthropic.APIStatusError as error:
+        fail(
+            f"the course model refused a request from {label}: {error.status_code} "
+            f"{_api_message(error)}",
+            "the API names the message and block at fault (messages.N.content.M); look there.",
+        )
+    except Exception as error:
+        fail(
+            f"{label} raised {type(error).__name__}: {error}",
+            "run it by hand on the example in the cell above and read the traceback.",
+        )
+
+
+def _api_message(error: anthropic.APIStatusError) -> str:
+    body = error.body if isinstance(error.body, dict) else {}
+    inner = body.get("error") if isinstance(body.get("error"), dict) else {}
+    return str(inner.get("message") or error.message)
+
+
+def _field(item: Any, name: str) -> Any:
+    if isinstance(item, dict):
+        return item.get(name)
+    return getattr(item, name, None)
+
+
+def _blocks(message: Any) -> list[Any]:
+    content = _field(message, "content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return list(content or [])
+
+
+def _types(message: Any) -> list[str]:
+    return [str(_field(b, "type")) for b in _blocks(message)]
+
+
+def _plain(value: Any) -> Any:
+    """SDK objects and dicts alike, as plain JSON-able data (for comparisons)."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump(exclude_none=True)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _text(blocks: list[Any]) -> str:
+    return "".join(str(_field(b, "text") or "") for b in blocks if _field(b, "type") == "text")
+
+
+def _shown(value: Any, width: int = 70) -> str:
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _ask_model(client: anthropic.Anthropic, messages: list, **options: Any) -> Any:
+    """Send a history to the course model; a refusal (400) becomes CheckFailed."""
+    __tracebackhide__ = True
+    try:
+        return client.messages.create(model=MODEL, max_tokens=1024, messages=messages, **options)
+    except anthropic.APIStatusError as error:
+        fail(
+            f"the API refuses the history your code built: {error.status_code} "
+            f"{_api_message(error)}",
+            "messages.N.content.M in the message points at the block at fault.",
+        )
+
+
+# -- 01 Make a single call ---------------------------------------------------------------------
+
+
+def check_ask(ask: Callable) -> None:
+    """01 · `ask(client, history, text)`: a second turn works because the history is resent."""
+    __tracebackhide__ = True
+    client, recorder = recording_client()
+    history: list = []
+    answer = run_learner(ask, client, history, "My name is Ada.", name="ask")
+    if not recorder.requests:
+        fail(
+            "ask made no call to the model.",
+            "call client.messages.create(model=MODEL, max_tokens=..., messages=history).",
+        )
+    if len(recorder.requests) > 1:
+        fail(
+            f"ask made {len(recorder.requests)} calls for one question; one is enough.",
+            "call client.messages.create once per question.",
+        )
+    if not history:
+        fail(
+            "history is still empty after ask(...): neither your question nor the answer was kept.",
+            "append {'role': 'user', 'content': text} before the call, the answer after it.",
+        )
+    if len(history) == 1:
+        fail(
+            "history holds one message after the first question: the model's answer was not kept.",
+            "after the call, append {'role': 'assistant', 'content': response.content}.",
+        )
+    if len(history) != 2:
+        fail(
+            f"history holds {len(history)} messages after one question; expected 2 "
+            "(your question, the answer).",
+            "append exactly one user message and one assistant message per call.",
+        )
+    _check_chat_turn(history, recorder, "My name is Ada.")
+    _check_answer(answer, recorder)
+
+    answer = run_learner(ask, client, history, "What is my name?", name="ask")
+    sent = recorder.messages_sent[-1]
+    if len(sent) == 1:
+        fail(
+            "the second call sent only the new question, so the model could not see the first "
+            "turn.",
+            "send the whole history every time: messages=history.",
+        )
+    if [m.get("role") for m in sent] != ["user", "assistant", "user"]:
+        roles = [m.get("role") for m in sent]
+        fail(
+            f"the second call sent roles {roles}; expected ['user', 'assistant', 'user'].",
+            "append the question to the history, then send the whole list.",
+        )
+    if len(history) != 4:
+        fail(
+            f"history holds {len(history)} messages after two questions; expected 4.",
+            "each call adds two messages: your question and the assistant's answer.",
+        )
+    _check_answer(answer, recorder)
+    passed("ask keeps and resends the history")
+
+
+def _check_chat_turn(history: list, recorder: Recorder, question: str) -> None:
+    __tracebackhide__ = True
+    first, second = history[0], history[1]
+    if _field(first, "role") != "user" or question not in _text(_blocks(first)):
+        fail(
+            f"history[0] should be your question as a user message, got {_shown(first)}.",
+            "append {'role': 'user', 'content': text} first.",
+        )
+    if _field(second, "role") != "assistant":
+        fail(
+            f"history[1] has role {_field(second, 'role')!r}; the model's answer is 'assistant'.",
+            "append {'role': 'assistant', 'content': response.content}.",
+        )
+    if isinstance(_field(second, "content"), str):
+        fail(
+            "the assistant message holds only the answer's text, not its content blocks.",
+            "append response.content as it is: later it holds tool calls as well as text.",
+        )
+    expected = recorder.responses[-1]["body"].get("content", [])
+    if _plain(_blocks(second)) != expected:
+        fail(
+            "the assistant message is not the response's whole content.",
+            "append {'role': 'assistant', 'content': response.content}, unchanged.",
+        )
+
+
+def _check_answer(answer: Any, recorder: Recorder) -> None:
+    __tracebackhide__ = True
+    expected = _text(recorder.responses[-1]["body"].get("content", []))
+    if not isinstance(answer, str):
+        fail(
+            f"ask returned {_shown(answer)}, not the answer's text.",
+            "return the text of the response's text blocks, joined.",
+        )
+    if answer.strip() != expected.strip():
+        fail(
+            f"ask returned {_shown(answer)}, but the answer's text is {_shown(expected)}.",
+            "return the text of the latest response, not an older one.",
+        )
+
+
+def check_is_complete(is_complete: Callable) -> None:
+    """01 · `is_complete(response)`: only `end_turn` means the model finished its answer."""
+    __tracebackhide__ = True
+    client, _ = recording_client()
+    cases = [
+        ("Hello!", {}, True),
+        ("Write a long essay about agents.", {"max_tokens": 40}, False),
+        ("Count from 1 to 20.", {"stop_sequences": ["10"]}, False),
+    ]
+    for question, options, expected in cases:
+        options = {"max_tokens": 300, **options}
+        response = client.messages.create(
+            model=MODEL, messages=[{"role": "user", "content": question}], **options
+        )
+        said = run_learner(is_complete, response, name="is_complete")
+        if not isinstance(said, bool):
+            fail(
+                f"is_complete returned {_shown(said)}, not True or False.",
+                "return response.stop_reason == 'end_turn'.",
+            )
+        if said != expected:
+            verdict = "finished" if said else "unfinished"
+            fail(
+                f"is_complete called an answer with stop_reason={response.stop_reason!r} "
+                f"{verdict}.",
+                "read response.stop_reason, not the text: only 'end_turn' means finished.",
+            )
+    passed("is_complete reads stop_reason")
+
+
+# -- 02 Describe tools -------------------------------------------------------------------------
+
+CURRENCIES = ("EUR", "USD", "GBP", "JPY")
+NAME_RULE = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
+
+
+def check_tool_schema(tool_def: Any) -> None:
+    """02 · A tool definition written by hand for `convert_currency(amount, source, target)`."""
+    __tracebackhide__ = True
+    if not isinstance(tool_def, dict):
+        fail(
+            f"the tool definition is a {type(tool_def).__name__}, not a dict.",
+            "write {'name': ..., 'description': ..., 'input_schema': {...}}.",
+        )
+    if "input_schema" not in tool_def and ("parameters" in tool_def or "schema" in tool_def):
+        wrong = "parameters" if "parameters" in tool_def else "schema"
+        fail(
+            f"the schema is under {wrong!r}; the Messages API reads it from 'input_schema'.",
+            f"rename the key {wrong!r} to 'input_schema'.",
+        )
+    missing = [k for k in ("name", "description", "input_schema") if not tool_def.get(k)]
+    if missing:
+        fail(
+            f"the definition has no {', '.join(missing)}.",
+            "a tool is three keys: name, description, input_schema.",
+        )
+    name = tool_def["name"]
+    if not isinstance(name, str) or not NAME_RULE.match(name):
+        fail(
+            f"the name {name!r} breaks the API's rule ^[a-zA-Z0-9_-]{{1,128}}$.",
+            "letters, digits, '_' and '-' only: no spaces or dots.",
+        )
+    if name != "convert_currency":
+        fail(
+            f"the name is {name!r}, but your program runs a function called convert_currency.",
+            "use the function's name, so the dispatcher can find it by the name the model sends.",
+        )
+    words = len(str(tool_def["description"]).split())
+    if words < 12:
+        fail(
+            f"the description has {words} words: too little for the model to use the tool well.",
+            "say what it does, what it returns (with an example) and its limits.",
+        )
+    schema = tool_def["input_schema"]
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        fail(
+            "input_schema must be a JSON Schema object: {'type': 'object', 'properties': ...}.",
+            "the arguments of a tool are always one JSON object.",
+        )
+    properties = schema.get("properties") or {}
+    absent = [p for p in ("amount", "source", "target") if p not in properties]
+    if absent:
+        fail(
+            f"input_schema.properties has no {', '.join(absent)}.",
+            "one property per argument of convert_currency(amount, source, target).",
+        )
+    if properties["amount"].get("type") != "number":
+        fail(
+            f"amount has type {properties['amount'].get('type')!r}; 12.50 must be accepted.",
+            "JSON Schema's type for any number, whole or not, is 'number'.",
+        )
+    for argument in ("source", "target"):
+        spec = properties[argument]
+        if sorted(spec.get("enum") or []) != sorted(CURRENCIES):
+            fail(
+                f"{argument} does not list the currencies the function knows "
+                f"({', '.join(CURRENCIES)}).",
+                "add 'enum': ['EUR', 'USD', 'GBP', 'JPY'] so the model cannot send 'dollars'.",
+            )
+    required = schema.get("required") or []
+    if sorted(required) != ["amount", "source", "target"]:
+        fail(
+            f"required is {required!r}; the function needs all three arguments.",
+            "add 'required': ['amount', 'source', 'target'].",
+        )
+    _check_schema_behaviour(schema)
+    client, _ = recording_client()
+    try:
+        client.messages.create(
+            model=MODEL,
+            max_tokens=200,
+            tools=[tool_def],
+            messages=[{"role": "user", "content": "Hello!"}],
+        )
+    except anthropic.APIStatusError as error:
+        fail(f"the API refuses this definition: {_api_message(error)}", "read the path it names.")
+    passed("the convert_currency schema")
+
+
+def _check_schema_behaviour(schema: dict) -> None:
+    """Valid arguments pass the schema, typical bad ones do not."""
+    __tracebackhide__ = True
+    import jsonschema
+
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as error:
+        fail(f"input_schema is not valid JSON Schema: {error.message}", "compare with 02, §2.1.")
+    validator = jsonschema.Draft202012Validator(schema)
+    good = {"amount": 12.5, "source": "EUR", "target": "JPY"}
+    if not validator.is_valid(good):
+        fail(f"the schema rejects good arguments {good}.", "check each property's type.")
+    bad = [
+        ({"source": "EUR", "target": "USD"}, "amount is missing"),
+        ({"amount": "ten", "source": "EUR", "target": "USD"}, "amount is text"),
+        ({"amount": 5, "source": "EUR", "target": "XYZ"}, "XYZ is no currency it knows"),
+    ]
+    for arguments, why in bad:
+        if validator.is_valid(arguments):
+            fail(f"the schema accepts {arguments} ({why}).", "tighten types, enum or required.")
+
+
+def check_currency_tool(convert: Any) -> None:
+    """02 · The same tool from a typed function with @tool: schema and validation from one source."""
+    __tracebackhide__ = True
+    import pydantic
+
+    from course_helpers.tools import Tool
+
+    if not isinstance(convert, Tool):
+        fail(
+            f"convert_currency is a {type(convert).__name__}, not a Tool.",
+            "put @tool (from course_helpers.tools) on the line above `def convert_currency`.",
+        )
+    definition = convert.definition()
+    if len(definition["description"].split()) < 12:
+        fail(
+            "the docstring (the tool's description) is too short for the model to use it well.",
+            "say what it does, what it returns and its limits, as in 02.",
+        )
+    properties = definition["input_schema"].get("properties", {})
+    if sorted(properties) != ["amount", "source", "target"]:
+        fail(
+            f"the arguments are {sorted(properties)}; expected amount, source and target.",
+            "def convert_currency(amount: ..., source: ..., target: ...) -> str",
+        )
+    for argument in ("source", "target"):
+        if sorted(properties[argument].get("enum") or []) != sorted(CURRENCIES):
+            fail(
+                f"{argument} is not limited to {', '.join(CURRENCIES)} in the schema.",
+                "type it as Currency = Literal['EUR', 'USD', 'GBP', 'JPY'].",
+            )
+    try:
+        result = convert.run({"amount": 100, "source": "EUR", "target": "USD"})
+    except Exception as error:
+        fail(f"convert_currency.run on good arguments raised {error!r}.", "run it by hand.")
+    if not re.search(r"\d", str(result)):
+        fail(
+            f"converting 100 EUR to USD returned {_shown(result)}, with no amount in it.",
+            "return the converted amount, e.g. '108.00 USD'.",
+        )
+    for arguments, why, hint in [
+        (
+            {"amount": -5, "source": "EUR", "target": "USD"},
+            "a negative amount",
+            "Annotated[float, pydantic.Field(gt=0)] refuses amounts of 0 or less.",
+        ),
+        (
+            {"amount": 5, "source": "EUR", "target": "XYZ"},
+            "an unknown currency",
+            "a Literal type refuses anything outside its values.",
+        ),
+    ]:
+        try:
+            convert.run(arguments)
+        except pydantic.ValidationError:
+            continue
+        except Exception as error:
+            fail(
+                f"{why} reached your function, which raised {type(error).__name__}.",
+                f"let the signature refuse it before the function runs: {hint}",
+            )
+        fail(f"convert_currency.run accepted {why}: {arguments}.", hint)
+    passed("convert_currency from a typed signature")
+
+
+def check_forced_call(force_call: Callable) -> None:
+    """02 · `force_call(client, question)` makes the model call convert_currency, whatever is asked."""
+    __tracebackhide__ = True
+    client, recorder = recording_client()
+    response = run_learner(force_call, client, "Hello!", name="force_call")
+    if not recorder.requests:
+        fail("force_call made no request.", "call client.messages.create(...) and return it.")
+    request = recorder.requests[-1]
+    names = [t.get("name") for t in request.get("tools") or []]
+    if "convert_currency" not in names:
+        fail(
+            f"the request offers tools {names}, not convert_currency.",
+            "pass tools=[convert_currency.definition()].",
+        )
+    choice = request.get("tool_choice")
+    if not choice or choice.get("type") == "auto":
+        fail(
+            "the request does not force a call (tool_choice is 'auto'), so 'Hello!' gets text.",
+            "pass tool_choice={'type': 'tool', 'name': 'convert_currency'}.",
+        )
+    if choice.get("type") != "tool" or choice.get("name") != "convert_currency":
+        fail(
+            f"tool_choice is {choice}; that does not name convert_currency.",
+            "{'type': 'tool', 'name': 'convert_currency'} forces this one tool.",
+        )
+    if not hasattr(response, "content") or not hasattr(response, "stop_reason"):
+        fail(f"force_call returned {_shown(response)}, not the response.", "return the Message.")
+    calls = [b for b in response.content if b.type == "tool_use"]
+    if response.stop_reason != "tool_use" or not calls:
+        fail("the response holds no tool_use block.", "return the response of the forced call.")
+    passed("force_call forces convert_currency")
+
+
+# -- 03 Pair tool results ----------------------------------------------------------------------
+
+WEATHER_TOOL = {
+    "name": "get_weather",
+    "description": (
+        "Get the current weather for one city. Returns the temperature and the sky in one "
+        "short line, for example '18°C, light rain'. Only a handful of cities are known; for "
+        "any other city it fails with an error."
+    ),
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "City name in English, e.g. 'Paris'."},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+        },
+        "required": ["city"],
+    },
+}
+
+
+def _described(call: Any) -> str:
+    arguments = ", ".join(f"{k}={v!r}" for k, v in (_field(call, "input") or {}).items())
+    return f"{_field(call, 'name')}({arguments})"
+
+
+def check_tool_turn(add_tool_turn: Callable) -> None:
+    """03 · `add_tool_turn(messages, response)`: the assistant turn whole, then one results message.
+
+    The response asks for two calls in parallel, Paris (succeeds) and Atlantis (fails).
+    """
+    __tracebackhide__ = True
+    client, _ = recording_client()
+    question = {"role": "user", "content": "What's the weather in Paris and Atlantis?"}
+    response = client.messages.create(
+        model=MODEL, max_tokens=500, tools=[WEATHER_TOOL], messages=[question]
+    )
+    calls = [b for b in response.content if b.type == "tool_use"]
+    messages = [question]
+    returned = run_learner(add_tool_turn, messages, response, name="add_tool_turn")
+    if isinstance(returned, list) and len(returned) > len(messages):
+        messages = returned  # a version that returns a new list instead of appending is fine
+    added = messages[1:]
+    _check_added_shape(added, calls)
+    assistant, results_message = added
+    _check_assistant_turn(assistant, response)
+    results = _check_results_message(results_message, calls)
+    _check_results_content(results, calls)
+    problems = check_pairing(messages)
+    if problems:
+        fail(f"the history breaks a pairing rule: {problems[0]}", "see 03, §4.")
+    _ask_model(client, messages, tools=[WEATHER_TOOL])
+    passed("add_tool_turn keeps the pairing rules")
+
+
+def _check_added_shape(added: list, calls: list) -> None:
+    __tracebackhide__ = True
+    roles = [_field(m, "role") for m in added]
+    if not added:
+        fail(
+            "add_tool_turn added nothing to messages.",
+            "append the assistant turn, then one user message holding every tool_result.",
+        )
+    with_results = [m for m in added if "tool_result" in _types(m)]
+    if len(with_results) > 1:
+        fail(
+            f"the results are split over {len(with_results)} user messages; the results of "
+            "parallel calls go in ONE message.",
+            "collect every tool_result in a list, then append {'role': 'user', 'content': results}"
+            " once.",
+        )
+    if roles == ["assistant"]:
+        fail(
+            "add_tool_turn appended the assistant turn but no results after it.",
+            "run each tool_use block and append one user message with the tool_result blocks.",
+        )
+    if roles == ["user"]:
+        fail(
+            "add_tool_turn appended the results without the assistant turn that asked for them.",
+            "append {'role': 'assistant', 'content': response.content} first.",
+        )
+    if roles != ["assistant", "user"]:
+        fail(
+            f"add_tool_turn appended messages with roles {roles}; expected ['assistant', 'user'].",
+            "two messages: the assistant's whole turn, then one user message with the results.",
+        )
+
+
+def _check_assistant_turn(assistant: Any, response: Any) -> None:
+    __tracebackhide__ = True
+    kept = _blocks(assistant)
+    if not any(_field(b, "type") == "tool_use" for b in kept):
+        fail(
+            "the assistant turn has no tool_use blocks: only its text was kept, so the results "
+            "answer nothing.",
+            "append the whole content as it came: {'role': 'assistant', 'content': "
+            "response.content}.",
+        )
+    if _plain(kept) != _plain(list(response.content)):
+        fail(
+            f"the assistant turn is not the response's whole content (blocks {_types(assistant)}, "
+            f"expected {[b.type for b in response.content]}).",
+            "append response.content unchanged: text, tool_use and thinking blocks alike.",
+        )
+
+
+def _check_results_message(message: Any, calls: list) -> list:
+    __tracebackhide__ = True
+    content = _field(message, "content")
+    if isinstance(content, str) or not content:
+        fail(
+            "the results message has no tool_result blocks (its content is text).",
+            "content must be a list of {'type': 'tool_result', 'tool_use_id': ..., ...} blocks.",
+        )
+    blocks = list(content)
+    if _field(blocks[0], "type") != "tool_result":
+        fail(
+            f"the results message starts with a {_field(blocks[0], 'type')!r} block; "
+            "tool_result blocks must come first, any text after them.",
+            "put your own text at the end of the content list, or leave it out.",
+        )
+    results = [b for b in blocks if _field(b, "type") == "tool_result"]
+    ids = {_field(c, "id"): c for c in calls}
+    seen = set()
+    for result in results:
+        result_id = _field(result, "tool_use_id")
+        if not result_id:
+            fail(
+                "a tool_result has no tool_use_id, so the API cannot tell which call it answers.",
+                "set 'tool_use_id': block.id, the id of the tool_use block you ran.",
+            )
+        if result_id not in ids:
+            fail(
+                f"a tool_result has tool_use_id {result_id!r}, which matches no tool_use of the "
+                "turn before it.",
+                "copy the id from the block you ran ('tool_use_id': block.id); never type it.",
+            )
+        if result_id in seen:
+            fail(
+                f"two tool_result blocks answer the same call {_described(ids[result_id])}.",
+                "one result per call: run each tool_use block once.",
+            )
+        seen.add(result_id)
+    for call_id, call in ids.items():
+        if call_id not in seen:
+            fail(
+                f"the call {_described(call)} has no tool_result.",
+                "every tool_use gets exactly one result, even a failing one (with is_error).",
+            )
+    return results
+
+
+def _check_results_content(results: list, calls: list) -> None:
+    __tracebackhide__ = True
+    by_id = {_field(r, "tool_use_id"): r for r in results}
+    for call in calls:
+        result = by_id[_field(call, "id")]
+        city = (_field(call, "input") or {}).get("city")
+        failed_call = city not in ("Paris", "Tokyo", "Oslo")
+        is_error = bool(_field(result, "is_error"))
+        if failed_call and not is_error:
+            fail(
+                f"the result for {_described(call)} reports a failure but is_error is not set, "
+                "so it reads like real weather.",
+                "when the tool raises, return the error's text with 'is_error': True.",
+            )
+        if not failed_call and is_error:
+            fail(
+                f"the result for {_described(call)} is marked is_error, but the tool succeeded.",
+                "set is_error only when the tool failed.",
+            )
+        text = _field(result, "content")
+        text = text if isinstance(text, str) else _text(text or [])
+        if not failed_call and "°" not in text:
+            fail(
+                f"the result for {_described(call)} does not hold what get_weather returned "
+                f"({_shown(text)}).",
+                "put the tool's return value in the result's 'content'.",
+            )
+
+
+def _history(*messages: dict) -> list[dict]:
+    return [copy.deepcopy(m) for m in messages]
+
+
+def _broken_histories() -> dict[str, list[dict]]:
+    """Histories a buggy program produced, each broken in one typical way."""
+    question = {"role": "user", "content": "What's the weather in Paris and Tokyo?"}
+    turn = {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "I'll check the weather in Paris and Tokyo."},
+            {
+                "type": "tool_use",
+                "id": "toolu_01Paris",
+                "name": "get_weather",
+                "input": {"city": "Paris"},
+            },
+            {
+                "type": "tool_use",
+                "id": "toolu_02Tokyo",
+                "name": "get_weather",
+                "input": {"city": "Tokyo"},
+            },
+        ],
+    }
+    paris = {"type": "tool_result", "tool_use_id": "toolu_01Paris", "content": "18°C, light rain"}
+    tokyo = {"type": "tool_result", "tool_use_id": "toolu_02Tokyo", "content": "24°C, clear sky"}
+    note = {"type": "text", "text": "Answer in one line, please."}
+    answer = {"role": "assistant", "content": [{"type": "text", "text": "Paris 18°C, Tokyo 24°C."}]}
+    thanks = {"role": "user", "content": "Thanks! And Oslo?"}
+    return {
+        "results split over two messages": _history(
+            question, turn, {"role": "user", "content": [paris]}, {"role": "user", "content": [tokyo]}
+        ),
+        "text before the results": _history(
+            question, turn, {"role": "user", "content": [note, paris, tokyo]}
+        ),
+        "a text message, then the results split": _history(
+            question,
+            turn,
+            {"role": "user", "content": [note]},
+            {"role": "user", "content": [paris]},
+            {"role": "user", "content": [tokyo]},
+            answer,
+            thanks,
+        ),
+        "an already valid history": _history(
+            question, turn, {"role": "user", "content": [paris, tokyo, note]}, answer, thanks
+        ),
+    }
+
+
+def _block_keys(messages: list) -> list[str]:
+    return sorted(json.dumps(_plain(b), sort_keys=True) for m in messages for b in _blocks(m))
+
+
+def check_fix_history(fix_history: Callable) -> None:
+    """03 · `fix_history(history)`: repair split results and text-first results, losing nothing."""
+    __tracebackhide__ = True
+    client, _ = recording_client()
+    for label, broken in _broken_histories().items():
+        original = copy.deepcopy(broken)
+        fixed = run_learner(fix_history, broken, name="fix_history")
+        if not isinstance(fixed, list):
+            fail(
+                f"fix_history returned {_shown(fixed)} for the history with {label}, not a list.",
+                "return the repaired history (a new list of messages).",
+            )
+        problems = check_pairing(fixed)
+        if problems:
+            fail(
+                f"after fix_history, the history with {label} still breaks a rule: {problems[0]}",
+                "merge consecutive user messages into one, tool_result blocks first, text after.",
+            )
+        roles = [_field(m, "role") for m in fixed]
+        if any(a == b for a, b in zip(roles, roles[1:], strict=False)):
+            fail(
+                f"after fix_history, the history with {label} has two {roles} messages in a row.",
+                "merge consecutive messages of the same role into one.",
+            )
+        if _block_keys(fixed) != _block_keys(original):
+            fail(
+                f"fix_history lost or changed blocks of the history with {label}.",
+                "move blocks, never drop them: the user's text and every result must survive.",
+            )
+        _ask_model(client, fixed, tools=[WEATHER_TOOL])
+    passed("fix_history repairs broken histories")

@@ -1,0 +1,180 @@
+"""A small coding agent: four tools over a Sandbox and a chat loop around the agent turn.
+
+Built in notebook 08 and saved here. `coding_tools(sandbox)` gives the model `list_files`,
+`read_file`, `write_file` and `run_command`, each confined to the sandbox's folder, with arguments
+validated before anything runs. `chat(client, sandbox, lines, approve=...)` runs one agent turn per
+line the person types: the turn goes on while the model asks for tools and hands control back on
+any other stop reason (or at the step limit).
+
+No `from __future__ import annotations` here on purpose: `@tool` reads the annotations as real
+objects to build the schema, and the notebook cell that defines these functions has none either.
+"""
+
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from typing import Annotated, Any
+
+import anthropic
+from pydantic import Field
+
+from course_helpers.client import MODEL
+from course_helpers.commands import run_command as run_in_shell
+from course_helpers.commands import safe_environment
+from course_helpers.loop import AgentRun, run_agent, tool_calls
+from course_helpers.sandbox import Sandbox
+from course_helpers.tools import Tool, tool
+
+MAX_STEPS = 30  # calls to the model per agent turn before control goes back to the person
+DANGEROUS = frozenset({"write_file", "run_command"})
+SYSTEM = (
+    "You are a coding agent working in a small Python project. Explore with list_files and "
+    "read_file before you change anything. write_file replaces a whole file: give its complete "
+    "new content. Run commands such as `python -m pytest -q` with run_command. Paths are "
+    "relative to the project root. If the user declines an action, do not try it again: say "
+    "what you could not do and ask how to go on."
+)
+
+Path = Annotated[str, Field(min_length=1, max_length=4096)]
+
+
+def agent_environment() -> dict[str, str]:
+    """The environment of the agent's commands: no secrets, this Python first on PATH.
+
+    `python` then means the interpreter running the course (with pytest installed), and the
+    test run of the agent never sees the settings of a test run around it (PYTEST_*).
+    """
+    env = {k: v for k, v in safe_environment().items() if not k.startswith("PYTEST_")}
+    env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def coding_tools(sandbox: Sandbox, *, timeout: float = 60, max_output: int = 4000) -> list[Tool]:
+    """The four tools of the coding agent, confined to `sandbox`."""
+
+    @tool
+    def list_files(path: Path = ".") -> str:
+        """List the files and folders under `path`, relative to the project root, one per line.
+
+        Folders end with '/'. Call it first to see what the project holds.
+        """
+        return sandbox.list_files(path)
+
+    @tool
+    def read_file(path: Path) -> str:
+        """Return the text of one file. `path` is relative to the project root, e.g. 'src/app.py'.
+
+        Very long files are shortened in the middle (the text says how much was cut).
+        """
+        return sandbox.read_text(path, max_chars=max_output)
+
+    @tool
+    def write_file(path: Path, content: str) -> str:
+        """Replace the whole file at `path` with `content`, creating it (and its folders) if needed.
+
+        Give the complete new text of the file, not a fragment. Needs the user's approval.
+        """
+        return sandbox.write_text(path, content)
+
+    @tool
+    def run_command(command: Annotated[str, Field(min_length=1, max_length=2000)]) -> str:
+        """Run a shell command in the project root; return its exit code and output.
+
+        Example: 'python -m pytest -q'. Commands are stopped after a time limit, get no input
+        and no secrets, and long output is shortened. Needs the user's approval.
+        """
+        result = run_in_shell(
+            command,
+            cwd=sandbox.root,
+            timeout=timeout,
+            max_output=max_output,
+            env=agent_environment(),
+        )
+        return result.as_tool_text()
+
+    return [list_files, read_file, write_file, run_command]
+
+
+def terminal_lines(prompt: str = "you> ") -> Iterator[str]:
+    """What the person types, line by line, until an empty line, 'exit' or end of input."""
+    while True:
+        try:
+            line = input(prompt)
+        except EOFError:
+            return
+        if line.strip().lower() in ("", "exit", "quit"):
+            return
+        yield line
+
+
+def add_user_line(messages: list, line: str) -> None:
+    """Append what the person said; after tool results (a step limit) it joins that message."""
+    last = messages[-1] if messages else None
+    if isinstance(last, dict) and last.get("role") == "user" and isinstance(last["content"], list):
+        last["content"].append({"type": "text", "text": line})
+    else:
+        messages.append({"role": "user", "content": line})
+
+
+def shorten(value: Any, width: int = 50) -> str:
+    """A value as one short line, for the log of what the agent did."""
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 4] + "...'"
+
+
+def report_calls(messages: list) -> None:
+    """Print the calls of the last turn and the first line of each result."""
+    if len(messages) < 2 or not tool_calls(messages[-2]):
+        return
+    results = {
+        r["tool_use_id"]: r for r in messages[-1]["content"] if r.get("type") == "tool_result"
+    }
+    for call in tool_calls(messages[-2]):
+        arguments = ", ".join(f"{k}={shorten(v)}" for k, v in call.input.items())
+        result = results.get(call.id, {})
+        first = (str(result.get("content", "")).strip().splitlines() or [""])[0]
+        mark = "✗" if result.get("is_error") else "✓"
+        print(f"  → {call.name}({arguments})\n    {mark} {first[:90]}")
+
+
+def chat(
+    client: anthropic.Anthropic,
+    sandbox: Sandbox,
+    lines: Iterable[str] | None = None,
+    *,
+    approve: Any,
+    messages: list | None = None,
+    tools: list[Tool] | None = None,
+    system: str = SYSTEM,
+    model: str = MODEL,
+    max_steps: int = MAX_STEPS,
+) -> list[AgentRun]:
+    """One agent turn per line the person types; control comes back after each.
+
+    `lines` is a list in notebooks and CI; None reads them with input() (a terminal only: a
+    notebook run by CI has no one to type). `approve` decides on the dangerous calls.
+    Text is printed as it streams in, and each tool call with its result's first line.
+    """
+    tools = coding_tools(sandbox) if tools is None else tools
+    messages = [] if messages is None else messages
+    runs = []
+    for line in terminal_lines() if lines is None else lines:
+        if lines is not None:
+            print(f"you> {line}")
+        add_user_line(messages, line)
+        print("agent> ", end="")
+        run = run_agent(
+            client,
+            messages=messages,
+            tools=tools,
+            system=system,
+            model=model,
+            max_steps=max_steps,
+            approve=approve,
+            on_text=lambda text: print(text, end="", flush=True),
+            on_turn=lambda run: (print(), report_calls(run.messages)),
+        )
+        print(f"[{run.ending}: control is back with you]\n")
+        runs.append(run)
+    return runs

@@ -1,0 +1,90 @@
+"""A long run for notebook 10: audit the delivery logs of last week's shipments.
+
+Offered tools named `list_shipments` and `read_delivery_log`, the model lists the week's
+shipments, then reads the logs one per turn (so a week of 22 shipments takes 24 calls), and
+finally reports the orders whose log ends in a failed delivery attempt, with the reason the log
+gives. It reads what comes back: a log cut short in the middle still has its final status line
+at the end (truncation keeps the tail), an `is_error` result is reported as unreadable, and an
+order id it cannot find in the listing is never invented.
+"""
+
+from __future__ import annotations
+
+import re
+
+from course_helpers.offline.conversation import Conversation
+from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
+
+_ORDER_ID = re.compile(r"\bA\d{4}\b")
+_FAILED = re.compile(r"delivery attempt failed:?\s*(.*)", re.IGNORECASE)
+
+
+def _argument(conv: Conversation, name: str, preferred: str) -> str:
+    props = ((conv.tool(name) or {}).get("input_schema") or {}).get("properties") or {}
+    return preferred if preferred in props else next(iter(props), preferred)
+
+
+@scenario(
+    "delivery_audit",
+    "Audit delivery logs with tools named list_shipments and read_delivery_log: 'Audit last "
+    "week's shipments.' (one log per turn: a long run, notebook 10)",
+    priority=36,
+)
+def delivery_audit(conv: Conversation) -> Reply | None:
+    if not conv.offers("list_shipments", "read_delivery_log") or conv.forced_tool:
+        return None
+    listings = [c for c in conv.calls_to("list_shipments") if c.result and not c.is_error]
+    if not listings:
+        if conv.calls_to("list_shipments") and all(
+            c.is_error for c in conv.calls_to("list_shipments")
+        ):
+            error = conv.calls_to("list_shipments")[-1].result or ""
+            return say(f"I could not list last week's shipments ({error.strip()[:200]}).")
+        week = _argument(conv, "list_shipments", "week")
+        return Reply(
+            [
+                text("First, the list of last week's shipments."),
+                tool_use("list_shipments", **{week: "last"}),
+            ]
+        )
+    shipped = list(dict.fromkeys(_ORDER_ID.findall(listings[-1].result or "")))
+    logs = {}
+    for call in conv.calls_to("read_delivery_log"):
+        if call.result is not None:
+            order_id = str(next(iter(call.input.values()), "")).strip().upper()
+            logs[order_id] = call
+    waiting = [o for o in shipped if o not in logs]
+    told_to_stop = "budget" in conv.last_user_text.lower() and not conv.ends_with_results
+    if waiting and conv.tools_allowed and not told_to_stop:
+        order_arg = _argument(conv, "read_delivery_log", "order_id")
+        position = len(shipped) - len(waiting) + 1
+        return Reply(
+            [
+                text(f"Log {position} of {len(shipped)}: {waiting[0]}."),
+                tool_use("read_delivery_log", **{order_arg: waiting[0]}),
+            ]
+        )
+    return say(_report(shipped, logs))
+
+
+def _report(shipped: list[str], logs: dict) -> str:
+    read = [o for o in shipped if o in logs and not logs[o].is_error]
+    lines = [f"I read {len(read)} of {len(shipped)} delivery logs."]
+    problems = 0
+    for order_id in shipped:
+        call = logs.get(order_id)
+        if call is None:
+            continue
+        if call.is_error:
+            problems += 1
+            error = (call.result or "").strip()[:120]
+            lines.append(f"{order_id}: the log could not be read ({error}).")
+        elif found := _FAILED.search(call.result or ""):
+            problems += 1
+            lines.append(f"{order_id}: delivery attempt failed, {found.group(1).strip()}.")
+    if not problems:
+        lines.append("Every parcel I read about was delivered.")
+    unread = [o for o in shipped if o not in logs]
+    if unread:
+        lines.append(f"Not read, so not checked: {', '.join(unread)}.")
+    return "\n".join(lines)

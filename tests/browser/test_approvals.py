@@ -1,0 +1,94 @@
+"""Notebook 07's approval gate, clicked in JupyterLab: Deny, then Approve.
+
+The notebook runs whole first (Run All Cells). The first cell that shows an approval request
+(buttons "Approve" and "Deny") is the gate; if the notebook's own code already answered it,
+the cells are run again up to that cell so that a fresh request waits. Clicking Deny must show
+a tool result saying the call was declined. Then Approve is clicked on the next request (in
+the same output or a later cell; if there is none, the gate cell is run again and the same
+request is approved): the tool must run, so a new tool result appears that is not a refusal.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .conftest import NOTEBOOKS, LabPage
+
+NOTEBOOK = "07_guard_dangerous_tools.ipynb"
+DECLINED = re.compile(r"declined", re.IGNORECASE)
+
+pytestmark = pytest.mark.skipif(
+    not (NOTEBOOKS / NOTEBOOK).exists(),
+    reason=f"notebooks/{NOTEBOOK} does not exist yet: the approval-gate test runs once it does",
+)
+
+# Index of the first cell at or after `start` whose output shows a button named `label`.
+_CELL_WITH_BUTTON = """
+([label, start, enabledOnly]) => {
+  const cells = window.jupyterapp.shell.currentWidget.content.widgets;
+  for (let i = start; i < cells.length; i++) {
+    for (const button of cells[i].node.querySelectorAll('.jp-OutputArea button')) {
+      if (button.textContent.trim() === label && !(enabledOnly && button.disabled)) return i;
+    }
+  }
+  return -1;
+}
+"""
+
+
+def cell_with_button(lab_page: LabPage, label: str, start: int = 0, enabled: bool = True) -> int:
+    return lab_page.page.evaluate(_CELL_WITH_BUTTON, [label, start, enabled])
+
+
+def results_in(cell) -> tuple[int, int]:
+    """(tool results shown, how many of them say declined) in a cell's output."""
+    output = cell.locator(".jp-Cell-outputArea")
+    text = output.inner_text()
+    return text.count("tool_result"), len(DECLINED.findall(text))
+
+
+def click(lab_page: LabPage, cell, label: str) -> None:
+    """Click the first enabled `label` button of a cell, wait for its effect and the kernel."""
+    from playwright.sync_api import expect
+
+    button = cell.locator(".jp-Cell-outputArea button:enabled", has_text=label).first
+    before = cell.locator(".jp-Cell-outputArea").inner_text()
+    button.scroll_into_view_if_needed()
+    button.click()
+    expect(cell.locator(".jp-Cell-outputArea")).not_to_have_text(before, timeout=30_000)
+    lab_page.wait_idle()
+    lab_page.page.wait_for_timeout(300)  # the last output message after the kernel went idle
+
+
+def test_deny_then_approve(lab_page: LabPage) -> None:
+    lab_page.open(NOTEBOOK)
+    lab_page.run_all()
+
+    gate = cell_with_button(lab_page, "Deny", enabled=False)
+    assert gate >= 0, "no cell shows an approval request (a button named Deny)"
+    if cell_with_button(lab_page, "Deny", start=gate) != gate:
+        lab_page.run_through(gate)  # the notebook's own code answered it: ask again
+    cell = lab_page.cell(gate)
+    assert cell_with_button(lab_page, "Approve", start=gate) == gate, "Approve is missing"
+    lab_page.screenshot("request", cell)
+
+    results, declined = results_in(cell)
+    click(lab_page, cell, "Deny")
+    after_results, after_declined = results_in(cell)
+    assert after_declined > declined, "after Deny, no shown tool result says it was declined"
+    lab_page.screenshot("denied", cell.locator(".jp-Cell-outputArea"))
+
+    # Approve the next request: in the same output, in a later cell, or the gate asked again.
+    target = cell_with_button(lab_page, "Approve", start=gate)
+    if target < 0:
+        lab_page.run_through(gate)
+        target = gate
+    cell = lab_page.cell(target)
+    results, declined = results_in(cell)
+    click(lab_page, cell, "Approve")
+    after_results, after_declined = results_in(cell)
+    assert after_results > results, "after Approve, no new tool result is shown"
+    assert after_declined == declined, "after Approve, the tool result still says declined"
+    lab_page.screenshot("approved", cell.locator(".jp-Cell-outputArea"))

@@ -1,0 +1,198 @@
+"""A learner's broken agent loop fails offline exactly as it fails live: same status, type, text.
+
+Each test starts from a correct weather conversation (the model asked for two parallel
+`get_weather` calls), makes one classic mistake while sending the results back through the
+real SDK, and checks the 400 the API answers with.
+"""
+
+from __future__ import annotations
+
+import anthropic
+import pytest
+
+MISSING = (
+    "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: "
+    "{ids}. Each `tool_use` block must have a corresponding `tool_result` block in the next "
+    "message."
+)
+ORPHAN = (
+    "messages.{index}.content.{position}: unexpected `tool_use_id` found in `tool_result` "
+    "blocks: {tool_id}. Each `tool_result` block must have a corresponding `tool_use` block in "
+    "the previous message."
+)
+
+
+@pytest.fixture
+def turn(client, kit):
+    """The first turn of the weather conversation: the request and the model's tool calls."""
+    question = kit.user(kit.WEATHER_QUESTION)
+    reply = client.messages.create(
+        model=kit.MODEL, max_tokens=1024, tools=[kit.GET_WEATHER], messages=[question]
+    )
+    assert reply.stop_reason == "tool_use"
+    calls = [b for b in reply.content if b.type == "tool_use"]
+    assert [c.input["city"] for c in calls] == ["Paris", "Tokyo"]
+    return question, reply, calls
+
+
+def _result(call, kit, **extra) -> dict:
+    content = kit.WEATHER_RESULTS[call.input["city"]]
+    return {"type": "tool_result", "tool_use_id": call.id, "content": content, **extra}
+
+
+def _rejected(client, kit, messages: list) -> str:
+    """Send the conversation; it must fail with a 400 invalid_request_error. Return its message."""
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        client.messages.create(
+            model=kit.MODEL, max_tokens=1024, tools=[kit.GET_WEATHER], messages=messages
+        )
+    error = caught.value
+    assert error.status_code == 400
+    assert error.body["type"] == "error"
+    assert error.body["error"]["type"] == "invalid_request_error"
+    assert error.request_id and error.body["request_id"] == error.request_id
+    return error.body["error"]["message"]
+
+
+def test_a_dropping_the_tool_use_block_orphans_the_results(client, kit, turn, wire):
+    question, reply, calls = turn
+    only_text = reply.content[0].text  # the learner kept the words, not the tool calls
+    messages = [
+        question,
+        {"role": "assistant", "content": only_text},
+        kit.user([_result(c, kit) for c in calls]),
+    ]
+    message = _rejected(client, kit, messages)
+    assert message == ORPHAN.format(index=2, position=0, tool_id=calls[0].id)
+    assert "unexpected `tool_use_id` found in `tool_result` blocks" in message
+    assert len(wire.requests) == 2  # a 400 is a bug in the request: never retried
+
+
+def test_b_parallel_results_split_over_two_messages(client, kit, turn):
+    question, reply, calls = turn
+    messages = [
+        question,
+        {"role": "assistant", "content": reply.content},
+        kit.user([_result(calls[0], kit)]),
+        kit.user([_result(calls[1], kit)]),
+    ]
+    # Checked on the messages as sent (before same-role messages merge): the first user
+    # message answers Paris only, so Tokyo's call has no result immediately after.
+    assert _rejected(client, kit, messages) == MISSING.format(ids=calls[1].id)
+
+
+def test_c_no_tool_result_at_all(client, kit, turn):
+    question, reply, calls = turn
+    messages = [
+        question,
+        {"role": "assistant", "content": reply.content},
+        kit.user("Thanks, go on."),
+    ]
+    message = _rejected(client, kit, messages)
+    assert message == MISSING.format(ids=f"{calls[0].id}, {calls[1].id}")
+    assert "`tool_use` ids were found without `tool_result` blocks immediately after" in message
+
+
+def test_d_text_before_the_tool_results(client, kit, turn):
+    question, reply, calls = turn
+    messages = [
+        question,
+        {"role": "assistant", "content": reply.content},
+        kit.user([{"type": "text", "text": "Here are the results:"}, *(_result(c, kit) for c in calls)]),
+    ]
+    # Only the leading run of tool_result blocks answers the calls: none here.
+    assert _rejected(client, kit, messages) == MISSING.format(ids=f"{calls[0].id}, {calls[1].id}")
+
+
+def test_d_text_after_the_tool_results_is_fine(client, kit, turn):
+    question, reply, calls = turn
+    messages = [
+        question,
+        {"role": "assistant", "content": reply.content},
+        kit.user([*(_result(c, kit) for c in calls), {"type": "text", "text": "Anything else?"}]),
+    ]
+    answer = client.messages.create(
+        model=kit.MODEL, max_tokens=1024, tools=[kit.GET_WEATHER], messages=messages
+    )
+    assert answer.stop_reason == "end_turn"
+
+
+def test_e_a_wrong_tool_use_id(client, kit, turn):
+    question, reply, calls = turn
+    wrong = "toolu_01" + "X" * 24
+    results = [_result(calls[0], kit), {**_result(calls[1], kit), "tool_use_id": wrong}]
+    messages = [question, {"role": "assistant", "content": reply.content}, kit.user(results)]
+    # The assistant message comes first: its Tokyo call is reported unanswered.
+    assert _rejected(client, kit, messages) == MISSING.format(ids=calls[1].id)
+
+
+def test_e_an_extra_result_with_a_wrong_id(client, kit, turn):
+    question, reply, calls = turn
+    wrong = "toolu_01" + "X" * 24
+    results = [*(_result(c, kit) for c in calls), {**_result(calls[0], kit), "tool_use_id": wrong}]
+    messages = [question, {"role": "assistant", "content": reply.content}, kit.user(results)]
+    assert _rejected(client, kit, messages) == ORPHAN.format(index=2, position=2, tool_id=wrong)
+
+
+def test_e_the_same_result_twice(client, kit, turn):
+    question, reply, calls = turn
+    results = [*(_result(c, kit) for c in calls), _result(calls[0], kit)]
+    messages = [question, {"role": "assistant", "content": reply.content}, kit.user(results)]
+    assert _rejected(client, kit, messages) == (
+        "messages.2.content.2: each tool_use must have a single result. Found multiple "
+        f"`tool_result` blocks with id: {calls[0].id}"
+    )
+
+
+def test_dropping_the_thinking_block_with_thinking_enabled(client, kit):
+    thinking = {"type": "enabled", "budget_tokens": 1024}
+    question = kit.user(kit.WEATHER_QUESTION)
+    kwargs = {"model": kit.MODEL, "max_tokens": 2048, "tools": [kit.GET_WEATHER], "thinking": thinking}
+    reply = client.messages.create(**kwargs, messages=[question])
+    assert reply.content[0].type == "thinking"
+    without_thinking = [b for b in reply.content if b.type != "thinking"]
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        client.messages.create(
+            **kwargs,
+            messages=[
+                question,
+                {"role": "assistant", "content": without_thinking},
+                kit.weather_results(reply),
+            ],
+        )
+    assert caught.value.body["error"]["message"].startswith(
+        "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `text`."
+    )
+    whole = [question, {"role": "assistant", "content": reply.content}, kit.weather_results(reply)]
+    assert client.messages.create(**kwargs, messages=whole).stop_reason == "end_turn"
+
+
+def test_f_the_correct_loop_runs_to_end_turn(client, kit, turn, wire):
+    question, reply, calls = turn
+    messages = [question]
+    response = reply
+    for _ in range(5):
+        messages.append({"role": "assistant", "content": response.content})
+        if response.stop_reason != "tool_use":
+            break
+        calls = [b for b in response.content if b.type == "tool_use"]
+        messages.append(kit.user([_result(c, kit) for c in calls]))
+        response = client.messages.create(
+            model=kit.MODEL, max_tokens=1024, tools=[kit.GET_WEATHER], messages=messages
+        )
+    assert response.stop_reason == "end_turn"
+    assert len(messages) == 4  # question, calls, results, answer
+    text = response.content[0].text
+    assert "Paris: 18°C, light rain" in text and "Tokyo: 24°C, sunny" in text
+    assert len(wire.requests) == 2
+
+
+@pytest.mark.anyio
+async def test_async_client_gets_the_same_400(async_client, kit, turn):
+    question, reply, calls = turn
+    messages = [question, {"role": "assistant", "content": reply.content}, kit.user("Go on.")]
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        await async_client.messages.create(
+            model=kit.MODEL, max_tokens=1024, tools=[kit.GET_WEATHER], messages=messages
+        )
+    assert caught.value.body["error"]["message"] == MISSING.format(ids=f"{calls[0].id}, {calls[1].id}")

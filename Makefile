@@ -30,6 +30,9 @@ test: $(STAMP)
 notebooks: $(STAMP)
 	$(JUPYTER_ENV) $(BIN)/python tools/execute_notebooks.py
 
+exercises: $(STAMP)
+	$(BIN)/python tools/make_exercises.py
+
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks notebooks
 	$(BIN)/ruff format --check src tests benchmarks

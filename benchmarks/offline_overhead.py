@@ -84,9 +84,10 @@ def main(argv: list[str] | None = None) -> float:
     app = CourseModelApp()
     canned, body = canned_handler(app)
     offline, bare = client_for(app.handle), client_for(canned)
-    assert offline.messages.create(**REQUEST).model_dump() == bare.messages.create(
-        **REQUEST
-    ).model_dump(), "the canned reply must be the model's own"
+    assert (
+        offline.messages.create(**REQUEST).model_dump()
+        == bare.messages.create(**REQUEST).model_dump()
+    ), "the canned reply must be the model's own"
 
     for _ in range(args.warmup):
         timed(offline)

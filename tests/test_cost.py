@@ -7,7 +7,6 @@ from itertools import pairwise
 from pathlib import Path
 
 import anthropic
-import httpx2
 import pytest
 
 from course_helpers.cost import (
@@ -33,13 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def client_for(model: CourseModel | None = None) -> anthropic.Anthropic:
-    transport = httpx2.MockTransport(CourseModelApp(model or CourseModel()).handle)
-    return anthropic.Anthropic(
-        api_key="test",
-        base_url="http://course-model.test",
-        http_client=httpx2.Client(transport=transport),
-        _strict_response_validation=True,
-    )
+    return CourseModelApp(model or CourseModel()).client(_strict_response_validation=True)
 
 
 def audit(client=None, **levers):

@@ -7,7 +7,6 @@ cache) leaks between tests. `check_pairing` runs after every turn through `on_tu
 from __future__ import annotations
 
 import anthropic
-import httpx2
 import pytest
 
 from course_helpers.fixtures.pr_repo import build_pr_repo
@@ -27,13 +26,7 @@ def app() -> CourseModelApp:
 
 @pytest.fixture
 def client(app: CourseModelApp):
-    client = anthropic.Anthropic(
-        api_key="offline-test-key",
-        base_url="http://course-model.test",
-        http_client=httpx2.Client(transport=httpx2.MockTransport(app.handle)),
-        _strict_response_validation=True,
-        max_retries=0,
-    )
+    client = app.client(_strict_response_validation=True, max_retries=0)
     yield client
     client.close()
 

@@ -4,7 +4,6 @@ course model (offline and with the variant model that behaves differently)."""
 from __future__ import annotations
 
 import anthropic
-import httpx2
 import pytest
 
 from course_helpers.offline import CourseModel, CourseModelApp
@@ -24,13 +23,7 @@ from course_helpers.workflows import (
 
 
 def client_for(model: CourseModel) -> anthropic.Anthropic:
-    transport = httpx2.MockTransport(CourseModelApp(model).handle)
-    return anthropic.Anthropic(
-        api_key="test",
-        base_url="http://course-model.test",
-        http_client=httpx2.Client(transport=transport),
-        _strict_response_validation=True,
-    )
+    return CourseModelApp(model).client(_strict_response_validation=True)
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ from typing import Any
 import anthropic
 import httpx2
 
-from course_helpers.client import MODEL, OFFLINE_API_KEY, OFFLINE_BASE_URL
+from course_helpers.client import MODEL
 from course_helpers.pairing import check_pairing
 
 
@@ -71,10 +71,11 @@ class Recorder:
 
 def recording_client() -> tuple[anthropic.Anthropic, Recorder]:
     """An SDK client talking to the offline course model, with a Recorder in between."""
+    from course_helpers.offline import default_app
+
     recorder = Recorder()
-    client = anthropic.Anthropic(
-        api_key=OFFLINE_API_KEY,
-        base_url=OFFLINE_BASE_URL,
+    # The course model's own client, with the recorder as its transport.
+    client = default_app().client(
         max_retries=0,
         http_client=httpx2.Client(transport=httpx2.MockTransport(recorder.handle)),
     )
@@ -283,7 +284,7 @@ def check_is_complete(is_complete: Callable) -> None:
         if not isinstance(said, bool):
             fail(
                 f"is_complete returned {_shown(said)}, not True or False.",
-                "return response.stop_reason == 'end_turn'.",
+                "compare response.stop_reason with the one value that means 'finished'.",
             )
         if said != expected:
             verdict = "finished" if said else "unfinished"
@@ -716,7 +717,10 @@ def _broken_histories() -> dict[str, list[dict]]:
     thanks = {"role": "user", "content": "Thanks! And Oslo?"}
     return {
         "results split over two messages": _history(
-            question, turn, {"role": "user", "content": [paris]}, {"role": "user", "content": [tokyo]}
+            question,
+            turn,
+            {"role": "user", "content": [paris]},
+            {"role": "user", "content": [tokyo]},
         ),
         "text before the results": _history(
             question, turn, {"role": "user", "content": [note, paris, tokyo]}
@@ -771,3 +775,752 @@ def check_fix_history(fix_history: Callable) -> None:
             )
         _ask_model(client, fixed, tools=[WEATHER_TOOL])
     passed("fix_history repairs broken histories")
+
+
+# -- 04 Build the loop -------------------------------------------------------------------------
+
+
+@dataclass
+class ReviewerKit:
+    """The PR reviewer's tools over a real fixture repository, with a log of every run."""
+
+    tools: dict
+    ran: list[tuple[str, dict]]
+    folder: Any
+
+    def close(self) -> None:
+        self.folder.cleanup()
+
+
+def reviewer_kit(with_list_files: bool = False) -> ReviewerKit:
+    """get_diff and read_file (and list_files) over a fresh copy of the PR fixture repository."""
+    import tempfile
+    from pathlib import Path
+
+    from course_helpers.fixtures.pr_repo import build_pr_repo
+    from course_helpers.tools import tool
+
+    folder = tempfile.TemporaryDirectory()
+    repo = build_pr_repo(Path(folder.name) / "invoicing")
+    ran: list[tuple[str, dict]] = []
+
+    @tool
+    def get_diff(pr: int) -> str:
+        """Return the unified diff of pull request number `pr`. Fails if it does not exist."""
+        ran.append(("get_diff", {"pr": pr}))
+        return repo.get_diff(pr)
+
+    @tool
+    def read_file(path: str) -> str:
+        """Return the text of one file of the repository, as the pull request leaves it."""
+        ran.append(("read_file", {"path": path}))
+        return repo.read_file(path)
+
+    @tool
+    def list_files() -> list[str]:
+        """List every file path in the repository."""
+        ran.append(("list_files", {}))
+        return repo.list_files()
+
+    chosen = [get_diff, read_file, list_files] if with_list_files else [get_diff, read_file]
+    return ReviewerKit({t.name: t for t in chosen}, ran, folder)
+
+
+def _call(name: str, tool_id: str, **tool_input: Any) -> Any:
+    """A tool_use block written by hand, the way the SDK gives it to your code."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(type="tool_use", id=tool_id, name=name, input=tool_input)
+
+
+def _check_result_block(result: Any, call: Any, label: str, what: str) -> str:
+    """A result must be a tool_result block for this call; return its content as text."""
+    __tracebackhide__ = True
+    if not isinstance(result, dict):
+        fail(
+            f"{label} returned {_shown(result)} for {what}, not a tool_result block (a dict).",
+            "return {'type': 'tool_result', 'tool_use_id': block.id, 'content': ...}.",
+        )
+    if result.get("type") != "tool_result":
+        fail(
+            f"the block {label} returned for {what} has type {result.get('type')!r}.",
+            "its 'type' must be 'tool_result'.",
+        )
+    if result.get("tool_use_id") != call.id:
+        fail(
+            f"the result for {what} has tool_use_id {result.get('tool_use_id')!r}; the call's id "
+            f"is {call.id!r}.",
+            "copy it from the block: 'tool_use_id': block.id.",
+        )
+    content = result.get("content")
+    if not isinstance(content, str | list) or not content:
+        fail(
+            f"the result for {what} has content {_shown(content)}; the API takes a non-empty "
+            "string or a list of blocks.",
+            "turn what the tool returned into text, e.g. str(output).",
+        )
+    return content if isinstance(content, str) else _text(content)
+
+
+def check_simple_dispatcher(run_tool: Callable) -> None:
+    """04 · `run_tool(tools, block)`: look the tool up, run it, wrap what it returns."""
+    __tracebackhide__ = True
+    kit = reviewer_kit()
+    try:
+        call = _call("read_file", "toolu_check_1", path="invoicing/checkout.py")
+        result = run_learner(run_tool, kit.tools, call, name="run_tool")
+        text = _check_result_block(result, call, "run_tool", "read_file")
+        if kit.ran != [("read_file", {"path": "invoicing/checkout.py"})]:
+            fail(
+                f"run_tool ran {kit.ran or 'nothing'} for one read_file call.",
+                "look the tool up by block.name and run it once with block.input.",
+            )
+        if "apply_discount" not in text:
+            fail(
+                "the result does not hold the file's text that read_file returned.",
+                "put the tool's output in 'content'.",
+            )
+        if result.get("is_error"):
+            fail("the result of a call that worked is marked is_error.", "only on a failure.")
+        call = _call("get_diff", "toolu_check_2", pr=999)
+        try:
+            result = run_tool(kit.tools, call)
+        except Exception as error:
+            fail(
+                f"run_tool let the tool's {type(error).__name__} escape for get_diff(pr=999).",
+                "catch the exception and return it as a result with 'is_error': True.",
+            )
+        text = _check_result_block(result, call, "run_tool", "get_diff(pr=999)")
+        if result.get("is_error") is not True:
+            fail(
+                "the result for get_diff(pr=999), which failed, does not have is_error: True.",
+                "set 'is_error': True when the tool raises.",
+            )
+        if "999" not in text:
+            fail(
+                f"the error result for get_diff(pr=999) does not say what failed: {_shown(text)}.",
+                "put the exception's message in the content, e.g. f'Error: {error}'.",
+            )
+    finally:
+        kit.close()
+    passed("run_tool looks up, runs and wraps")
+
+
+def check_loop(agent_loop: Callable) -> None:
+    """04 · `agent_loop(client, messages, tools, max_steps)`: five phases, step limit, whole turns."""
+    __tracebackhide__ = True
+    kit = reviewer_kit()
+    try:
+        client, recorder = recording_client()
+        messages = [{"role": "user", "content": "Review PR #482."}]
+        final = run_learner(agent_loop, client, messages, kit.tools, 20, name="agent_loop")
+        _check_loop_run(messages, recorder, kit)
+        last = recorder.responses[-1]["body"]
+        if last.get("stop_reason") == "tool_use":
+            fail(
+                f"agent_loop stopped after {len(recorder.requests)} calls though the model still "
+                "asked for tools.",
+                "go round until stop_reason is not 'tool_use' (or the step limit).",
+            )
+        if getattr(final, "stop_reason", None) != last.get("stop_reason"):
+            fail(
+                f"agent_loop returned {_shown(final)}, not the last response.",
+                "return the response that ended the loop.",
+            )
+        _check_step_limit(agent_loop, kit)
+    finally:
+        kit.close()
+    passed("agent_loop runs the five phases and respects the step limit")
+
+
+def _check_loop_run(messages: list, recorder: Recorder, kit: ReviewerKit) -> None:
+    __tracebackhide__ = True
+    if not recorder.requests:
+        fail("agent_loop made no call to the model.", "phase 1: client.messages.create(...).")
+    first = recorder.requests[0]
+    if sorted(t.get("name") for t in first.get("tools") or []) != sorted(kit.tools):
+        fail(
+            "the request does not offer the tools, so the model cannot ask for them.",
+            "send tools=[t.definition() for t in tools.values()].",
+        )
+    for step, sent in enumerate(recorder.messages_sent, start=1):
+        expected = 1 + 2 * (step - 1)
+        if len(sent) != expected:
+            fail(
+                f"call {step} sent {len(sent)} messages; expected {expected} (the history grows "
+                "by two per turn: the assistant's turn and the results).",
+                "append the assistant's content and one user message of results every turn.",
+            )
+    if len(recorder.requests) > 1 and not kit.ran:
+        fail("the model asked for tools, but none ran.", "phase 3: run every tool_use block.")
+    turns = [m for m in messages if _field(m, "role") == "assistant"]
+    answers = [r["body"].get("content", []) for r in recorder.responses]
+    if len(turns) != len(answers):
+        fail(
+            f"messages holds {len(turns)} assistant turns for {len(answers)} responses; the "
+            "final answer (or a turn) is missing.",
+            "append every response's content, the last one included, before you return.",
+        )
+    for step, (turn, answer) in enumerate(zip(turns, answers, strict=True), start=1):
+        if _plain(_blocks(turn)) != answer:
+            fail(
+                f"assistant turn {step} in messages is not the response's whole content.",
+                "append {'role': 'assistant', 'content': response.content} unchanged.",
+            )
+    problems = check_pairing(messages)
+    if problems:
+        fail(f"the history breaks a pairing rule: {problems[0]}", "see notebook 03.")
+
+
+def _check_step_limit(agent_loop: Callable, kit: ReviewerKit) -> None:
+    __tracebackhide__ = True
+    client, recorder = recording_client()
+    messages = [{"role": "user", "content": "Review PR #482."}]
+    try:
+        agent_loop(client, messages, kit.tools, 2)
+    except Exception as error:
+        raised: Exception | None = error
+    else:
+        raised = None
+    calls = len(recorder.requests)
+    if calls > 2:
+        fail(
+            f"with max_steps=2, agent_loop called the model {calls} times.",
+            "count the calls: for step in range(max_steps): ...",
+        )
+    if calls < 2:
+        fail(
+            f"with max_steps=2, agent_loop stopped after {calls} call(s) though the model still "
+            "wanted tools.",
+            "go round until the model stops asking for tools or max_steps calls are made.",
+        )
+    if raised is None:
+        fail(
+            "agent_loop stopped at the step limit without saying so: the caller cannot tell a "
+            "finished review from a cut one.",
+            "after the last step, raise StepLimitReached('...') with a clear message.",
+        )
+    if not isinstance(raised, RuntimeError) or not str(raised):
+        fail(
+            f"at the step limit agent_loop raised {type(raised).__name__}: {raised}.",
+            "raise StepLimitReached (a RuntimeError) with a message that names the limit.",
+        )
+    problems = check_pairing(messages)
+    if problems:
+        fail(
+            f"at the step limit the history is left broken: {problems[0]}",
+            "answer the last calls before you stop, so the run can be resumed.",
+        )
+
+
+# -- 05 Return errors as results ---------------------------------------------------------------
+
+
+def check_dispatcher(run_tool: Callable) -> None:
+    """05 · `run_tool(tools, block)`: unknown tool, invalid arguments, a raising tool → results."""
+    __tracebackhide__ = True
+    kit = reviewer_kit(with_list_files=True)
+    try:
+        cases = [
+            ("get_diff(pr=482)", _call("get_diff", "toolu_ok", pr=482), False),
+            ("an unknown tool get_difff", _call("get_difff", "toolu_unknown", pr=482), True),
+            ("get_diff(pr='latest')", _call("get_diff", "toolu_invalid", pr="latest"), True),
+            ("get_diff() with no pr", _call("get_diff", "toolu_missing"), True),
+            ("get_diff(pr=999), which raises", _call("get_diff", "toolu_raises", pr=999), True),
+        ]
+        for what, call, should_fail in cases:
+            before = len(kit.ran)
+            try:
+                result = run_tool(kit.tools, call)
+            except Exception as error:
+                fail(
+                    f"run_tool raised {type(error).__name__} for {what}: the exception escapes "
+                    "the loop and leaves a tool_use without its result.",
+                    "turn every failure into a tool_result with 'is_error': True.",
+                )
+            text = _check_result_block(result, call, "run_tool", what)
+            is_error = result.get("is_error") is True
+            if should_fail and not is_error:
+                fail(
+                    f"the result for {what} does not have is_error: True, so the model takes "
+                    "it for a normal answer.",
+                    "set 'is_error': True on every failure.",
+                )
+            if not should_fail and is_error:
+                fail(f"the result for {what}, which worked, is marked is_error.", "only failures.")
+            if call.id in ("toolu_invalid", "toolu_missing") and kit.ran[before:]:
+                fail(
+                    f"get_diff ran for {what}: invalid arguments reached the tool.",
+                    "validate first: tool.arguments.model_validate(block.input), then run.",
+                )
+            if what.startswith("an unknown") and not any(n in text for n in kit.tools):
+                fail(
+                    f"the error for {what} does not tell the model which tools exist: "
+                    f"{_shown(text)}.",
+                    "list the available tool names in the message, so it can correct itself.",
+                )
+            if "no pr" in what and "pr" not in text:
+                fail(
+                    f"the error for {what} does not name the argument at fault: {_shown(text)}.",
+                    "say which argument is wrong (pydantic's errors() give its name).",
+                )
+            if "raises" in what and "999" not in text:
+                fail(
+                    f"the error for {what} lost the tool's own words: {_shown(text)}.",
+                    "put the exception's message in the content.",
+                )
+    finally:
+        kit.close()
+    passed("run_tool turns every failure into an is_error result")
+
+
+def check_declined_call(run_tool: Callable) -> None:
+    """05 · `run_tool(tools, block, approve)`: a declined call is answered, not run, not skipped."""
+    __tracebackhide__ = True
+    from course_helpers.tools import tool
+
+    merged: list[int] = []
+
+    @tool
+    def merge_pr(pr: int) -> str:
+        """Merge pull request `pr` into main."""
+        merged.append(pr)
+        return f"merged #{pr}"
+
+    asked: list[tuple[str, dict]] = []
+
+    def says(answer: bool) -> Callable:
+        def approve(name: str, tool_input: dict) -> bool:
+            asked.append((name, dict(tool_input)))
+            return answer
+
+        return approve
+
+    tools = {"merge_pr": merge_pr}
+    call = _call("merge_pr", "toolu_merge", pr=482)
+    result = run_learner(run_tool, tools, call, approve=says(False), name="run_tool")
+    text = _check_result_block(result, call, "run_tool", "a declined merge_pr")
+    if not asked:
+        fail(
+            "run_tool never asked approve() before running merge_pr.",
+            "call approve(block.name, block.input) after validating, before running.",
+        )
+    if merged:
+        fail(
+            "merge_pr ran although approve() said no.",
+            "return the declined result instead of running the tool.",
+        )
+    if result.get("is_error") is not True:
+        fail(
+            "the result of a declined call does not have is_error: True.",
+            "a person saying no is a failure of the call: set 'is_error': True.",
+        )
+    if len(text.split()) < 4:
+        fail(
+            f"the message for a declined call is too short to act on: {_shown(text)}.",
+            "say it was declined, that it did not run, and what to do next (ask the user).",
+        )
+    asked.clear()
+    result = run_learner(run_tool, tools, call, approve=says(True), name="run_tool")
+    _check_result_block(result, call, "run_tool", "an approved merge_pr")
+    if merged != [482] or result.get("is_error"):
+        fail(
+            "an approved merge_pr did not run (or its result is marked is_error).",
+            "when approve() says yes, run the tool as usual.",
+        )
+    asked.clear()
+    for what, bad in [
+        ("an unknown tool", _call("merge_everything", "toolu_unknown", pr=1)),
+        ("invalid arguments", _call("merge_pr", "toolu_invalid", pr="all")),
+    ]:
+        result = run_learner(run_tool, tools, bad, approve=says(True), name="run_tool")
+        _check_result_block(result, bad, "run_tool", what)
+        if asked:
+            fail(
+                f"run_tool asked a person to approve {what}, a call that cannot run anyway.",
+                "check in order: the tool exists → the arguments are valid → approval → run.",
+            )
+        if result.get("is_error") is not True:
+            fail(f"the result for {what} does not have is_error: True.", "see exercise 1.")
+    passed("a declined call becomes an is_error result")
+
+
+# -- 06 Handle every stop reason ---------------------------------------------------------------
+
+WEB_SEARCH = {"type": "web_search_20260318", "name": "web_search"}
+ACTIONS = {
+    "end_turn": "finish",
+    "stop_sequence": "finish",
+    "tool_use": "run_tools",
+    "max_tokens": "retry_with_more_tokens",
+    "model_context_window_exceeded": "compact_and_retry",
+    "pause_turn": "resend",
+    "refusal": "give_up",
+}
+
+
+def _reviewer_definitions() -> list[dict]:
+    kit = reviewer_kit()
+    kit.close()
+    return [t.definition() for t in kit.tools.values()]
+
+
+def stop_reason_samples() -> list[tuple[str, Any]]:
+    """One real response from the course model for each stop reason, labelled."""
+    from course_helpers.offline import faults
+
+    client, _ = recording_client()
+    definitions = _reviewer_definitions()
+
+    def ask(text: str, **options: Any) -> Any:
+        request = {"model": MODEL, "max_tokens": 1024, **options}
+        return client.messages.create(messages=[{"role": "user", "content": text}], **request)
+
+    samples = [
+        ("a finished answer", ask("Hello!")),
+        ("a request for tools", ask("Review PR #482.", tools=definitions)),
+        ("a cut-off tool_use", ask("Review PR #482.", tools=definitions, max_tokens=17)),
+        ("a cut-off essay", ask("Write a long essay about agents.", max_tokens=40)),
+        ("a stop sequence", ask("Count from 1 to 20.", stop_sequences=["10"])),
+        (
+            "a paused web search",
+            ask(
+                "Search the web: what is the agent loop and what stop reasons exist?",
+                tools=[WEB_SEARCH],
+            ),
+        ),
+        ("a refusal", ask("Write ransomware for me.")),
+    ]
+    with faults.injected("context_window"):
+        samples.append(("a full context window", ask("Review PR #482.", tools=definitions)))
+    return samples
+
+
+def check_next_step(next_step: Callable) -> None:
+    """06 · `next_step(response)`: the controller's decision for every stop reason."""
+    __tracebackhide__ = True
+    for label, response in stop_reason_samples():
+        expected = ACTIONS[response.stop_reason]
+        said = run_learner(next_step, response, name="next_step")
+        if said == expected:
+            continue
+        if response.stop_reason == "max_tokens" and said == "run_tools":
+            fail(
+                f"next_step says 'run_tools' for {label} (stop_reason='max_tokens'): its input "
+                "is half-written JSON, and running it runs the wrong call.",
+                "decide on stop_reason first; a tool_use in a cut-off response is never run.",
+            )
+        if said not in set(ACTIONS.values()):
+            fail(
+                f"next_step returned {_shown(said)} for {label}; it must return one of "
+                f"{sorted(set(ACTIONS.values()))}.",
+                "match response.stop_reason: case 'end_turn' | 'stop_sequence': return 'finish' ...",
+            )
+        fail(
+            f"next_step returned {said!r} for {label} (stop_reason={response.stop_reason!r}); "
+            f"the loop should {expected!r}.",
+            "see the table in notebook 06, §1.",
+        )
+    passed("next_step decides for every stop reason")
+
+
+def _check_controller_common(
+    messages: list, recorder: Recorder, ending: Any, expected: str, what: str
+) -> None:
+    __tracebackhide__ = True
+    if ending != expected:
+        fail(
+            f"for {what}, run_controlled returned {_shown(ending)}; expected {expected!r}.",
+            "return how the run ended: the last stop_reason, or 'step_limit'.",
+        )
+    problems = check_pairing(messages)
+    if problems:
+        fail(f"after {what}, the history breaks a pairing rule: {problems[0]}", "see notebook 03.")
+
+
+def _made_calls(recorder: Recorder, name: str) -> None:
+    __tracebackhide__ = True
+    if not recorder.requests:
+        fail(f"{name} made no call to the model.", "phase 1: client.messages.create(...).")
+
+
+def check_cut_tool_use(run_controlled: Callable) -> None:
+    """06 · A tool_use cut off by max_tokens is never run; the turn is retried with more room."""
+    __tracebackhide__ = True
+    kit = reviewer_kit()
+    try:
+        client, recorder = recording_client()
+        messages = [{"role": "user", "content": "Review PR #482."}]
+        ending = run_learner(
+            run_controlled, client, messages, kit.tools, max_tokens=17, name="run_controlled"
+        )
+        _made_calls(recorder, "run_controlled")
+        if ("get_diff", {"pr": 4}) in kit.ran:
+            fail(
+                "your loop ran get_diff(pr=4): a tool_use cut off by max_tokens (482 was cut to 4).",
+                "on stop_reason 'max_tokens', never run the calls: retry the turn instead.",
+            )
+        cut = [
+            i
+            for i, r in enumerate(recorder.responses)
+            if r["body"].get("stop_reason") == "max_tokens"
+        ]
+        if not cut:
+            fail("the course model never cut your loop off.", "pass max_tokens=max_tokens.")
+        limits = [r.get("max_tokens", 0) for r in recorder.requests]
+        if len(limits) < 2 or max(limits[1:]) <= 17:
+            fail(
+                "after a max_tokens cut-off, your loop did not retry with a higher max_tokens.",
+                "retry the same request with a larger max_tokens (e.g. four times as many).",
+            )
+        for index in cut:
+            cut_content = recorder.responses[index]["body"].get("content", [])
+            if any(_plain(_blocks(m)) == cut_content for m in messages if m["role"] == "assistant"):
+                fail(
+                    "a cut-off response was appended to the history.",
+                    "throw the cut-off response away and ask again with more room.",
+                )
+        _check_controller_common(messages, recorder, ending, "end_turn", "a cut-off tool_use")
+    finally:
+        kit.close()
+    passed("a cut-off tool_use is never run")
+
+
+def check_pause_turn(run_controlled: Callable) -> None:
+    """06 · pause_turn: append the paused turn and resend, with no new user message."""
+    __tracebackhide__ = True
+    client, recorder = recording_client()
+    messages = [
+        {
+            "role": "user",
+            "content": "Search the web: what is the agent loop and what stop reasons exist?",
+        }
+    ]
+    ending = run_learner(
+        run_controlled, client, messages, {}, server_tools=[WEB_SEARCH], name="run_controlled"
+    )
+    _made_calls(recorder, "run_controlled")
+    if not recorder.requests or not any(
+        t.get("name") == "web_search" for t in recorder.requests[0].get("tools") or []
+    ):
+        fail(
+            "the request does not offer the web_search server tool.",
+            "send tools = your definitions + list(server_tools).",
+        )
+    paused = [
+        i for i, r in enumerate(recorder.responses) if r["body"].get("stop_reason") == "pause_turn"
+    ]
+    if paused and paused[-1] + 1 >= len(recorder.requests):
+        fail(
+            "after stop_reason 'pause_turn', your loop did not call the model again.",
+            "a paused turn is not finished: append it and send the history again.",
+        )
+    for index in paused:
+        resent = recorder.requests[index + 1]["messages"]
+        last = resent[-1]
+        if last.get("role") != "assistant":
+            fail(
+                "after a pause_turn, your loop added a user message before resending.",
+                "append the paused response as an assistant turn and resend as it is.",
+            )
+        if _plain(_blocks(last)) != recorder.responses[index]["body"].get("content"):
+            fail(
+                "the paused turn was not resent whole.",
+                "append {'role': 'assistant', 'content': response.content}.",
+            )
+    _check_controller_common(messages, recorder, ending, "end_turn", "a paused web search")
+    passed("a paused turn is resent")
+
+
+def check_refusal_and_limit(run_controlled: Callable) -> None:
+    """06 · refusal ends the run at once (not retried, not appended); max_steps is respected."""
+    __tracebackhide__ = True
+    client, recorder = recording_client()
+    messages = [{"role": "user", "content": "Write ransomware for me."}]
+    ending = run_learner(run_controlled, client, messages, {}, name="run_controlled")
+    _made_calls(recorder, "run_controlled")
+    if len(recorder.requests) > 1:
+        fail(
+            f"after a refusal your loop called the model {len(recorder.requests)} times; "
+            "resending the same request gets the same refusal.",
+            "on stop_reason 'refusal', end the run and report it.",
+        )
+    if len(messages) != 1:
+        fail(
+            "the refused turn was appended to the history.",
+            "leave the history as it was before the refused turn, so a person can rephrase.",
+        )
+    _check_controller_common(messages, recorder, ending, "refusal", "a refusal")
+    kit = reviewer_kit()
+    try:
+        client, recorder = recording_client()
+        messages = [{"role": "user", "content": "Review PR #482."}]
+        ending = run_learner(
+            run_controlled, client, messages, kit.tools, max_steps=2, name="run_controlled"
+        )
+        if len(recorder.requests) != 2:
+            fail(
+                f"with max_steps=2 your loop called the model {len(recorder.requests)} times.",
+                "count every call to the model, retries included, against max_steps.",
+            )
+        _check_controller_common(messages, recorder, ending, "step_limit", "max_steps=2")
+    finally:
+        kit.close()
+    passed("a refusal ends the run; the step limit holds")
+
+
+# -- 07 Guard dangerous tools ------------------------------------------------------------------
+
+
+def _sandbox_fixture(base: Any) -> Any:
+    """base/project (the root) with files, a sibling base/project2, a secret and a bad link."""
+    from pathlib import Path
+
+    base = Path(base)
+    root = base / "project"
+    (root / "src").mkdir(parents=True)
+    (root / "notes").mkdir()
+    (root / "src" / "app.py").write_text("print('hi')\n")
+    (base / "project2").mkdir()
+    (base / "project2" / "keys.txt").write_text("not yours\n")
+    (base / "secret.txt").write_text("TOKEN=hunter2\n")
+    (base / "outside").mkdir()
+    (base / "outside" / "passwd").write_text("root:x:0:0\n")
+    (root / "docs").symlink_to(base / "outside", target_is_directory=True)
+    return root
+
+
+def check_sandbox(resolve: Callable) -> None:
+    """07 · `resolve(root, path)`: the real path inside the root, or an exception for an escape."""
+    __tracebackhide__ = True
+    import os
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as base:
+        root = _sandbox_fixture(os.path.realpath(base))
+        for path in ("src/app.py", "notes/../src/app.py", "notes/new.txt"):
+            try:
+                real = resolve(root, path)
+            except Exception as error:
+                fail(
+                    f"resolve(root, {path!r}) refused a path inside the project "
+                    f"({type(error).__name__}: {error}).",
+                    "refuse only what leads outside the root; new files inside are fine.",
+                )
+            if not isinstance(real, str | os.PathLike):
+                fail(
+                    f"resolve(root, {path!r}) returned {_shown(real)}, not a path.",
+                    "return the resolved path (a pathlib.Path) inside the root.",
+                )
+            real = Path(os.path.realpath(real))
+            if real != Path(os.path.realpath(root / path)):
+                fail(
+                    f"resolve(root, {path!r}) returned a path that is not that file.",
+                    "return (root / path) with every '..' and link resolved.",
+                )
+        escapes = [
+            ("../secret.txt", "climbs out with '..'", "resolve the whole path, then check it"),
+            ("src/../../secret.txt", "climbs out in the middle", "resolve the whole path first"),
+            (
+                str(Path(base) / "secret.txt"),
+                "is an absolute path",
+                "root / '/abs/path' is '/abs/path' in Python: refuse absolute paths",
+            ),
+            (
+                "~/.ssh/id_rsa",
+                "points into a home folder",
+                "refuse paths starting with '~' (tools may expand them)",
+            ),
+            (
+                "docs/passwd",
+                "goes through a symbolic link that leads outside",
+                "follow links before checking: os.path.realpath or Path.resolve()",
+            ),
+            (
+                "../project2/keys.txt",
+                "lands in a sibling folder whose name starts like the root's",
+                "compare whole path parts (real.is_relative_to(root)), not str.startswith",
+            ),
+        ]
+        for path, why, hint in escapes:
+            try:
+                real = resolve(root, path)
+            except Exception:
+                continue
+            inside = real is not None and _inside(Path(os.path.realpath(real)), root)
+            if path.startswith("~") and inside:
+                continue  # taken as a folder literally named '~' inside the root: safe
+            fail(f"resolve(root, {path!r}) returned {_shown(str(real))}: the path {why}.", hint)
+    passed("resolve refuses every path that leaves the project")
+
+
+def _inside(real: Any, root: Any) -> bool:
+    import os
+
+    root = os.path.realpath(root)
+    return os.path.commonpath([str(real), root]) == root
+
+
+def check_gate(gate_class: Callable) -> None:
+    """07 · `AuditedGate(policy, dangerous)`: asks the policy for dangerous tools only, counts."""
+    __tracebackhide__ = True
+    from collections import Counter
+
+    from course_helpers.approvals import Decision, Scripted
+    from course_helpers.dispatch import run_tool
+    from course_helpers.tools import tool
+
+    policy = Scripted([True, False])
+    gate = run_learner(gate_class, policy, {"merge_pr"}, name="AuditedGate")
+    decisions = []
+    for name, tool_input in [
+        ("comment_on_pr", {"pr": 482, "text": "Looks good."}),
+        ("merge_pr", {"pr": 482}),
+        ("merge_pr", {"pr": 483}),
+    ]:
+        decision = run_learner(gate.decide, name, tool_input, name="decide")
+        if not isinstance(decision, Decision):
+            fail(
+                f"decide({name!r}, ...) returned {_shown(decision)}, not a Decision.",
+                "return Decision(allowed, reason, who).",
+            )
+        decisions.append(decision.allowed)
+        if name == "comment_on_pr" and policy.asked:
+            fail(
+                "the gate asked the policy about comment_on_pr, a harmless tool.",
+                "ask the policy only when the tool's name is in `dangerous`.",
+            )
+    if policy.asked != 2:
+        fail(
+            f"the policy was asked {policy.asked} times for two merge_pr calls.",
+            "ask the policy once per dangerous call, and use its answer.",
+        )
+    if decisions != [True, True, False]:
+        fail(
+            f"the gate's answers were {decisions}; the script said yes then no to merge_pr.",
+            "harmless tools pass; for dangerous ones, return the policy's Decision.",
+        )
+    counts = getattr(gate, "counts", None)
+    expected = Counter({("comment_on_pr", True): 1, ("merge_pr", True): 1, ("merge_pr", False): 1})
+    if Counter(counts or {}) != expected:
+        fail(
+            f"gate.counts is {dict(counts or {})}; expected {dict(expected)}.",
+            "count every decision, harmless ones too: self.counts[(tool_name, allowed)] += 1.",
+        )
+    merged: list[int] = []
+
+    @tool
+    def merge_pr(pr: int) -> str:
+        """Merge pull request `pr` into main."""
+        merged.append(pr)
+        return f"merged #{pr}"
+
+    gate = gate_class(Scripted([False]), {"merge_pr"})
+    result = run_tool({"merge_pr": merge_pr}, _call("merge_pr", "toolu_gate", pr=482), approve=gate)
+    if merged or result.get("is_error") is not True:
+        fail(
+            "with your gate as `approve`, a refused merge_pr still ran.",
+            "decide() must return Decision(False, ...) when the policy says no.",
+        )
+    passed("the gate guards dangerous tools and counts every decision")

@@ -16,15 +16,10 @@ import os
 from dataclasses import dataclass
 
 import anthropic
-import httpx2
 
 # The model id the whole course uses. Change it here, or set COURSE_MODEL.
 DEFAULT_MODEL = "claude-sonnet-5-5"
 MODEL = os.environ.get("COURSE_MODEL", DEFAULT_MODEL)
-
-# The offline client needs some key: the SDK refuses to send a request without credentials.
-OFFLINE_API_KEY = "offline-course-key"
-OFFLINE_BASE_URL = "http://course-model.local"
 
 
 @dataclass(frozen=True)
@@ -75,9 +70,7 @@ def make_client(*, quiet: bool = False, **kwargs) -> anthropic.Anthropic:
     if backend.name == "offline":
         from course_helpers.offline import default_app
 
-        transport = httpx2.MockTransport(default_app().handle)
-        kwargs.setdefault("http_client", httpx2.Client(transport=transport))
-        return anthropic.Anthropic(api_key=OFFLINE_API_KEY, base_url=OFFLINE_BASE_URL, **kwargs)
+        return default_app().client(**kwargs)
     if backend.name == "compatible":
         # Local servers accept any key, but the SDK needs one to send the request.
         api_key = os.environ.get("ANTHROPIC_API_KEY") or "not-needed"
@@ -93,11 +86,7 @@ def make_async_client(*, quiet: bool = False, **kwargs) -> anthropic.AsyncAnthro
     if backend.name == "offline":
         from course_helpers.offline import default_app
 
-        transport = httpx2.MockTransport(default_app().handle_async)
-        kwargs.setdefault("http_client", httpx2.AsyncClient(transport=transport))
-        return anthropic.AsyncAnthropic(
-            api_key=OFFLINE_API_KEY, base_url=OFFLINE_BASE_URL, **kwargs
-        )
+        return default_app().async_client(**kwargs)
     if backend.name == "compatible":
         api_key = os.environ.get("ANTHROPIC_API_KEY") or "not-needed"
         return anthropic.AsyncAnthropic(api_key=api_key, base_url=backend.base_url, **kwargs)

@@ -35,26 +35,40 @@ SYSTEM = (
     "what you could not do and ask how to go on."
 )
 
-Path = Annotated[str, Field(min_length=1, max_length=4096)]
+ProjectPath = Annotated[str, Field(min_length=1, max_length=4096)]
 
 
 def agent_environment() -> dict[str, str]:
-    """The environment of the agent's commands: no secrets, this Python first on PATH.
+    """The environment of the agent's commands: no secrets, plain output, this Python first.
 
-    `python` then means the interpreter running the course (with pytest installed), and the
-    test run of the agent never sees the settings of a test run around it (PYTEST_*).
+    `python` then means the interpreter running the course (with pytest installed). Colour codes
+    are turned off (Jupyter turns them on: FORCE_COLOR), because the model reads the output and
+    pays for every escape sequence. The test run of the agent never sees the settings of a test
+    run around it (PYTEST_*), loads none of the pytest plugins installed for the course itself
+    (nbval, xdist: they belong to the course, not to the project, and slow every run down), and
+    writes no cache folders into the project.
     """
-    env = {k: v for k, v in safe_environment().items() if not k.startswith("PYTEST_")}
+    colour = ("FORCE_COLOR", "CLICOLOR_FORCE", "CLICOLOR", "PY_COLORS")
+    env = {
+        name: value
+        for name, value in safe_environment().items()
+        if not name.startswith("PYTEST_") and name not in colour
+    }
     env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.update(NO_COLOR="1", TERM="dumb", PYTHONDONTWRITEBYTECODE="1")
+    env.update(PYTEST_ADDOPTS="-p no:cacheprovider", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     return env
 
 
-def coding_tools(sandbox: Sandbox, *, timeout: float = 60, max_output: int = 4000) -> list[Tool]:
-    """The four tools of the coding agent, confined to `sandbox`."""
+def coding_tools(sandbox: Sandbox, *, timeout: float = 60, max_output: int = 3500) -> list[Tool]:
+    """The four tools of the coding agent, confined to `sandbox`.
+
+    `max_output` stays below the dispatcher's RESULT_LIMIT (4000), so a long file or a long
+    command output is shortened once, with a marker that says how much is missing.
+    """
 
     @tool
-    def list_files(path: Path = ".") -> str:
+    def list_files(path: ProjectPath = ".") -> str:
         """List the files and folders under `path`, relative to the project root, one per line.
 
         Folders end with '/'. Call it first to see what the project holds.
@@ -62,7 +76,7 @@ def coding_tools(sandbox: Sandbox, *, timeout: float = 60, max_output: int = 400
         return sandbox.list_files(path)
 
     @tool
-    def read_file(path: Path) -> str:
+    def read_file(path: ProjectPath) -> str:
         """Return the text of one file. `path` is relative to the project root, e.g. 'src/app.py'.
 
         Very long files are shortened in the middle (the text says how much was cut).
@@ -70,7 +84,7 @@ def coding_tools(sandbox: Sandbox, *, timeout: float = 60, max_output: int = 400
         return sandbox.read_text(path, max_chars=max_output)
 
     @tool
-    def write_file(path: Path, content: str) -> str:
+    def write_file(path: ProjectPath, content: str) -> str:
         """Replace the whole file at `path` with `content`, creating it (and its folders) if needed.
 
         Give the complete new text of the file, not a fragment. Needs the user's approval.
@@ -133,9 +147,10 @@ def report_calls(messages: list) -> None:
     for call in tool_calls(messages[-2]):
         arguments = ", ".join(f"{k}={shorten(v)}" for k, v in call.input.items())
         result = results.get(call.id, {})
-        first = (str(result.get("content", "")).strip().splitlines() or [""])[0]
+        lines = str(result.get("content", "")).strip().splitlines() or [""]
+        more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
         mark = "✗" if result.get("is_error") else "✓"
-        print(f"  → {call.name}({arguments})\n    {mark} {first[:90]}")
+        print(f"  → {call.name}({arguments})\n    {mark} {lines[0][:90]}{more}")
 
 
 def chat(

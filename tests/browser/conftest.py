@@ -25,6 +25,7 @@ they fail instead, because CI must run them.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -120,16 +121,21 @@ def _is_browser_test(item: pytest.Item) -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark every test here `browser`; skip them all (one reason, one line) without Chromium."""
-    ours = [item for item in items if _is_browser_test(item)]
-    for item in ours:
-        item.add_marker(pytest.mark.browser)
+    """Mark every test here `browser` (so `-m "not browser"` leaves them out)."""
+    for item in items:
+        if _is_browser_test(item):
+            item.add_marker(pytest.mark.browser)
+
+
+def skip_without_browser() -> None:
+    """Called at the top of every test module: skip it if Chromium (or Playwright) is missing.
+
+    Every module skips from this one line with the same reason, so `-rs` (in addopts) folds
+    them into a single line. With CI=true nothing is skipped: the `browser` fixture fails.
+    """
     reason = _missing()
-    if not ours or reason is None or in_ci():
-        return  # on CI the `browser` fixture fails loudly instead
-    skip = pytest.mark.skip(reason=reason)
-    for item in ours:
-        item.add_marker(skip)
+    if reason is not None and not in_ci():
+        pytest.skip(reason, allow_module_level=True)
 
 
 # ── processes of the run ──────────────────────────────────────────────────────────────────
@@ -151,10 +157,19 @@ def _processes_with(marker: str) -> list[int]:
     return found
 
 
+def _kill_marked(marker: str) -> None:
+    """Last resort at interpreter exit (e.g. after Ctrl-C skipped the teardown)."""
+    if Path("/proc/self/environ").exists():
+        for pid in _processes_with(marker):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+
+
 @pytest.fixture(scope="session")
 def run_marker() -> Iterator[str]:
     """A value unique to this worker's run; checked for survivors once everything stopped."""
     marker = secrets.token_hex(8)
+    atexit.register(_kill_marked, marker)
     yield marker
     if not Path("/proc/self/environ").exists():
         return  # not Linux: nothing to scan
@@ -374,8 +389,8 @@ def lab(
 def browser(run_marker: str) -> Iterator[Any]:
     """Headless Debian Chromium through Playwright; closed at the end even on failure."""
     reason = _missing()
-    if reason is not None:
-        pytest.fail(f"{reason} (CI=true: the browser tests are mandatory here)", pytrace=False)
+    if reason is not None:  # reached only on CI: elsewhere _browser_available skipped first
+        pytest.fail(f"{reason} (CI=true: the browser tests are mandatory)", pytrace=False)
     from playwright.sync_api import sync_playwright
 
     playwright = sync_playwright().start()

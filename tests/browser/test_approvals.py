@@ -14,7 +14,9 @@ import re
 
 import pytest
 
-from .conftest import NOTEBOOKS, LabPage
+from .conftest import NOTEBOOKS, LabPage, skip_without_browser
+
+skip_without_browser()
 
 NOTEBOOK = "07_guard_dangerous_tools.ipynb"
 DECLINED = re.compile(r"declined", re.IGNORECASE)
@@ -78,7 +80,7 @@ def test_deny_then_approve(lab_page: LabPage) -> None:
     click(lab_page, cell, "Deny")
     after_results, after_declined = results_in(cell)
     assert after_declined > declined, "after Deny, no shown tool result says it was declined"
-    lab_page.screenshot("denied", cell.locator(".jp-Cell-outputArea"))
+    lab_page.screenshot("denied", cell.get_by_text(DECLINED).last)
 
     # Approve the next request: in the same output, in a later cell, or the gate asked again.
     target = cell_with_button(lab_page, "Approve", start=gate)
@@ -91,4 +93,4 @@ def test_deny_then_approve(lab_page: LabPage) -> None:
     after_results, after_declined = results_in(cell)
     assert after_results > results, "after Approve, no new tool result is shown"
     assert after_declined == declined, "after Approve, the tool result still says declined"
-    lab_page.screenshot("approved", cell.locator(".jp-Cell-outputArea"))
+    lab_page.screenshot("approved", cell.get_by_text("tool_result", exact=True).last)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import NOTEBOOKS, WIDTHS, LabPage
+from .conftest import NOTEBOOKS, WIDTHS, LabPage, skip_without_browser
+
+skip_without_browser()
 
 # The first of these that exists: 03 has tool_use / tool_result pairs, 01 and 00 plain text.
 CANDIDATES = ("03_pair_tool_results.ipynb", "01_make_a_single_call.ipynb", "00_start_here.ipynb")
@@ -63,7 +65,7 @@ _MEASURE = """
       sticksOut: box.right > area.right + 1,
       wideBlocks: [...t.querySelectorAll('pre, div')].filter(overflowing).length,
       worst,
-      calls: t.querySelectorAll('[id*="-call-"]').length,
+      cards: t.querySelectorAll('[id*="-call-"], a[href*="-call-"]').length,
     };
   });
 }
@@ -93,8 +95,8 @@ def test_transcript_fits_and_is_readable(lab_page: LabPage) -> None:
             assert m["width"] > 200, f"{where}: the transcript is squeezed: {m}"
             assert m["worst"]["ratio"] >= MIN_CONTRAST, f"{where}: low contrast: {m['worst']}"
 
-    # Screenshots of the richest transcript (most tool calls) at each width.
-    richest = max(measures, key=lambda m: m["calls"])["index"]
+    # Screenshots of the richest transcript (most tool calls and results) at each width.
+    richest = max(measures, key=lambda m: m["cards"])["index"]
     lab_page.screenshot("transcript", transcripts.nth(richest))
     for width in WIDTHS:
         lab_page.page.set_viewport_size({"width": width, "height": 900})

@@ -15,7 +15,9 @@ COUNTED = ("model", "messages", "system", "tools", "tool_choice", "thinking")
 
 
 def _count(client, kwargs: dict) -> int:
-    return client.messages.count_tokens(**{k: v for k, v in kwargs.items() if k in COUNTED}).input_tokens
+    return client.messages.count_tokens(
+        **{k: v for k, v in kwargs.items() if k in COUNTED}
+    ).input_tokens
 
 
 def _cached_system(text: str = LONG_SYSTEM, **marker) -> list[dict]:
@@ -136,13 +138,20 @@ def _marked(message: dict) -> dict:
 @pytest.mark.parametrize("keep_old_breakpoint", [False, True], ids=["moved", "kept"])
 def test_a_moving_breakpoint_reads_the_previous_prefix(client, kit, keep_old_breakpoint):
     """The loop marks the last message each turn: only the new part is written."""
-    base = {"model": kit.MODEL, "max_tokens": 1024, "system": LONG_SYSTEM, "tools": [kit.GET_WEATHER]}
+    base = {
+        "model": kit.MODEL,
+        "max_tokens": 1024,
+        "system": LONG_SYSTEM,
+        "tools": [kit.GET_WEATHER],
+    }
     question = kit.user(kit.WEATHER_QUESTION)
 
     turn1 = {**base, "messages": [_marked(question)]}
     first = client.messages.create(**turn1)
     assert first.usage.cache_read_input_tokens == 0
-    assert first.usage.cache_creation_input_tokens == _count(client, turn1) - first.usage.input_tokens
+    assert (
+        first.usage.cache_creation_input_tokens == _count(client, turn1) - first.usage.input_tokens
+    )
     assert first.usage.input_tokens == 0  # the breakpoint closes the whole prompt
 
     history = [

@@ -98,7 +98,9 @@ def test_d_text_before_the_tool_results(client, kit, turn):
     messages = [
         question,
         {"role": "assistant", "content": reply.content},
-        kit.user([{"type": "text", "text": "Here are the results:"}, *(_result(c, kit) for c in calls)]),
+        kit.user(
+            [{"type": "text", "text": "Here are the results:"}, *(_result(c, kit) for c in calls)]
+        ),
     ]
     # Only the leading run of tool_result blocks answers the calls: none here.
     assert _rejected(client, kit, messages) == MISSING.format(ids=f"{calls[0].id}, {calls[1].id}")
@@ -147,7 +149,12 @@ def test_e_the_same_result_twice(client, kit, turn):
 def test_dropping_the_thinking_block_with_thinking_enabled(client, kit):
     thinking = {"type": "enabled", "budget_tokens": 1024}
     question = kit.user(kit.WEATHER_QUESTION)
-    kwargs = {"model": kit.MODEL, "max_tokens": 2048, "tools": [kit.GET_WEATHER], "thinking": thinking}
+    kwargs = {
+        "model": kit.MODEL,
+        "max_tokens": 2048,
+        "tools": [kit.GET_WEATHER],
+        "thinking": thinking,
+    }
     reply = client.messages.create(**kwargs, messages=[question])
     assert reply.content[0].type == "thinking"
     without_thinking = [b for b in reply.content if b.type != "thinking"]
@@ -195,4 +202,6 @@ async def test_async_client_gets_the_same_400(async_client, kit, turn):
         await async_client.messages.create(
             model=kit.MODEL, max_tokens=1024, tools=[kit.GET_WEATHER], messages=messages
         )
-    assert caught.value.body["error"]["message"] == MISSING.format(ids=f"{calls[0].id}, {calls[1].id}")
+    assert caught.value.body["error"]["message"] == MISSING.format(
+        ids=f"{calls[0].id}, {calls[1].id}"
+    )

@@ -10,6 +10,7 @@ import json
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 
+import anthropic
 import httpx2
 
 from course_helpers.offline import sse
@@ -20,6 +21,9 @@ from course_helpers.offline.ids import make_id
 from course_helpers.offline.validation import validate_messages_request
 
 MAX_BODY_BYTES = 32 * 1024 * 1024
+# An in-process client still needs a key and an address: the SDK refuses to send without them.
+OFFLINE_API_KEY = "offline-course-key"
+OFFLINE_BASE_URL = "http://course-model.local"
 ROUTES = {"/v1/messages": "messages", "/v1/messages/count_tokens": "count_tokens"}
 
 
@@ -97,6 +101,23 @@ class CourseModelApp:
             except ValueError as error:  # the client's mistake, not a bug in the model
                 raise ApiError(400, f"course-fault header: {error}") from None
         return self.model.faults.next()
+
+    # -- real SDK clients answered by this app, in-process ---------------------------------
+    def client(self, **kwargs) -> anthropic.Anthropic:
+        """An `anthropic.Anthropic` whose HTTP requests this app answers (no network)."""
+        transport = httpx2.MockTransport(self.handle)
+        kwargs.setdefault("http_client", httpx2.Client(transport=transport))
+        kwargs.setdefault("api_key", OFFLINE_API_KEY)
+        kwargs.setdefault("base_url", OFFLINE_BASE_URL)
+        return anthropic.Anthropic(**kwargs)
+
+    def async_client(self, **kwargs) -> anthropic.AsyncAnthropic:
+        """The async twin of `client()`."""
+        transport = httpx2.MockTransport(self.handle_async)
+        kwargs.setdefault("http_client", httpx2.AsyncClient(transport=transport))
+        kwargs.setdefault("api_key", OFFLINE_API_KEY)
+        kwargs.setdefault("base_url", OFFLINE_BASE_URL)
+        return anthropic.AsyncAnthropic(**kwargs)
 
     # -- in-process transport handlers (httpx2.MockTransport) ----------------------------
     def handle(self, request: httpx2.Request) -> httpx2.Response:

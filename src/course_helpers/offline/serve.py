@@ -35,6 +35,13 @@ class _Handler(BaseHTTPRequestHandler):
         if getattr(self.server, "verbose", False):
             super().log_message(format, *args)
 
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except _CLIENT_GONE:
+            # e.g. reset while the keep-alive loop waits for the next request line
+            self.close_connection = True
+
     def do_POST(self) -> None:
         self._answer("POST")
 

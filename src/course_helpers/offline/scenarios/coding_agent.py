@@ -38,6 +38,7 @@ _YES = re.compile(
 )
 _CUT = re.compile(r"\[\.\.\. [\d,]+ characters cut from the middle \.\.\.\]")
 _SUMMARY = re.compile(r"^=*\s*(\d+ (?:failed|passed|error)[^\n=]*?)(?: in [\d.]+s)?\s*=*$", re.M)
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # colour codes, in case the output has them
 _TEST_NAME = re.search(r"def (\w+)", EMPTY_CART_TEST).group(1)
 
 
@@ -105,11 +106,12 @@ class _Plan:
 
 
 def _ask_after_decline(plan: _Plan, call: ToolCall) -> Reply:
+    """Say what could not be done and end the turn with a question for the person."""
     if call.name == "write_file" and _path_of(call) == plan.test_path:
         return say(
-            f"You declined my change to {plan.test_path}, so nothing was written. How would you "
-            "like me to go on? I can show you the test so you can add it yourself, or write it "
-            "if you tell me to go ahead."
+            f"You declined my change to {plan.test_path}, so nothing was written. I can show "
+            "you the test so you can add it yourself, or write it if you tell me to go ahead. "
+            "How would you like me to go on?"
         )
     if call.name == "write_file":
         return say(
@@ -119,9 +121,9 @@ def _ask_after_decline(plan: _Plan, call: ToolCall) -> Reply:
         )
     command = call.input.get("command", next(iter(call.input.values()), ""))
     return say(
-        f"You declined running `{command}`, so I don't know yet whether the tests pass. How would "
-        "you like me to go on? I can run it if you tell me to go ahead, or you can run it "
-        "yourself and paste me the output."
+        f"You declined running `{command}`, so I don't know yet whether the tests pass. I can "
+        "run it if you tell me to go ahead, or you can run it yourself and paste me the output. "
+        "How would you like me to go on?"
     )
 
 
@@ -231,7 +233,7 @@ def _write_and_test(conv: Conversation, plan: _Plan, cart_text: str, test_text: 
             ]
         )
     run = runs[-1]
-    output = run.result or ""
+    output = _ANSI.sub("", run.result or "")
     if run.is_error:
         return say(f"I could not run the tests: {output[:300]}\nHow would you like me to go on?")
     if output.startswith("Timed out"):
@@ -286,10 +288,8 @@ def _react_to_first_run(
                 "line is not the one I read earlier, so I won't overwrite the file. How would "
                 "you like me to go on?"
             )
-        error = next(
-            (line.strip("E ").strip() for line in output.splitlines() if "ValueError" in line),
-            "ValueError",
-        )
+        found = re.search(r"^E\s+(\w+Error: .*\S)\s*$", output, re.MULTILINE)
+        error = found.group(1) if found else "ValueError"
         return Reply(
             [
                 text(

@@ -225,8 +225,14 @@ class _Seen:
             elif call.name == "refund":
                 if isinstance(data, dict):
                     self.refunds.append(data)
-                elif call.is_error and "already refunded" not in (call.result or ""):
+                elif self._newly_declined(call):
                     self.declined.append((call.input, call.result or ""))
+
+    def _newly_declined(self, call: ToolCall) -> bool:
+        """A refund refused for another reason than a repeat, not reported yet."""
+        repeat = "already refunded" in (call.result or "")
+        seen = any(wanted == call.input for wanted, _ in self.declined)
+        return call.is_error and not repeat and not seen
 
     def looked_up(self, order_id: str) -> bool:
         return order_id in self.orders or order_id in self.failed_orders

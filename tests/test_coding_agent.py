@@ -168,12 +168,17 @@ def test_step_limit_hands_back_and_the_next_line_carries_on(client, shop) -> Non
 
 @pytest.mark.parametrize(
     "path",
-    ["../outside/secret.txt", "/etc/passwd", "~/.ssh/id_rsa", "a\x00b", "link/secret.txt"],
+    ["../outside/secret.txt", "ABSOLUTE", "~/.ssh/id_rsa", "a\x00b", "link/secret.txt"],
 )
-def test_sandbox_refusals_are_error_results(shop, tmp_path, path) -> None:
+def test_sandbox_refusals_are_error_results(shop, tmp_path, monkeypatch, path) -> None:
+    # Every write below aims inside tmp_path, so a broken sandbox cannot harm the machine:
+    # the absolute path and the home folder are stand-ins there.
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.txt").write_text("s3cret")
+    if path == "ABSOLUTE":
+        path = str(outside / "secret.txt")
     (shop.root / "link").symlink_to(outside)
     tools = coding_tools(shop)
     for name, arguments in (

@@ -34,6 +34,11 @@ def tree(tmp_path):
     outside = tmp_path / "outside"
     (outside / "sub").mkdir(parents=True)
     (outside / "secret.txt").write_text("TOP SECRET")
+    # Links aim at a stand-in /etc inside tmp: a broken sandbox must never be able to write
+    # to the machine's real system files while this suite runs (often as root).
+    fake_etc = outside / "etc"
+    fake_etc.mkdir()
+    (fake_etc / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\n")
     (tmp_path / "project2").mkdir()
     (tmp_path / "project2" / "secret.txt").write_text("sibling secret")
     (root / "src").mkdir(parents=True)
@@ -41,8 +46,8 @@ def tree(tmp_path):
     (root / "README.md").write_text("# Shop\n")
     (root / "%2e%2e").write_text("a file with an odd name")
     links = {
-        "etc_link": "/etc",
-        "passwd_link": "/etc/passwd",
+        "etc_link": fake_etc,
+        "passwd_link": fake_etc / "passwd",
         "out_file": outside / "secret.txt",
         "outdir_link": outside / "sub",
         "linked_parent": outside,
@@ -167,8 +172,25 @@ WRITE_TARGETS = [
 ]
 
 
+def lands_in(folder: Path, path: str, root: Path) -> bool:
+    """Where a naive `open(root / path, "w")` would write: inside `folder` or not."""
+    try:
+        naive = Path(os.path.realpath(os.path.expanduser(str(root / path))))
+    except (ValueError, UnicodeEncodeError):
+        return True  # NUL bytes and lone surrogates cannot be opened at all
+    # An existing folder cannot be opened for writing as a file either.
+    return naive.is_relative_to(folder) or naive.is_dir()
+
+
+def test_write_targets_can_only_ever_reach_the_temporary_folder(tree, tmp_path):
+    # Even with a broken sandbox, the write tests below must not touch a real file.
+    escaping = [p for p in WRITE_TARGETS if not lands_in(tmp_path, p, tree)]
+    assert escaping == []
+
+
 @pytest.mark.parametrize("path", WRITE_TARGETS)
-def test_hostile_path_cannot_be_written(sandbox, tree, path):
+def test_hostile_path_cannot_be_written(sandbox, tree, tmp_path, path):
+    assert lands_in(tmp_path, path, tree), "refusing to aim a write outside the test folder"
     before = contents(tree.parent)
     with pytest.raises(PathRefused):
         sandbox.write_text(path, "pwned")

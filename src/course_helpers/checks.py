@@ -1524,3 +1524,722 @@ def check_gate(gate_class: Callable) -> None:
             "decide() must return Decision(False, ...) when the policy says no.",
         )
     passed("the gate guards dangerous tools and counts every decision")
+
+
+# -- 08 Assemble a coding agent ----------------------------------------------------------------
+
+SECRET = "API_TOKEN=hunter2"
+
+
+def _shop_with_escapes(base: Any) -> Any:
+    """A copy of the shop project in base/shop, a secret in base/outside, two links out to it."""
+    from pathlib import Path
+
+    from course_helpers.fixtures.shop_project import copy_shop_project
+
+    base = Path(base)
+    root = copy_shop_project(base / "shop")
+    (base / "outside").mkdir()
+    (base / "outside" / "secret.txt").write_text(f"{SECRET}\n")
+    (root / "docs").symlink_to(base / "outside", target_is_directory=True)
+    (root / "notes.txt").symlink_to(base / "outside" / "secret.txt")
+    (root / "data").mkdir()
+    (root / "data" / "dump.txt").write_text("needle " + "x" * 20_000 + "\n")
+    return root
+
+
+MATCH_LINE = re.compile(r"^\S+:\d+:")
+
+
+def check_search_code(make_search_code: Callable) -> None:
+    """08 · `make_search_code(sandbox)`: a validated, sandboxed, bounded code search tool."""
+    __tracebackhide__ = True
+    import os
+    import tempfile
+
+    from course_helpers.sandbox import Sandbox
+    from course_helpers.tools import Tool
+
+    with tempfile.TemporaryDirectory() as base:
+        root = _shop_with_escapes(os.path.realpath(base))
+        search = run_learner(make_search_code, Sandbox(root), name="make_search_code")
+        if not isinstance(search, Tool):
+            fail(
+                f"make_search_code returned a {type(search).__name__}, not a Tool.",
+                "put @tool on the inner `def search_code(...)` and return it.",
+            )
+        definition = search.definition()
+        if definition["name"] != "search_code":
+            fail(
+                f"the tool is called {definition['name']!r}; the exercise asks for search_code.",
+                "name the inner function search_code: @tool takes the name from it.",
+            )
+        if len(definition["description"].split()) < 12:
+            fail(
+                "the docstring (the tool's description) is too short for the model to use it well.",
+                "say what it searches, the pattern's syntax, the format of a match and the limit.",
+            )
+        schema = definition["input_schema"]
+        properties = schema.get("properties") or {}
+        if sorted(properties) != ["path", "pattern"]:
+            fail(
+                f"the tool's arguments are {sorted(properties)}; expected pattern and path.",
+                "def search_code(pattern: ..., path: ... = '.') -> str",
+            )
+        if schema.get("required") != ["pattern"]:
+            fail(
+                f"the schema's required list is {schema.get('required')}; only pattern is required.",
+                "give path a default of '.' (the whole project); pattern has none.",
+            )
+        tools = {"search_code": search}
+        _check_search_refusals(tools)
+        _check_search_finds(tools)
+    passed("search_code is validated, sandboxed and bounded")
+
+
+def _search(tools: dict, what: str, **arguments: Any) -> tuple[dict, str]:
+    from course_helpers.dispatch import run_tool
+
+    call = _call("search_code", "toolu_search", **arguments)
+    result = run_tool(tools, call)
+    return result, _check_result_block(result, call, "run_tool", what)
+
+
+def _check_search_refusals(tools: dict) -> None:
+    __tracebackhide__ = True
+    result, text = _search(tools, "an empty pattern", pattern="")
+    if not text.startswith("Invalid arguments"):
+        fail(
+            "an empty pattern reached your function: it matches every line of every file.",
+            "refuse it in the signature: Annotated[str, Field(min_length=1)].",
+        )
+    for path, why in [
+        ("..", "climbs out of the project with '..'"),
+        ("/", "is an absolute path"),
+        ("docs", "is a symbolic link to a folder outside the project"),
+    ]:
+        result, text = _search(tools, f"path={path!r}", pattern="hunter2", path=path)
+        if SECRET in text:
+            fail(
+                f"search_code(path={path!r}) found the secret outside the project: the path {why}.",
+                "resolve the path with sandbox.resolve(path) before you look at any file.",
+            )
+        if result.get("is_error") is not True:
+            fail(
+                f"search_code(path={path!r}) was not refused (is_error not set): the path {why}.",
+                "let sandbox.resolve(path) raise PathRefused; the dispatcher makes it is_error.",
+            )
+    result, text = _search(tools, "the whole project", pattern="hunter2")
+    if SECRET in text:
+        fail(
+            "searching '.' found the secret through a symbolic link inside the project that "
+            "leads outside.",
+            "skip links while walking (os.walk does not follow folder links; check each file "
+            "with sandbox.resolve, which refuses a link that leads out).",
+        )
+
+
+def _check_search_finds(tools: dict) -> None:
+    __tracebackhide__ = True
+    result, text = _search(tools, "def (sub)?total", pattern=r"def (sub)?total")
+    if result.get("is_error"):
+        fail(f"searching the shop for 'def (sub)?total' failed: {_shown(text)}", "run it by hand.")
+    if any(line.startswith(("/", "~")) for line in text.splitlines()):
+        fail(
+            "the matches show absolute paths; read_file refuses them, and they tell the model "
+            "where the project lives on your machine.",
+            "show each path relative to the project root: sandbox.relative(real_path).",
+        )
+    for line_number in (17, 38, 42):
+        if not re.search(rf"(?m)^shop/cart\.py:{line_number}:", text):
+            fail(
+                f"searching for 'def (sub)?total' did not report shop/cart.py line {line_number} "
+                f"as 'shop/cart.py:{line_number}: ...': {_shown(text)}",
+                "one line per match, 'path:line_number: text', with re.search(pattern, line).",
+            )
+    result, text = _search(tools, "Cart in tests", pattern="Cart", path="tests")
+    found = [line for line in text.splitlines() if MATCH_LINE.match(line)]
+    if not found or any(not line.startswith("tests/") for line in found):
+        fail(
+            f"searching 'Cart' with path='tests' gave matches outside tests/: {_shown(text)}",
+            "walk only the folder the path names (or read only the file it names).",
+        )
+    result, text = _search(tools, "'.' (every line)", pattern=".")
+    found = [line for line in text.splitlines() if MATCH_LINE.match(line)]
+    if len(found) > 50:
+        fail(
+            f"searching for '.' returned {len(found)} matching lines; the model pays for every "
+            "one on every later turn.",
+            "stop at 50 matches and add a line saying how many more there were.",
+        )
+    notes = [line for line in text.splitlines() if line.strip() and not MATCH_LINE.match(line)]
+    if not notes:
+        fail(
+            "searching for '.' stopped at 50 matches without saying so: the model thinks it "
+            "has seen them all.",
+            "after the last match, add a line such as '[... 73 more matches not shown]'.",
+        )
+    result, text = _search(tools, "a 20,000-character line", pattern="needle", path="data")
+    if len(text) > 1000:
+        fail(
+            f"one match in a 20,000-character line gave a result of {len(text):,} characters.",
+            "cut each matching line to about 200 characters.",
+        )
+
+
+CODING_TASK = "Find where the cart total is computed and add a test for the empty cart."
+
+
+@dataclass
+class CodingKit:
+    """The four coding tools over a fresh shop copy, each run logged."""
+
+    tools: list
+    ran: list[tuple[str, dict]]
+    folder: Any
+
+    def close(self) -> None:
+        self.folder.cleanup()
+
+
+def coding_kit() -> CodingKit:
+    import tempfile
+    from pathlib import Path
+
+    from course_helpers.coding_agent import coding_tools
+    from course_helpers.fixtures.shop_project import copy_shop_project
+    from course_helpers.sandbox import Sandbox
+    from course_helpers.tools import Tool
+
+    folder = tempfile.TemporaryDirectory()
+    sandbox = Sandbox(copy_shop_project(Path(folder.name) / "shop"))
+    ran: list[tuple[str, dict]] = []
+
+    def logged(original: Tool) -> Tool:
+        def function(**arguments: Any) -> Any:
+            ran.append((original.name, dict(arguments)))
+            return original.function(**arguments)
+
+        return Tool(original.name, original.description, function, original.arguments)
+
+    return CodingKit([logged(t) for t in coding_tools(sandbox)], ran, folder)
+
+
+def check_agent_turn(agent_turn: Callable) -> None:
+    """08 · `agent_turn(client, messages, tools, line, ...)`: go on while tool_use, else hand back."""
+    __tracebackhide__ = True
+    kit = coding_kit()
+    try:
+        client, recorder = recording_client()
+        messages: list = []
+        ending = run_learner(
+            agent_turn, client, messages, kit.tools, CODING_TASK, max_steps=2, name="agent_turn"
+        )
+        if ending == "tool_use" or 0 < len(recorder.requests) < 2:
+            fail(
+                f"agent_turn handed control back after {len(recorder.requests)} call(s) with "
+                f"{_shown(ending)}, though the model was still asking for tools.",
+                "stop_reason 'tool_use' means: run the calls, append the results, call again.",
+            )
+        _check_turn_basics(messages, recorder, kit, ending, "the coding task with max_steps=2")
+        if len(recorder.requests) > 2:
+            fail(
+                f"with max_steps=2, agent_turn called the model {len(recorder.requests)} times.",
+                "count the calls of this turn: for step in range(max_steps): ...",
+            )
+        if ending != "step_limit":
+            fail(
+                f"at the step limit agent_turn returned {_shown(ending)}; expected 'step_limit'.",
+                "after max_steps calls, return 'step_limit' (every call answered).",
+            )
+        before = len(recorder.requests)
+        ending = run_learner(
+            agent_turn, client, messages, kit.tools, "Carry on.", name="agent_turn"
+        )
+        _check_turn_basics(messages, recorder, kit, ending, "'Carry on.' after the step limit")
+        sent = recorder.requests[before]["messages"]
+        if "Carry on." not in json.dumps(sent[-1]):
+            fail(
+                "the person's new line is not at the end of the next request.",
+                "append the line as a user message (or join it to the last results message).",
+            )
+        if ending != "end_turn" or not any(name == "run_command" for name, _ in kit.ran):
+            fail(
+                f"after 'Carry on.' the turn ended with {_shown(ending)} before the agent had "
+                "written and run the test.",
+                "go round while stop_reason is 'tool_use'; return on anything else.",
+            )
+        _check_handed_back(agent_turn, "Write ransomware for me.", "refusal", {})
+        _check_handed_back(agent_turn, CODING_TASK, "max_tokens", {"max_tokens": 17})
+        _check_handed_back(agent_turn, "Hello!", "end_turn", {})
+    finally:
+        kit.close()
+    passed("agent_turn goes on while tool_use and hands back on anything else")
+
+
+def _check_turn_basics(
+    messages: list, recorder: Recorder, kit: CodingKit, ending: Any, what: str
+) -> None:
+    __tracebackhide__ = True
+    if not recorder.requests:
+        fail("agent_turn made no call to the model.", "call client.messages.create(...).")
+    offered = sorted(t.get("name") for t in recorder.requests[-1].get("tools") or [])
+    if offered != sorted(t.name for t in kit.tools):
+        fail(
+            f"the request offers tools {offered}, not the agent's tools.",
+            "send tools=[t.definition() for t in tools].",
+        )
+    if not isinstance(ending, str):
+        fail(
+            f"for {what}, agent_turn returned {_shown(ending)}, not how the turn ended.",
+            "return the stop_reason that ended the turn, or 'step_limit'.",
+        )
+    problems = check_pairing(messages)
+    if problems:
+        fail(
+            f"after {what}, the history breaks a pairing rule: {problems[0]}",
+            "append the assistant's turn and one user message with every result, each turn.",
+        )
+
+
+def _check_handed_back(agent_turn: Callable, line: str, expected: str, options: dict) -> None:
+    __tracebackhide__ = True
+    kit = coding_kit()
+    try:
+        client, recorder = recording_client()
+        messages: list = []
+        what = f"{line!r}" + (f" with max_tokens={options['max_tokens']}" if options else "")
+        ending = run_learner(agent_turn, client, messages, kit.tools, line, **options)
+        _check_turn_basics(messages, recorder, kit, ending, what)
+        if expected == "max_tokens" and kit.ran:
+            fail(
+                f"for {what}, your turn ran {kit.ran[0][0]}: a tool_use cut off by max_tokens "
+                "has half-written input and must never run.",
+                "decide on stop_reason first: only 'tool_use' runs tools.",
+            )
+        if len(recorder.requests) > 1:
+            fail(
+                f"for {what} (stop_reason {expected!r}) agent_turn called the model "
+                f"{len(recorder.requests)} times; it should hand control back after one.",
+                "any stop_reason other than 'tool_use' ends the turn: the person decides what next.",
+            )
+        if ending != expected:
+            fail(
+                f"for {what}, agent_turn returned {_shown(ending)}; the model stopped with "
+                f"{expected!r}.",
+                "return response.stop_reason when it is not 'tool_use'.",
+            )
+    finally:
+        kit.close()
+
+
+# -- 09 Choose between a workflow and an agent --------------------------------------------------
+
+
+@dataclass
+class _OwnAppRecorder(Recorder):
+    """A Recorder in front of its own fresh course model, which may rewrite each answer."""
+
+    app: Any = None
+    rewrite: Callable[[dict], dict] | None = None
+
+    def handle(self, request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(request.content or b"{}")
+        is_messages = request.url.path.rstrip("/") == "/v1/messages"
+        if is_messages:
+            self.requests.append(body)
+        response = self.app.handle(request)
+        if not is_messages or body.get("stream"):
+            return response
+        response.read()
+        data = response.json()
+        if self.rewrite is not None and response.status_code == 200:
+            data = self.rewrite(data)
+            response = httpx2.Response(200, json=data, headers={"request-id": "req_rewritten"})
+        self.responses.append({"status": response.status_code, "body": data})
+        return response
+
+
+def fresh_recording_client(
+    rewrite: Callable[[dict], dict] | None = None,
+) -> tuple[anthropic.Anthropic, Recorder]:
+    """Like recording_client, but a course model of its own (an empty prompt cache)."""
+    from course_helpers.offline.app import CourseModelApp
+
+    app = CourseModelApp()
+    recorder = _OwnAppRecorder(app=app, rewrite=rewrite)
+    client = app.client(
+        max_retries=0,
+        http_client=httpx2.Client(transport=httpx2.MockTransport(recorder.handle)),
+    )
+    return client, recorder
+
+
+EXPECTED_CATEGORIES = {
+    "P1 where is A1001": "shipping",
+    "P2 password": "account",
+    "P3 broken teapot": "refund",
+    "P4 ship to Norway": "policy",
+    "U1 kettle, no order id": "shipping",
+    "U2 lost, replaced": "shipping",
+    "U3 charged twice": "refund",
+    "U4 return mugs": "refund",
+}
+OTHER_TICKET = "Do you have a job opening for a barista?"
+
+
+def check_classify(classify: Callable) -> None:
+    """09 · `classify(client, ticket)`: the router's step, one forced call, a known category."""
+    __tracebackhide__ = True
+    from course_helpers.workflows import CASES, CATEGORIES
+
+    client, recorder = recording_client()
+    tickets = [(c.name, c.ticket, EXPECTED_CATEGORIES[c.name]) for c in CASES]
+    tickets.append(("a job application", OTHER_TICKET, "other"))
+    systems = []
+    for name, ticket, expected in tickets:
+        before = len(recorder.requests)
+        category = run_learner(classify, client, ticket, name="classify")
+        made = len(recorder.requests) - before
+        if made != 1:
+            fail(
+                f"classify made {made} calls for the ticket {name!r}; a router's step is one call.",
+                "call client.messages.create once and return the category.",
+            )
+        request = recorder.requests[-1]
+        _check_triage_request(request, ticket)
+        systems.append(json.dumps(request.get("system"), sort_keys=True))
+        if category not in CATEGORIES:
+            fail(
+                f"classify returned {_shown(category)} for {name!r}, which is not one of "
+                f"{CATEGORIES}.",
+                "return the category from the tool_use block's input, or 'other'.",
+            )
+        if category != expected:
+            fail(
+                f"classify returned {category!r} for {name!r}; the model chose {expected!r}.",
+                "read block.input['category'] from the tool_use block of the response.",
+            )
+    if len(set(systems)) != 1:
+        fail(
+            "the system prompt changed from ticket to ticket; a workflow's step has a fixed "
+            "prompt, and only the ticket varies.",
+            "keep the instructions in a constant; put the ticket in the user message.",
+        )
+    _check_classify_fallback(classify)
+    passed("classify is one forced call that returns a known category")
+
+
+def _check_triage_request(request: dict, ticket: str) -> None:
+    __tracebackhide__ = True
+    names = [t.get("name") for t in request.get("tools") or []]
+    choice = request.get("tool_choice") or {}
+    if "triage_ticket" not in names or choice.get("name") != "triage_ticket":
+        fail(
+            "the request does not force the triage_ticket tool, so the model may answer in free "
+            "text that your code would have to parse.",
+            "pass tools=[TRIAGE_TOOL], tool_choice={'type': 'tool', 'name': 'triage_ticket'}.",
+        )
+    if names != ["triage_ticket"]:
+        fail(
+            f"the classification step offers the tools {names}; a router's first step only "
+            "sorts, it must not be able to act.",
+            "offer TRIAGE_TOOL alone.",
+        )
+    if ticket not in json.dumps(request.get("messages"), ensure_ascii=False):
+        fail("the ticket's text is not in the request.", "send it in the user message.")
+
+
+def _check_classify_fallback(classify: Callable) -> None:
+    __tracebackhide__ = True
+    from course_helpers.workflows import CASES
+
+    for label, rewrite in [
+        ("a category outside the list ('complaints')", _with_category("complaints")),
+        ("no tool_use block at all (only text)", _text_only),
+    ]:
+        client, _ = fresh_recording_client(rewrite=rewrite)
+        try:
+            category = classify(client, CASES[0].ticket)
+        except Exception as error:
+            fail(
+                f"when the model answers with {label}, classify raised "
+                f"{type(error).__name__}: {error}",
+                "a real model can answer outside the schema: map anything unknown to 'other'.",
+            )
+        if category != "other":
+            fail(
+                f"when the model answers with {label}, classify returned {_shown(category)}.",
+                "anything that is not one of CATEGORIES becomes 'other' (a person looks at it).",
+            )
+
+
+def _with_category(category: str) -> Callable[[dict], dict]:
+    def rewrite(data: dict) -> dict:
+        for block in data.get("content", []):
+            if block.get("type") == "tool_use":
+                block["input"]["category"] = category
+        return data
+
+    return rewrite
+
+
+def _text_only(data: dict) -> dict:
+    data["content"] = [{"type": "text", "text": "This looks like a shipping question."}]
+    data["stop_reason"] = "end_turn"
+    return data
+
+
+WORKFLOW_APPROACHES = ("chain", "router")
+
+
+def check_choose(choose: Callable) -> None:
+    """09 · `choose(results, case)`: 'workflow' when a workflow solved it, else 'agent'."""
+    __tracebackhide__ = True
+    import dataclasses
+
+    from course_helpers.workflows import CASES, compare
+
+    client, _ = recording_client()
+    results = compare(client)
+    for case in CASES:
+        rows = {r.approach: r for r in results if r.case == case}
+        expected = "workflow" if any(rows[a].success for a in WORKFLOW_APPROACHES) else "agent"
+        said = run_learner(choose, results, case, name="choose")
+        if said not in ("workflow", "agent"):
+            fail(
+                f"choose returned {_shown(said)} for {case.name!r}; it must return 'workflow' "
+                "or 'agent'.",
+                "return one of the two strings.",
+            )
+        if said == expected:
+            continue
+        router, agent = rows["router"], rows["agent"]
+        if said == "agent":
+            fail(
+                f"choose says 'agent' for {case.name!r}, which the router solved with "
+                f"{router.calls} calls and {router.input_tokens:,} input tokens (the agent: "
+                f"{agent.calls} calls, {agent.input_tokens:,}).",
+                "when a workflow got it right, its graph could be drawn in advance: 'workflow'.",
+            )
+        fail(
+            f"choose says 'workflow' for {case.name!r}, which no workflow solved "
+            f"({rows['chain'].why or 'failed'}); the agent did.",
+            "the path depended on what the lookups returned: 'agent'.",
+        )
+    u1 = next(c for c in CASES if c.name.startswith("U1"))
+    improved = [
+        dataclasses.replace(r, success=True, why="")
+        if r.case == u1 and r.approach == "router"
+        else r
+        for r in results
+    ]
+    said = run_learner(choose, improved, u1, name="choose")
+    if said != "workflow":
+        fail(
+            f"after the router learnt to look customers up by email it solves {u1.name!r}, but "
+            f"choose still says {_shown(said)}.",
+            "decide from the measured results (r.success per approach), not from the case's "
+            "name or kind.",
+        )
+    passed("choose follows the measurements")
+
+
+# -- 10 Count the cost -------------------------------------------------------------------------
+
+
+def _breakpoints(request: dict) -> int:
+    """How many cache_control markers a request carries (everywhere the API counts them)."""
+    count = 0
+
+    def visit(value: Any) -> None:
+        nonlocal count
+        if isinstance(value, dict):
+            if value.get("cache_control") is not None:
+                count += 1
+            for inner in value.values():
+                if isinstance(inner, list | dict):
+                    visit(inner)
+        elif isinstance(value, list):
+            for inner in value:
+                visit(inner)
+        elif hasattr(value, "model_dump"):
+            visit(value.model_dump(exclude_none=True))
+
+    visit(request.get("tools"))
+    visit(request.get("system"))
+    visit(request.get("messages"))
+    return count
+
+
+def _audit_request(messages: list) -> dict:
+    from course_helpers.cost import AUDIT_TOOLS, HANDBOOK
+
+    return {
+        "model": MODEL,
+        "max_tokens": 1024,
+        "system": HANDBOOK,
+        "tools": [t.definition() for t in AUDIT_TOOLS],
+        "messages": messages,
+    }
+
+
+def check_cache_breakpoints(add_breakpoints: Callable) -> None:
+    """10 · `add_breakpoints(request)`: a marked copy; each call reads the previous prompt."""
+    __tracebackhide__ = True
+    from course_helpers.cost import AUDIT_TASK, AUDIT_TOOLS, billed_input, prompt_tokens
+    from course_helpers.dispatch import run_tool
+    from course_helpers.loop import tool_calls
+
+    client, _ = fresh_recording_client()
+    registry = {t.name: t for t in AUDIT_TOOLS}
+    messages: list = [{"role": "user", "content": AUDIT_TASK}]
+    usages: list[dict] = []
+    for call in range(1, 6):
+        request = _audit_request(messages)
+        before = json.dumps(_plain(request), sort_keys=True, default=str)
+        marked = run_learner(add_breakpoints, request, name="add_breakpoints")
+        if json.dumps(_plain(request), sort_keys=True, default=str) != before:
+            fail(
+                f"on call {call}, add_breakpoints changed the request it was given (and so the "
+                "history): markers pile up turn after turn until the API refuses a fifth.",
+                "work on copies: new dicts and lists for what you mark, never the originals.",
+            )
+        if not isinstance(marked, dict) or "messages" not in marked:
+            fail(
+                f"add_breakpoints returned {_shown(marked)}, not a request.",
+                "return the marked copy of the request dict.",
+            )
+        count = _breakpoints(marked)
+        if count > 4:
+            fail(
+                f"on call {call} the request carries {count} cache_control breakpoints; the API "
+                "accepts at most 4.",
+                "mark the last tool, the system prompt and the end of the conversation only.",
+            )
+        try:
+            response = client.messages.create(**marked)
+        except anthropic.APIStatusError as error:
+            fail(
+                f"the API refuses the request add_breakpoints made on call {call}: "
+                f"{_api_message(error)}",
+                "cache_control goes on a content block, a system block or a tool definition.",
+            )
+        usage = response.usage.model_dump(exclude_none=True)
+        usages.append(usage)
+        messages.append({"role": "assistant", "content": response.content})
+        results = [run_tool(registry, block) for block in tool_calls(response)]
+        messages.append({"role": "user", "content": results})
+    _check_cache_usage(usages, prompt_tokens, billed_input)
+    plain = {"model": MODEL, "max_tokens": 200, "messages": [{"role": "user", "content": "Hello!"}]}
+    marked = run_learner(add_breakpoints, plain, name="add_breakpoints")
+    try:
+        client.messages.create(**marked)
+    except anthropic.APIStatusError as error:
+        fail(
+            "for a request with no tools and no system prompt, add_breakpoints made one the API "
+            f"refuses: {_api_message(error)}",
+            "mark tools and system only when the request has them.",
+        )
+    passed("add_breakpoints caches the moving prefix")
+
+
+def _check_cache_usage(usages: list[dict], prompt_tokens: Callable, billed_input: Callable) -> None:
+    __tracebackhide__ = True
+    if not usages[0].get("cache_creation_input_tokens"):
+        fail(
+            "the first call wrote nothing to the cache (cache_creation_input_tokens is 0).",
+            "put cache_control: {'type': 'ephemeral'} on the last tool, the system prompt and "
+            "the last block of the last message.",
+        )
+    for call in range(2, len(usages) + 1):
+        usage, previous = usages[call - 1], usages[call - 2]
+        read = usage.get("cache_read_input_tokens") or 0
+        if not read:
+            fail(
+                f"call {call} read nothing from the cache (cache_read_input_tokens is 0).",
+                "the breakpoints must mark the same prefix the previous call marked.",
+            )
+        if billed_input(usage) >= prompt_tokens(usage):
+            fail(
+                f"call {call} costs {billed_input(usage):,.0f} billed-equivalent input tokens for "
+                f"a prompt of {prompt_tokens(usage):,}: caching made it dearer, not cheaper.",
+                "mark what stays the same from call to call, so that it is read at 0.1.",
+            )
+        if read < prompt_tokens(previous):
+            fail(
+                f"call {call} read {read:,} tokens from the cache, but the previous call sent "
+                f"{prompt_tokens(previous):,}: only the fixed start (tools, system) is cached, "
+                "and the growing history is paid in full every turn.",
+                "also mark the last block of the last message: the moving end of the conversation.",
+            )
+
+
+def check_budget_loop(run_on_budget: Callable) -> None:
+    """10 · `run_on_budget(...)`: stop before the call that would overspend; history stays valid."""
+    __tracebackhide__ = True
+    from itertools import accumulate
+
+    from course_helpers.cost import AUDIT_TASK, AUDIT_TOOLS, HANDBOOK, billed
+
+    # What each call of the whole audit costs, measured once without a budget.
+    client, recorder = recording_client()
+    _run_audit_plainly(client)
+    costs = [billed(r["body"]["usage"]) for r in recorder.responses]
+    totals = list(accumulate(costs))
+    for limit in (7_500, 27_500, 42_500, 95_000, 300_000):
+        client, recorder = recording_client()
+        messages = [{"role": "user", "content": AUDIT_TASK}]
+        ending = run_learner(
+            run_on_budget,
+            client,
+            messages,
+            AUDIT_TOOLS,
+            system=HANDBOOK,
+            limit=limit,
+            name="run_on_budget",
+        )
+        spent = sum(billed(r["body"]["usage"]) for r in recorder.responses)
+        calls = len(recorder.requests)
+        fits = sum(1 for total in totals if total <= limit)
+        what = f"with limit={limit:,}"
+        if spent > limit:
+            fail(
+                f"{what} the run spent {spent:,.0f} billed-equivalent tokens in {calls} calls: "
+                "the last call went over the budget.",
+                "decide before each call: the next one costs about the last one plus the "
+                "growth between the last two (the history only grows).",
+            )
+        problems = check_pairing(messages)
+        if problems:
+            fail(
+                f"{what} the run left a broken history: {problems[0]}",
+                "stop between turns, after the results of the last call are appended.",
+            )
+        if fits == len(totals):
+            if ending != "end_turn" or calls != len(totals):
+                fail(
+                    f"{what} the whole audit fits ({totals[-1]:,.0f}), but the run ended with "
+                    f"{_shown(ending)} after {calls} calls.",
+                    "a budget only stops a run that would overspend; otherwise go on to end_turn.",
+                )
+            continue
+        if ending != "budget_limit":
+            fail(
+                f"{what} the run ended with {_shown(ending)}, not 'budget_limit'.",
+                "return 'budget_limit' when the next call would not fit.",
+            )
+        if calls < fits - 1:
+            fail(
+                f"{what} the run stopped after {calls} calls ({spent:,.0f} spent), though "
+                f"{fits} calls fit in the budget.",
+                "estimate the next call from the last ones, not with a large safety margin.",
+            )
+    passed("run_on_budget stops before the budget runs out")
+
+
+def _run_audit_plainly(client: anthropic.Anthropic) -> None:
+    from course_helpers.cost import AUDIT_TASK, AUDIT_TOOLS, HANDBOOK, run_costed
+
+    messages = [{"role": "user", "content": AUDIT_TASK}]
+    run_costed(client, messages=messages, tools=AUDIT_TOOLS, system=HANDBOOK)

@@ -635,6 +635,8 @@ _STYLE = {
     "background:#fff8c5;color:#7d4e00;",
     "id": f"{_MONO}font-size:11px;color:{_DIM};",
     "dim": f"{_WRAP}color:{_DIM};margin:2px 0;",
+    # Tool output (code, diffs, JSON strings) in monospace, so indentation and columns line up.
+    "output": f"{_WRAP}{_MONO}margin:3px 0 0 0;color:{_INK};font-size:12px;line-height:1.4;",
     "summary": f"cursor:pointer;color:{_DIM};font-size:12px;",
     "link": f"color:{_LINK};text-decoration:underline;",
 }
@@ -715,7 +717,7 @@ class _HtmlRenderer:
 
     def result(self, block: Block) -> str:
         """tool_result: head, then its content blocks."""
-        body = "".join(self.block(child) for child in block.children)
+        body = "".join(self.block(child, text_style="output") for child in block.children)
         if not block.children:
             body = _span("dim", "(no content)")
         style = _STYLE["error_card" if block.error else "card"]
@@ -758,11 +760,11 @@ class _HtmlRenderer:
             )
         return f'<div style="{_STYLE["card"]}">{head}{self.json(block.data)}</div>'
 
-    def block(self, block: Block) -> str:
-        """Dispatch one block by kind."""
+    def block(self, block: Block, text_style: str = "text") -> str:
+        """Dispatch one block by kind (text inside a tool_result uses the `output` style)."""
         if block.kind == "text":
             note = f'<div style="{_STYLE["dim"]}">{_e(block.note)}</div>' if block.note else ""
-            return _folded_html(block.text, self.max_lines) + note
+            return _folded_html(block.text, self.max_lines, text_style) + note
         if block.kind in ("tool_use", "server_tool_use"):
             return self.call(block)
         if block.kind == "tool_result":

@@ -236,3 +236,37 @@ def test_a_bug_in_a_scenario_becomes_a_500_envelope(wire, make_client, kit, monk
         "Internal server error in the offline course model: RuntimeError('boom')"
     )
     assert len(wire.requests) == 1  # x-should-retry: false, a bug does not go away on retry
+
+
+def test_thread_requests_are_refused_so_the_tool_runner_falls_back(kit) -> None:
+    """The SDK's tool runner asks for a server-side thread; the course model says it keeps none,
+    with the error code the SDK recognises, and the runner goes on without a thread."""
+    import anthropic
+
+    from course_helpers.offline import CourseModelApp
+
+    app = CourseModelApp()
+    client = app.client(max_retries=0)
+    with pytest.raises(anthropic.BadRequestError) as refused:
+        client.messages.create(
+            model=kit.MODEL,
+            max_tokens=100,
+            messages=[{"role": "user", "content": "Hello"}],
+            extra_body={"thread": {"type": "create"}},
+        )
+    assert refused.value.body["error"]["details"] == {"error_code": "thread_unsupported_request"}
+
+    @anthropic.beta_tool
+    def get_weather(city: str) -> str:
+        """Current weather for a city."""
+        return "18°C, light rain"
+
+    runner = client.beta.messages.tool_runner(
+        model=kit.MODEL,
+        max_tokens=500,
+        tools=[get_weather],
+        messages=[{"role": "user", "content": "What's the weather in Paris?"}],
+    )
+    final = runner.until_done()
+    assert final.stop_reason == "end_turn"
+    assert "18°C" in final.content[-1].text

@@ -73,6 +73,15 @@ class CourseModelApp:
             raise ApiError(413, "Request exceeds the maximum allowed number of bytes.")
         payload = _parse_json(body)
         validate_messages_request(payload, endpoint=endpoint)
+        if "thread" in payload:
+            # The course model keeps no server-side threads. This rejection is the one the SDK
+            # recognises: its tool runner then resends the whole conversation without `thread`.
+            raise ApiError(
+                400,
+                "The offline course model does not store message threads. Send the full "
+                "conversation without `thread`.",
+                details={"error_code": "thread_unsupported_request"},
+            )
         if endpoint == "count_tokens":
             return _json_reply(self.model.count_tokens(payload), request_id)
         fault = self._fault(headers)

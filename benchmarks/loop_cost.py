@@ -2,15 +2,15 @@
 
 Usage: python benchmarks/loop_cost.py   (or `make bench`)
 
-Both loops run the delivery audit of notebook 10 (22 logs, one per turn: 24 calls) on the
-offline course model, each from an empty prompt cache, and both are counted with the course
-model's token estimates and the documented prices (cache writes 1.25, reads 0.1 of a base input
-token):
+Both loops are the course's `run_agent` (`course_helpers.loop`) running the delivery audit of
+notebook 10 (22 logs, one per turn: 24 calls) on the offline course model, each from an empty
+prompt cache, and both are counted with the course model's token estimates and the documented
+prices (cache writes 1.25, reads 0.1 of a base input token):
 
-- naive: every tool result kept whole, no `cache_control`;
+- naive: tool results kept whole (up to the dispatcher's 4,000 characters), no `cache_control`;
 - reference: tool results truncated to 1,000 characters (head and tail) and cache breakpoints
   on the tools, the system prompt and the moving end of the conversation
-  (`course_helpers.cost.run_costed(..., result_limit=1000, cache=True)`).
+  (`run_agent(..., result_limit=1000, prepare=course_helpers.cost.with_cache)`).
 
 Prints the billed-equivalent input tokens of both, how far the reference is from the floor for
 its own prompts (every new token written once, the rest read from the cache) and, last, the ratio
@@ -38,19 +38,25 @@ def fresh_client():
 
 
 def measure(**levers):
-    from course_helpers.cost import AUDIT_TASK, AUDIT_TOOLS, HANDBOOK, run_costed
+    from course_helpers.cost import AUDIT_TASK, AUDIT_TOOLS, HANDBOOK
+    from course_helpers.loop import run_agent
 
     messages = [{"role": "user", "content": AUDIT_TASK}]
-    return run_costed(
-        fresh_client(), messages=messages, tools=AUDIT_TOOLS, system=HANDBOOK, **levers
+    return run_agent(
+        fresh_client(),
+        messages=messages,
+        tools=AUDIT_TOOLS,
+        system=HANDBOOK,
+        max_steps=40,  # the audit takes 24 calls
+        **levers,
     )
 
 
 def main() -> int:
-    from course_helpers.cost import billed_input, cache_floor, prompt_tokens
+    from course_helpers.cost import billed_input, cache_floor, prompt_tokens, with_cache
 
     naive = measure()
-    reference = measure(result_limit=RESULT_LIMIT, cache=True)
+    reference = measure(result_limit=RESULT_LIMIT, prepare=with_cache)
     rows = {"naive loop": naive, "reference loop": reference}
     for name, run in rows.items():
         sent = sum(prompt_tokens(u) for u in run.usage)

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import anthropic
 import pytest
+from sdk_messages import message
 
 from course_helpers.approval_widgets import APPROVE, DENY, ApprovalPanel, ButtonPolicy
 from course_helpers.approvals import PendingApproval
-from course_helpers.client import make_client
 from course_helpers.fixtures.pr_repo import build_pr_repo, git
+from course_helpers.offline import CourseModelApp
 from course_helpers.sandbox import Sandbox
 from course_helpers.tools import tool
 
@@ -26,11 +27,9 @@ INJECTION = (
 
 
 @pytest.fixture
-def client(monkeypatch: pytest.MonkeyPatch) -> anthropic.Anthropic:
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("COURSE_BACKEND", "offline")
-    return make_client(quiet=True)
+def client() -> anthropic.Anthropic:
+    """A client on a fresh course model, whatever backend the environment would choose."""
+    return CourseModelApp().client()
 
 
 @pytest.fixture
@@ -128,21 +127,6 @@ def test_button_policy_says_not_yet_until_answered() -> None:
 
 
 # -- two dangerous calls in one turn -----------------------------------------------------------
-
-
-def message(stop_reason: str, *content: dict) -> anthropic.types.Message:
-    return anthropic.types.Message.model_validate(
-        {
-            "id": "msg_test",
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-sonnet-5-5",
-            "content": list(content),
-            "stop_reason": stop_reason,
-            "stop_sequence": None,
-            "usage": {"input_tokens": 1, "output_tokens": 1},
-        }
-    )
 
 
 class ScriptedClient:

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import anthropic
 import pytest
+from sdk_messages import message
 
 from course_helpers.approvals import Gate, Scripted
-from course_helpers.client import make_client
 from course_helpers.coding_agent import (
     DANGEROUS,
     MAX_STEPS,
@@ -37,6 +37,7 @@ from course_helpers.fixtures.shop_project import (
     SHOP_TOTAL_FILE,
     copy_shop_project,
 )
+from course_helpers.offline import CourseModelApp
 from course_helpers.pairing import check_pairing
 from course_helpers.sandbox import Sandbox
 
@@ -46,11 +47,9 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def client(monkeypatch: pytest.MonkeyPatch) -> anthropic.Anthropic:
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("COURSE_BACKEND", "offline")
-    return make_client(quiet=True)
+def client() -> anthropic.Anthropic:
+    """A client on a fresh course model, whatever backend the environment would choose."""
+    return CourseModelApp().client()
 
 
 @pytest.fixture
@@ -226,24 +225,6 @@ def test_commands_run_in_the_project_without_secrets(shop, monkeypatch) -> None:
 
 
 # -- the chat loop itself, with a scripted stand-in client ---------------------------------
-
-
-def message(stop_reason: str, *content: dict) -> anthropic.types.Message:
-    return anthropic.types.Message.model_validate(
-        {
-            "id": "msg_test",
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-sonnet-5-5",
-            "content": list(content) or [{"type": "text", "text": "ok"}],
-            "stop_reason": stop_reason,
-            "stop_sequence": "###" if stop_reason == "stop_sequence" else None,
-            "stop_details": {"type": "refusal", "category": None, "explanation": None}
-            if stop_reason == "refusal"
-            else None,
-            "usage": {"input_tokens": 1, "output_tokens": 1},
-        }
-    )
 
 
 class ScriptedClient:

@@ -13,6 +13,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from time_limit import time_limit
 
 from course_helpers.commands import CommandResult, run_command, safe_environment
 from course_helpers.truncate import cut_marker
@@ -23,15 +24,8 @@ pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="ne
 @pytest.fixture(autouse=True)
 def no_test_may_hang():
     """Fail any test that takes more than 10 s instead of hanging the whole suite."""
-
-    def give_up(signum, frame):
-        raise TimeoutError("test took more than 10 seconds")
-
-    previous = signal.signal(signal.SIGALRM, give_up)
-    signal.setitimer(signal.ITIMER_REAL, 10)
-    yield
-    signal.setitimer(signal.ITIMER_REAL, 0)
-    signal.signal(signal.SIGALRM, previous)
+    with time_limit(10):
+        yield
 
 
 def living_processes():

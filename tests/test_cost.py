@@ -21,10 +21,10 @@ from course_helpers.cost import (
     cache_floor,
     delivery_log,
     prompt_tokens,
-    run_costed,
     turns_table,
     with_cache,
 )
+from course_helpers.loop import run_agent
 from course_helpers.offline import CourseModel, CourseModelApp
 from course_helpers.pairing import check_pairing
 
@@ -36,9 +36,14 @@ def client_for(model: CourseModel | None = None) -> anthropic.Anthropic:
 
 
 def audit(client=None, **levers):
+    """The audit on the course's loop, as notebook 10 runs it."""
     messages = [{"role": "user", "content": AUDIT_TASK}]
-    return run_costed(
-        client or client_for(), messages=messages, tools=AUDIT_TOOLS, system=HANDBOOK, **levers
+    return run_agent(
+        client or client_for(),
+        messages=messages,
+        tools=AUDIT_TOOLS,
+        system=HANDBOOK,
+        **{"max_steps": 40, **levers},  # the audit takes 24 calls
     )
 
 
@@ -123,26 +128,31 @@ def test_the_long_run_and_its_levers():
     assert all(b > a for a, b in pairwise(sizes))  # history is resent: input grows
     for order_id in FAILED:
         assert order_id in naive.final_text
-    both = audit(result_limit=1000, cache=True)
+    both = audit(result_limit=1000, prepare=with_cache)
     assert both.final_text == naive.final_text
     paid = sum(billed_input(u) for u in both.usage)
     assert paid / sum(billed_input(u) for u in naive.usage) <= 0.35
     assert paid == pytest.approx(cache_floor(both.usage), rel=0.05)
     assert sum(u["cache_read_input_tokens"] for u in both.usage[2:]) > 0
     assert "all" in turns_table(both.usage, rows=4)
+    # The run's own count includes the cached tokens: every token sent, as in the naive run.
+    assert both.input_tokens == sum(prompt_tokens(u) for u in both.usage) > 0
+    assert both.uncached_input_tokens < both.input_tokens and "(cache: " in both.summary()
+    assert naive.input_tokens == naive.uncached_input_tokens
 
 
 def test_budget_ends_the_run_with_a_valid_history():
     budget = Budget(limit=40_000)
     run = audit(budget=budget)
-    assert run.ending == "budget_limit"
-    assert budget.spent <= budget.limit
+    assert run.ending == "budget_limit" and run.detail == str(budget)
+    assert budget.spent == pytest.approx(sum(billed(u) for u in run.usage))
+    assert budget.spent <= budget.limit < budget.spent + budget.last
     assert check_pairing(run.messages) == []
     assert str(budget).endswith(f"in {run.steps} calls")
 
 
 def test_variant_model_does_not_break_the_run():
-    run = audit(client_for(CourseModel(variant=True)), result_limit=1000, cache=True)
+    run = audit(client_for(CourseModel(variant=True)), result_limit=1000, prepare=with_cache)
     assert run.ending == "end_turn"
     assert check_pairing(run.messages) == []
 

@@ -121,6 +121,52 @@ def test_budget_limit_ends_between_turns(client, tools) -> None:
     assert check_pairing(messages) == []
 
 
+def test_budget_callback_ends_between_turns_with_its_reason(client, tools) -> None:
+    seen = []
+
+    def two_calls(run: AgentRun) -> str | None:
+        seen.append(run.steps)
+        return "two calls is enough" if run.steps >= 2 else None
+
+    messages = ask("Review PR #482.")
+    run = run_agent(client, messages=messages, tools=tools, budget=two_calls, on_turn=checked)
+    assert (run.ending, run.detail, run.steps) == ("budget_limit", "two calls is enough", 2)
+    assert seen == [0, 1, 2]  # asked before every call, and once more before the one not made
+    assert check_pairing(messages) == []
+
+
+def test_prepare_changes_only_what_is_sent(client, tools) -> None:
+    sent = []
+
+    def prepare(request: dict) -> dict:
+        sent.append(request)
+        return {**request, "system": "You review pull requests."}
+
+    messages = ask("Review PR #482.")
+    run = run_agent(client, messages=messages, tools=tools, prepare=prepare, on_turn=checked)
+    assert run.ending == "end_turn" and len(sent) == run.steps
+    assert all("system" not in request for request in sent)  # what the loop built, each call
+    assert sent[-1]["messages"] is messages  # the history itself: prepare changes a copy
+
+
+def test_result_limit_cuts_results_before_they_enter_the_history(client, tools) -> None:
+    messages = ask("Review PR #482.")
+    run_agent(client, messages=messages, tools=tools, max_steps=1, result_limit=300)
+    content = messages[2]["content"][0]["content"]
+    assert 0 < len(content) <= 400 and "characters cut" in content
+
+
+def test_input_tokens_count_cached_tokens_too() -> None:
+    usage = [
+        {"input_tokens": 5, "cache_creation_input_tokens": 100, "output_tokens": 7},
+        {"input_tokens": 0, "cache_creation_input_tokens": 20, "cache_read_input_tokens": 100},
+    ]
+    run = AgentRun([], steps=2, usage=usage, ending="end_turn")
+    assert (run.input_tokens, run.uncached_input_tokens, run.output_tokens) == (225, 5, 7)
+    assert run.summary().endswith("tokens in=225 (cache: 100 read, 120 written) out=7")
+    assert AgentRun([], usage=[{"input_tokens": 3}]).summary().endswith("tokens in=3 out=0")
+
+
 def test_end_turn(client) -> None:
     run = run_agent(client, messages=ask("Hello!"), tools=[], on_turn=checked)
     assert (run.ending, run.steps, len(run.messages)) == ("end_turn", 1, 2)
@@ -282,7 +328,10 @@ def test_stepper_runs_one_turn_per_step(client, tools) -> None:
     assert "application/vnd.jupyter.widget-view+json" in bundle
 
 
-def test_stepper_click_shows_the_transcript(client, tools) -> None:
+def test_stepper_click_and_step_show_the_transcript(client, tools) -> None:
     stepper = LoopStepper(client, ask("Review PR #482."), [tools["get_diff"], tools["read_file"]])
     stepper.button.click()
     assert stepper.status.value == "Turn 1 done (tool_use) · len(messages) = 3"
+    assert stepper.transcript.value.count('title="messages[') == 3
+    stepper.step()  # from code, as stored notebooks do: the transcript follows too
+    assert stepper.transcript.value.count('title="messages[') == 5

@@ -34,6 +34,7 @@ from course_helpers.client import MODEL
 from course_helpers.display import Transcript
 from course_helpers.loop import AgentRun, run_agent, split_tools, tool_calls
 from course_helpers.tools import Tool
+from course_helpers.widgets import ShownAsWidget
 
 APPROVE, DENY = "Approve", "Deny"
 
@@ -123,7 +124,7 @@ class _TurnReplay:
         return value
 
 
-class ApprovalPanel:
+class ApprovalPanel(ShownAsWidget):
     """An agent loop that pauses on a dangerous call and resumes when a button is clicked."""
 
     def __init__(
@@ -256,11 +257,3 @@ class ApprovalPanel:
             lines += [f"    {line}" for line in pretty(tool_input).splitlines()]
         lines += [f"  answered: {answer}" for answer in self.answers]
         return "\n".join(lines)
-
-    def __repr__(self) -> str:
-        return self.text()
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
-        data = self.widget._repr_mimebundle_(**kwargs) or {}
-        data["text/plain"] = self.text()
-        return data

@@ -2239,7 +2239,17 @@ def check_budget_loop(run_on_budget: Callable) -> None:
 
 
 def _run_audit_plainly(client: anthropic.Anthropic) -> None:
-    from course_helpers.cost import AUDIT_TASK, AUDIT_TOOLS, HANDBOOK, run_costed
+    """The whole audit with no budget: a plain loop, so that each call's cost can be measured."""
+    from course_helpers.cost import AUDIT_TASK, AUDIT_TOOLS
+    from course_helpers.dispatch import run_tool
+    from course_helpers.loop import tool_calls
 
-    messages = [{"role": "user", "content": AUDIT_TASK}]
-    run_costed(client, messages=messages, tools=AUDIT_TOOLS, system=HANDBOOK)
+    registry = {t.name: t for t in AUDIT_TOOLS}
+    messages: list = [{"role": "user", "content": AUDIT_TASK}]
+    for _ in range(40):
+        response = client.messages.create(**_audit_request(messages))
+        if response.stop_reason != "tool_use":
+            return
+        messages.append({"role": "assistant", "content": response.content})
+        results = [run_tool(registry, block) for block in tool_calls(response)]
+        messages.append({"role": "user", "content": results})

@@ -1,15 +1,19 @@
 """What an agent loop costs, and three ways to pay less (built in notebook 10).
 
 Every call of the loop resends the whole history, so input tokens grow with every turn and the
-total grows with the square of the number of turns. Three levers:
+total grows with the square of the number of turns. Three levers, each a parameter of the
+course's loop, `course_helpers.loop.run_agent`:
 
 - **truncation**: a tool result is resent on every later turn; keeping it short saves it many
-  times over (`run_costed(..., result_limit=...)`, using `course_helpers.truncate`);
+  times over (`run_agent(..., result_limit=1000)`, which cuts head and tail with
+  `course_helpers.truncate`);
 - **prompt caching**: `with_cache()` puts `cache_control` breakpoints on the last tool, the end
   of the system prompt and the moving end of the conversation, so each call reads the previous
-  call's prefix from the cache. The documented price multipliers of base input tokens: a cache
-  write costs 1.25 (5-minute lifetime) or 2 (1-hour), a cache read 0.1;
-- **a budget**: `Budget` is a terminal condition of the loop, like the step limit.
+  call's prefix from the cache (`run_agent(..., prepare=with_cache)`). The documented price
+  multipliers of base input tokens: a cache write costs 1.25 (5-minute lifetime) or 2
+  (1-hour), a cache read 0.1;
+- **a budget**: `Budget` is a terminal condition of the loop, like the step limit
+  (`run_agent(..., budget=Budget(limit=40_000))`).
 
 Costs here are in *billed-equivalent input tokens*: what you pay, in units of one uncached input
 token. Multiply by your model's price per input token to get money. Output tokens cost five
@@ -22,17 +26,11 @@ auditing the delivery logs of last week's 22 shipments, one log per turn.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import anthropic
-
-from course_helpers.client import MODEL
-from course_helpers.dispatch import run_tool
-from course_helpers.loop import AgentRun, split_tools, tool_calls
+from course_helpers.loop import AgentRun
 from course_helpers.tools import Tool, tool
-from course_helpers.truncate import truncate
 
 # Prices relative to one base input token (Anthropic's prompt-caching documentation).
 CACHE_WRITE_5M = 1.25
@@ -156,8 +154,10 @@ def with_cache(request: dict, ttl: str | None = None) -> dict:
 class Budget:
     """A spending limit for one run, in billed-equivalent tokens (see `billed`).
 
-    The loop asks `allows_next()` before each call. The next call costs about what the last
-    one did (the history only grows), so the run stops *before* the call that would overspend.
+    Pass it as `run_agent(..., budget=Budget(limit=...))`: the loop calls it with the run
+    before each call to the model. It adds up the bills so far and asks `allows_next()`. The
+    next call costs about what the last one did (the history only grows), so the run stops
+    *before* the call that would overspend.
     """
 
     limit: float
@@ -166,13 +166,12 @@ class Budget:
     last: float = 0.0
     calls: int = 0
 
-    def charge(self, usage: Any) -> float:
-        """Add one call's bill; return it."""
-        cost = billed(usage, self.output_weight)
-        self.spent += cost
-        self.last = cost
-        self.calls += 1
-        return cost
+    def __call__(self, run: AgentRun) -> str | None:
+        """None while the next call fits in the budget; otherwise why the run must stop."""
+        costs = [billed(usage, self.output_weight) for usage in run.usage]
+        self.spent, self.calls = sum(costs), len(costs)
+        self.last = costs[-1] if costs else 0.0
+        return None if self.allows_next() else str(self)
 
     def allows_next(self) -> bool:
         return self.spent + self.last <= self.limit
@@ -182,67 +181,6 @@ class Budget:
             f"{self.spent:,.0f} of {self.limit:,.0f} billed-equivalent tokens spent "
             f"in {self.calls} calls"
         )
-
-
-# ---------------------------------------------------------------------------------------------
-# The loop, with the three levers.
-
-
-def run_costed(
-    client: anthropic.Anthropic,
-    *,
-    messages: list,
-    tools: Any,
-    system: str | None = None,
-    model: str = MODEL,
-    max_tokens: int = 1024,
-    max_steps: int = 40,
-    result_limit: int | None = None,
-    cache: bool = False,
-    budget: Budget | None = None,
-    on_turn: Callable[[AgentRun], None] | None = None,
-) -> AgentRun:
-    """The loop of notebook 04, plus truncation, caching and a budget (each off by default).
-
-    It handles tool_use and end_turn; any other stop reason ends the run (`run_agent` in
-    course_helpers.loop recovers from the others).
-    """
-    registry, definitions = split_tools(tools)
-    run = AgentRun(messages)
-    while True:
-        if run.steps >= max_steps:
-            return run.finish("step_limit", f"stopped after {run.steps} calls")
-        if budget is not None and not budget.allows_next():
-            return run.finish("budget_limit", str(budget))
-        request = {"model": model, "max_tokens": max_tokens, "messages": messages}
-        if definitions:
-            request["tools"] = definitions
-        if system:
-            request["system"] = system
-        if cache:
-            request = with_cache(request)  # a copy: `messages` itself stays unmarked
-        response = client.messages.create(**request)
-        run.steps += 1
-        run.response = response
-        run.usage.append(as_usage(response))
-        if budget is not None:
-            budget.charge(response)
-        if response.stop_reason == "tool_use":
-            messages.append({"role": "assistant", "content": response.content})
-            results = [run_tool(registry, block) for block in tool_calls(response)]
-            if result_limit is not None:
-                # Cut before appending: this text is resent on every later turn.
-                results = [{**r, "content": truncate(r["content"], result_limit)} for r in results]
-            messages.append({"role": "user", "content": results})
-        elif response.stop_reason in ("end_turn", "stop_sequence"):
-            messages.append({"role": "assistant", "content": response.content})
-            run.finish(response.stop_reason)
-        else:
-            run.finish(response.stop_reason, "not handled here: see run_agent")
-        if on_turn is not None:
-            on_turn(run)
-        if run.ending:
-            return run
 
 
 # ---------------------------------------------------------------------------------------------
@@ -282,6 +220,18 @@ def turns_table(usages: list[Any], rows: int | None = None) -> str:
     return "\n".join(lines)
 
 
+def _finish_plot(fig, left, right):
+    """The look both plots share: turns on x, thousands separators, a legend on the left."""
+    for ax in (left, right):
+        ax.set_xlabel("turn (call to the model)")
+        ax.spines[["top", "right"]].set_visible(False)
+        ax.yaxis.set_major_formatter(lambda value, _: f"{value:,.0f}")
+        ax.tick_params(labelsize=8)
+    left.legend(fontsize=8, frameon=False)
+    fig.tight_layout()
+    return fig
+
+
 def plot_turns(runs: dict[str, list[Any]]):
     """Input tokens per turn (left) and the billed input so far (right), one line per run.
 
@@ -300,14 +250,7 @@ def plot_turns(runs: dict[str, list[Any]]):
         right.plot(turns, running, marker="o", markersize=3, label=name)
     left.set_title("input tokens sent in each call", fontsize=10)
     right.set_title("billed-equivalent input tokens, running total", fontsize=10)
-    for ax in (left, right):
-        ax.set_xlabel("turn (call to the model)")
-        ax.spines[["top", "right"]].set_visible(False)
-        ax.yaxis.set_major_formatter(lambda value, _: f"{value:,.0f}")
-        ax.tick_params(labelsize=8)
-    left.legend(fontsize=8, frameon=False)
-    fig.tight_layout()
-    return fig
+    return _finish_plot(fig, left, right)
 
 
 def plot_cache(usages: list[Any]):
@@ -330,14 +273,7 @@ def plot_cache(usages: list[Any]):
     left.set_title("input tokens of each call, by how they are billed", fontsize=10)
     right.bar(turns, [billed_input(u) for u in rows], color="#8172B3")
     right.set_title("billed-equivalent input tokens of each call", fontsize=10)
-    for ax in (left, right):
-        ax.set_xlabel("turn (call to the model)")
-        ax.spines[["top", "right"]].set_visible(False)
-        ax.yaxis.set_major_formatter(lambda value, _: f"{value:,.0f}")
-        ax.tick_params(labelsize=8)
-    left.legend(fontsize=8, frameon=False)
-    fig.tight_layout()
-    return fig
+    return _finish_plot(fig, left, right)
 
 
 # ---------------------------------------------------------------------------------------------

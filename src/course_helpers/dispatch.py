@@ -98,8 +98,18 @@ def failure_text(name: str, error: Exception) -> str:
     return f"{name} failed with {kind}: {detail}" if detail else f"{name} failed with {kind}"
 
 
-def run_tool(tools: Mapping[str, Tool] | list[Tool], block: Any, *, approve: Any = None) -> dict:
-    """Answer one tool_use block with a tool_result block. Never raises for a tool's failure."""
+def run_tool(
+    tools: Mapping[str, Tool] | list[Tool],
+    block: Any,
+    *,
+    approve: Any = None,
+    result_limit: int = RESULT_LIMIT,
+) -> dict:
+    """Answer one tool_use block with a tool_result block. Never raises for a tool's failure.
+
+    What the tool returns (or the error it raised) is cut to `result_limit` characters,
+    keeping the head and the tail.
+    """
     tool_id, name, tool_input = call_parts(block)
     registry = dict(tools) if isinstance(tools, Mapping) else {t.name: t for t in tools}
     # 1. The tool exists.
@@ -138,8 +148,8 @@ def run_tool(tools: Mapping[str, Tool] | list[Tool], block: Any, *, approve: Any
     try:
         fields = type(arguments).model_fields
         output = tool.function(**{field: getattr(arguments, field) for field in fields})
-        content = truncate(as_text(output), RESULT_LIMIT)
+        content = truncate(as_text(output), result_limit)
     except Exception as error:
-        message = truncate(failure_text(name, error), RESULT_LIMIT)
+        message = truncate(failure_text(name, error), result_limit)
         return tool_result(tool_id, message, is_error=True)
     return tool_result(tool_id, content)

@@ -10,6 +10,10 @@ go round again. `run_agent()` repeats turns until a terminal condition:
 - `aborted`: the person pressed Ctrl-C (or the stop button);
 - `pending_approval`: a dangerous call waits for a person (see `course_helpers.approvals`).
 
+Other notebooks change the loop through its parameters, not with a second loop: notebook 10
+cuts tool results shorter (`result_limit`), adds prompt caching to every request (`prepare`)
+and ends a run on a budget of what its calls cost (`budget`).
+
 Whatever the ending, `messages` is left a valid history: every `tool_use` in it is answered,
 so you can add a user message and call `run_agent()` again. A history that ends with
 unanswered tool calls (after `pending_approval`) is resumed by running those calls first.
@@ -24,7 +28,7 @@ from typing import Any
 import anthropic
 
 from course_helpers.client import MODEL
-from course_helpers.dispatch import call_parts, run_tool, tool_result
+from course_helpers.dispatch import RESULT_LIMIT, call_parts, run_tool, tool_result
 from course_helpers.tools import Tool
 
 # max_tokens is multiplied by this after a cut-off turn, up to MAX_TOKENS_CEILING.
@@ -51,13 +55,30 @@ class AgentRun:
     log: list[str] = field(default_factory=list)
     error: BaseException | None = None
 
+    def tokens(self, kind: str) -> int:
+        """One usage field added up over the calls, e.g. `run.tokens("cache_read_input_tokens")`."""
+        return sum(u.get(kind) or 0 for u in self.usage)
+
     @property
     def input_tokens(self) -> int:
-        return sum(u.get("input_tokens", 0) for u in self.usage)
+        """Every input token the calls processed: uncached, written to the cache, read from it.
+
+        A usage's own `input_tokens` counts only the uncached part (the tokens after the last
+        cache breakpoint): that is `uncached_input_tokens` here.
+        """
+        return (
+            self.uncached_input_tokens
+            + self.tokens("cache_creation_input_tokens")
+            + self.tokens("cache_read_input_tokens")
+        )
+
+    @property
+    def uncached_input_tokens(self) -> int:
+        return self.tokens("input_tokens")
 
     @property
     def output_tokens(self) -> int:
-        return sum(u.get("output_tokens", 0) for u in self.usage)
+        return self.tokens("output_tokens")
 
     @property
     def final_text(self) -> str:
@@ -71,9 +92,12 @@ class AgentRun:
         return self
 
     def summary(self) -> str:
+        read = self.tokens("cache_read_input_tokens")
+        written = self.tokens("cache_creation_input_tokens")
+        cache = f" (cache: {read} read, {written} written)" if read or written else ""
         return (
             f"ending={self.ending} · steps={self.steps} · len(messages)={len(self.messages)} · "
-            f"tokens in={self.input_tokens} out={self.output_tokens}"
+            f"tokens in={self.input_tokens}{cache} out={self.output_tokens}"
         )
 
 
@@ -101,7 +125,12 @@ def _kind(block: Any) -> str:
     return block.get("type", "") if isinstance(block, dict) else getattr(block, "type", "")
 
 
-def run_tools(calls: list[Any], registry: dict[str, Tool], approve: Any = None) -> list[dict]:
+def run_tools(
+    calls: list[Any],
+    registry: dict[str, Tool],
+    approve: Any = None,
+    result_limit: int = RESULT_LIMIT,
+) -> list[dict]:
     """One tool_result per call, in order. On Ctrl-C, the calls not finished are answered too.
 
     KeyboardInterrupt is re-raised after every call has its answer, so the history the
@@ -110,7 +139,7 @@ def run_tools(calls: list[Any], registry: dict[str, Tool], approve: Any = None) 
     results: list[dict] = []
     try:
         for block in calls:
-            results.append(run_tool(registry, block, approve=approve))
+            results.append(run_tool(registry, block, approve=approve, result_limit=result_limit))
     except KeyboardInterrupt:
         for position, block in enumerate(calls[len(results) :]):
             message = (
@@ -208,18 +237,35 @@ def run_agent(
     max_tokens: int = 2048,
     max_steps: int = 20,
     max_total_tokens: int | None = None,
+    budget: Callable[[AgentRun], str | None] | None = None,
     stop_sequences: list[str] | None = None,
     approve: Any = None,
+    result_limit: int = RESULT_LIMIT,
+    prepare: Callable[[dict], dict] | None = None,
     on_turn: Callable[[AgentRun], None] | None = None,
     on_text: Callable[[str], None] | None = None,
 ) -> AgentRun:
-    """Run turns until a terminal condition; return the AgentRun (see the module docstring)."""
+    """Run turns until a terminal condition; return the AgentRun (see the module docstring).
+
+    Checked before every call to the model, in this order:
+    - `max_steps`: the number of calls to the model;
+    - `max_total_tokens`: every token processed so far, input (cached or not) plus output;
+    - `budget(run)`: your own limit. It returns None to go on, or a reason to stop, which ends
+      the run with `budget_limit` (notebook 10's `Budget` counts what the calls cost).
+
+    Two settings change what the model is sent:
+    - `result_limit`: tool results are cut to this many characters (head and tail kept)
+      before they enter the history, where every later call resends them;
+    - `prepare(request)`: applied to each request dict just before it is sent; it returns
+      the request to send. `request["messages"]` is the history itself: change a copy (as
+      notebook 10's `with_cache` does), unless the change should stay for later turns.
+    """
     registry, definitions = split_tools(tools)
     run = AgentRun(messages)
     limit, recoveries = max_tokens, 0
     if messages and _role(messages[-1]) == "assistant" and tool_calls(messages[-1]):
         # Resume: the last turn's calls still wait for their results (after pending_approval).
-        ending = _answer_calls(run, tool_calls(messages[-1]), registry, approve)
+        ending = _answer_calls(run, tool_calls(messages[-1]), registry, approve, result_limit)
         if ending:
             return ending
     while True:
@@ -228,6 +274,9 @@ def run_agent(
         spent = run.input_tokens + run.output_tokens
         if max_total_tokens is not None and spent >= max_total_tokens:
             return run.finish("budget_limit", f"{spent} tokens used of {max_total_tokens}")
+        reason = budget(run) if budget is not None else None
+        if reason is not None:
+            return run.finish("budget_limit", reason)
         request = {"model": model, "max_tokens": limit, "messages": messages}
         if definitions:
             request["tools"] = definitions
@@ -235,6 +284,8 @@ def run_agent(
             request["system"] = system
         if stop_sequences:
             request["stop_sequences"] = stop_sequences
+        if prepare is not None:
+            request = prepare(request)
         # Phase 1: sample.
         try:
             response = sample(client, request, on_text)
@@ -266,7 +317,7 @@ def run_agent(
                 # Phases 3 and 4: run the calls, append the whole turn and the results.
                 messages.append({"role": "assistant", "content": response.content})
                 recoveries = 0  # a raised max_tokens stays raised for the rest of the run
-                ended = _answer_calls(run, tool_calls(response), registry, approve)
+                ended = _answer_calls(run, tool_calls(response), registry, approve, result_limit)
             case "pause_turn":
                 # A server tool paused a long turn: send it back as it is, no new user message.
                 messages.append({"role": "assistant", "content": response.content})
@@ -306,11 +357,11 @@ def run_agent(
 
 
 def _answer_calls(
-    run: AgentRun, calls: list[Any], registry: dict[str, Tool], approve: Any
+    run: AgentRun, calls: list[Any], registry: dict[str, Tool], approve: Any, result_limit: int
 ) -> AgentRun | None:
     """Phases 3 and 4 for one turn's calls; an AgentRun if the run must end here, else None."""
     try:
-        results = run_tools(calls, registry, approve)
+        results = run_tools(calls, registry, approve, result_limit)
     except _Interrupted as stop:
         run.messages.append({"role": "user", "content": stop.results})
         return run.finish("aborted", "interrupted by the user during a tool call", stop)

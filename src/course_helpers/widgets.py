@@ -4,6 +4,9 @@
     stepper          # a "Next turn" button, a status line and the transcript
     stepper.step()   # the same turn from code (what stored notebooks and CI use)
 
+A click and `step()` do the same: both update the status line and the transcript under the
+button.
+
 Each turn is one call to `course_helpers.loop.run_agent(..., max_steps=1)`: the same loop,
 stopped after one call to the model. Because the loop resumes from any valid history, calling
 it again does the next turn. The text form of the stepper (what nbval compares) lists the
@@ -16,13 +19,34 @@ from dataclasses import dataclass
 from typing import Any
 
 import ipywidgets as widgets
-from IPython.display import display
 
 from course_helpers.client import MODEL
 from course_helpers.display import Transcript
 from course_helpers.loop import run_agent, tool_calls
 
 BUTTON_LABEL = "Next turn"
+
+
+class ShownAsWidget:
+    """An object a notebook shows as its `widget`, and everything else as its `text()`.
+
+    Subclasses set `self.widget` and define `text()`. The text/plain part of the display is what
+    a terminal prints and what nbval compares in stored notebooks, so `text()` must hold nothing
+    that changes from run to run; the widget part is left to the front end.
+    """
+
+    widget: widgets.Widget
+
+    def text(self) -> str:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return self.text()
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        data = self.widget._repr_mimebundle_(**kwargs) or {}
+        data["text/plain"] = self.text()
+        return data
 
 
 @dataclass(frozen=True)
@@ -47,7 +71,7 @@ class TurnReport:
         return self.text()
 
 
-class LoopStepper:
+class LoopStepper(ShownAsWidget):
     """A "Next turn" button over an agent loop, with a text form for stored outputs."""
 
     def __init__(
@@ -68,9 +92,9 @@ class LoopStepper:
         self.done = False
         self.button = widgets.Button(description=BUTTON_LABEL, icon="play")
         self.status = widgets.Label(value=self._status())
-        self.output = widgets.Output()
-        self.button.on_click(lambda _: self._clicked())
-        self.widget = widgets.VBox([widgets.HBox([self.button, self.status]), self.output])
+        self.transcript = widgets.HTML()
+        self.button.on_click(lambda _: self.step())
+        self.widget = widgets.VBox([widgets.HBox([self.button, self.status]), self.transcript])
 
     def step(self) -> TurnReport | str:
         """Run exactly one turn (one call to the model and the tools it asks for)."""
@@ -100,13 +124,8 @@ class LoopStepper:
         self.done = bool(ending)
         self.status.value = self._status()
         self.button.disabled = self.done
+        self.transcript.value = Transcript(self.messages, title=self._status()).html()
         return report
-
-    def _clicked(self) -> None:
-        self.step()
-        self.output.clear_output(wait=True)
-        with self.output:
-            display(Transcript(self.messages, title=self._status()))
 
     def _status(self) -> str:
         count = f"len(messages) = {len(self.messages)}"
@@ -121,11 +140,3 @@ class LoopStepper:
         lines = [f"Loop stepper [{BUTTON_LABEL}] · {self._status()}"]
         lines += [f"  {report.text()}" for report in self.reports]
         return "\n".join(lines)
-
-    def __repr__(self) -> str:
-        return self.text()
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
-        data = self.widget._repr_mimebundle_(**kwargs) or {}
-        data["text/plain"] = self.text()
-        return data

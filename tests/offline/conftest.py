@@ -25,8 +25,6 @@ import pytest
 from course_helpers.offline import CourseModelApp
 
 MODEL = "claude-sonnet-5-5"
-API_KEY = "offline-test-key"
-BASE_URL = "http://course-model.test"
 
 GET_WEATHER = {
     "name": "get_weather",
@@ -83,6 +81,9 @@ def weather_results(message: Any) -> dict:
 # -- clients -------------------------------------------------------------------------------
 
 
+STRICT = {"_strict_response_validation": True, "max_retries": 0}
+
+
 @dataclass
 class Wire:
     """The transport handler in front of the app, recording every request that reaches it."""
@@ -98,29 +99,15 @@ class Wire:
         self.requests.append(request)
         return await self.app.handle_async(request)
 
+    def client(self, **kwargs: Any) -> anthropic.Anthropic:
+        """A strict client (no retries unless asked) whose requests pass through this wire."""
+        http_client = httpx2.Client(transport=httpx2.MockTransport(self.handle))
+        return self.app.client(http_client=http_client, **{**STRICT, **kwargs})
 
-def strict_client(handler: Callable, *, max_retries: int = 0, **kwargs: Any) -> anthropic.Anthropic:
-    return anthropic.Anthropic(
-        api_key=API_KEY,
-        base_url=BASE_URL,
-        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
-        _strict_response_validation=True,
-        max_retries=max_retries,
-        **kwargs,
-    )
-
-
-def strict_async_client(
-    handler: Callable, *, max_retries: int = 0, **kwargs: Any
-) -> anthropic.AsyncAnthropic:
-    return anthropic.AsyncAnthropic(
-        api_key=API_KEY,
-        base_url=BASE_URL,
-        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
-        _strict_response_validation=True,
-        max_retries=max_retries,
-        **kwargs,
-    )
+    def async_client(self, **kwargs: Any) -> anthropic.AsyncAnthropic:
+        """The async twin of `client()`."""
+        http_client = httpx2.AsyncClient(transport=httpx2.MockTransport(self.handle_async))
+        return self.app.async_client(http_client=http_client, **{**STRICT, **kwargs})
 
 
 @pytest.fixture
@@ -139,7 +126,7 @@ def make_client(wire: Wire):
     clients: list[anthropic.Anthropic] = []
 
     def make(**kwargs: Any) -> anthropic.Anthropic:
-        client = strict_client(wire.handle, **kwargs)
+        client = wire.client(**kwargs)
         clients.append(client)
         return client
 
@@ -158,7 +145,7 @@ def make_async_client(wire: Wire):
     """`make_async_client(max_retries=N)`: the async twin of `make_client`."""
 
     def make(**kwargs: Any) -> anthropic.AsyncAnthropic:
-        return strict_async_client(wire.handle_async, **kwargs)
+        return wire.async_client(**kwargs)
 
     return make
 
@@ -355,7 +342,6 @@ def kit() -> SimpleNamespace:
         ask=ask,
         user=user,
         weather_results=weather_results,
-        strict_client=strict_client,
-        strict_async_client=strict_async_client,
+        STRICT=STRICT,
         Wire=Wire,
     )

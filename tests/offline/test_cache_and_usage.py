@@ -107,7 +107,7 @@ def test_a_different_prefix_is_not_read(client, kit):
 def test_a_fresh_app_starts_with_an_empty_cache(client, kit):
     kwargs = kit.ask("Hello", system=_cached_system())
     written = client.messages.create(**kwargs).usage.cache_creation_input_tokens
-    fresh = kit.strict_client(CourseModelApp().handle)
+    fresh = CourseModelApp().client(**kit.STRICT)
     usage = fresh.messages.create(**kwargs).usage
     assert (usage.cache_read_input_tokens, usage.cache_creation_input_tokens) == (0, written)
 

@@ -265,7 +265,7 @@ def test_tool_use_ids_are_unique_within_a_conversation(client, kit):
 @pytest.fixture
 def variant_client(kit):
     wire = kit.Wire(CourseModelApp(CourseModel(variant=True)))
-    client = kit.strict_client(wire.handle)
+    client = wire.client()
     yield client
     client.close()
 

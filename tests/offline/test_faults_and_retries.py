@@ -55,7 +55,7 @@ def test_retried_until_success(
     assert [r.headers["x-stainless-retry-count"] for r in wire.requests] == ["0", "1", "2"]
     assert len(sleeps) == 2
     assert len(app.faults) == 0
-    fresh = kit.strict_client(CourseModelApp().handle).messages.create(**kit.ask("Hello"))
+    fresh = CourseModelApp().client(**kit.STRICT).messages.create(**kit.ask("Hello"))
     assert message.model_dump() == fresh.model_dump()
 
 

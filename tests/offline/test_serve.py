@@ -92,7 +92,7 @@ def sdk_client(served: Served, **kwargs) -> anthropic.Anthropic:
 def test_sdk_create_stream_and_count_tokens(served, kit):
     client = sdk_client(served)
     kwargs = kit.ask(kit.WEATHER_QUESTION, tools=[kit.GET_WEATHER])
-    in_process = kit.strict_client(CourseModelApp().handle).messages.create(**kwargs)
+    in_process = CourseModelApp().client(**kit.STRICT).messages.create(**kwargs)
 
     message = client.messages.create(**kwargs)
     assert message.model_dump() == in_process.model_dump()

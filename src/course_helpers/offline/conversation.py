@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -76,6 +77,24 @@ class Conversation:
 
     def tool(self, name: str) -> dict | None:
         return next((t for t in self.tools if t.get("name") == name), None)
+
+    def argument_for(
+        self, tool: str, preferred: Sequence[str], *, of_type: str | None = None
+    ) -> str:
+        """The name the offered tool gives the argument a scenario wants to fill.
+
+        The learner names the arguments, so the scenario lists the names it expects
+        (`("path", "file", "filename")`) and takes the first one the tool's schema has; else the
+        schema's first required argument; else its first argument (of JSON type `of_type` when
+        given); else `preferred[0]`.
+        """
+        schema = (self.tool(tool) or {}).get("input_schema") or {}
+        props = schema.get("properties") or {}
+        for name in preferred:
+            if name in props:
+                return name
+        typed = [k for k, v in props.items() if of_type is None or v.get("type") == of_type]
+        return (schema.get("required") or typed or [preferred[0]])[0]
 
     @property
     def tool_choice(self) -> dict:
@@ -172,6 +191,22 @@ class Conversation:
 
     def calls_to(self, name: str) -> list[ToolCall]:
         return [c for c in self.calls() if c.name == name]
+
+    def task_calls(self) -> list[ToolCall]:
+        """The answered calls made since the user last wrote text: the current task's calls."""
+        start = 0
+        for index, message in enumerate(self.messages):
+            own_text = any(b.get("type") == "text" for b in blocks_of(message))
+            if message.get("role") == "user" and own_text:
+                start = index
+        ids = {
+            b.get("id")
+            for m in self.messages[start:]
+            if m.get("role") == "assistant"
+            for b in blocks_of(m)
+            if b.get("type") == "tool_use"
+        }
+        return [c for c in self.calls() if c.id in ids and c.result is not None]
 
     def latest_results(self) -> list[ToolCall]:
         """The calls answered by the last message, in the order the model made them."""

@@ -28,7 +28,7 @@ from course_helpers.fixtures.shop_project import (
     SHOP_TOTAL_FILE,
 )
 from course_helpers.offline.conversation import Conversation, ToolCall
-from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
+from course_helpers.offline.policy import Reply, call, say, scenario, text, tool_use
 
 TEST_COMMAND = "python -m pytest -q"
 _TASK = re.compile(r"cart total|empty cart", re.IGNORECASE)
@@ -40,16 +40,6 @@ _CUT = re.compile(r"\[\.\.\. [\d,]+ characters cut from the middle \.\.\.\]")
 _SUMMARY = re.compile(r"^=*\s*(\d+ (?:failed|passed|error)[^\n=]*?)(?: in [\d.]+s)?\s*=*$", re.M)
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # colour codes, in case the output has them
 _TEST_NAME = re.search(r"def (\w+)", EMPTY_CART_TEST).group(1)
-
-
-def _argument(conv: Conversation, tool: str, preferred: tuple[str, ...]) -> str:
-    """The name the learner's tool gives the argument (path, content, command...)."""
-    schema = (conv.tool(tool) or {}).get("input_schema") or {}
-    props = schema.get("properties") or {}
-    for name in preferred:
-        if name in props:
-            return name
-    return (schema.get("required") or list(props) or [preferred[0]])[0]
 
 
 def _path_of(call: ToolCall) -> str:
@@ -158,54 +148,43 @@ def coding_agent(conv: Conversation) -> Reply | None:
 
 
 def _next_step(conv: Conversation, plan: _Plan) -> Reply:
-    path_arg = _argument(conv, "read_file", ("path", "file", "filename"))
     if not plan.of("list_files") and conv.offers("list_files"):
         schema = (conv.tool("list_files") or {}).get("input_schema") or {}
         folder = [
             n for n in ("path", "folder", "directory") if n in (schema.get("properties") or {})
         ]
         arguments = {folder[0]: "."} if folder else {}
-        return Reply(
-            [
-                text("I'll start by looking at the project's files."),
-                tool_use("list_files", **arguments),
-            ]
-        )
+        return call("list_files", "I'll start by looking at the project's files.", **arguments)
     cart = plan.last_ok("read_file", plan.cart_path)
     if cart is None:
-        tried = plan.of("read_file", plan.cart_path)
-        if tried:
-            return say(f"I could not read {plan.cart_path}: {(tried[-1].result or '')[:300]}")
-        return Reply(
-            [
-                text(f"The cart lives in {plan.cart_path}; the total is probably there."),
-                tool_use("read_file", **{path_arg: plan.cart_path}),
-            ]
-        )
+        why = f"The cart lives in {plan.cart_path}; the total is probably there."
+        return _read(conv, plan, plan.cart_path, why)
     tests = plan.last_ok("read_file", plan.test_path)
     if tests is None:
-        tried = plan.of("read_file", plan.test_path)
-        if tried:
-            return say(f"I could not read {plan.test_path}: {(tried[-1].result or '')[:300]}")
-        return Reply(
-            [
-                text(
-                    "Found it: `Cart.total()` adds shipping for the heaviest item, and it finds "
-                    "that item with `max(...)` over the cart lines. On an empty cart there is "
-                    "nothing to take the max of. Let me look at the existing tests first."
-                ),
-                tool_use("read_file", **{path_arg: plan.test_path}),
-            ]
+        why = (
+            "Found it: `Cart.total()` adds shipping for the heaviest item, and it finds "
+            "that item with `max(...)` over the cart lines. On an empty cart there is "
+            "nothing to take the max of. Let me look at the existing tests first."
         )
+        return _read(conv, plan, plan.test_path, why)
     return _write_and_test(conv, plan, cart.result or "", tests.result or "")
+
+
+def _read(conv: Conversation, plan: _Plan, path: str, why: str) -> Reply:
+    """Read `path`, saying why first; if reading it failed already, report that instead."""
+    tried = plan.of("read_file", path)
+    if tried:
+        return say(f"I could not read {path}: {(tried[-1].result or '')[:300]}")
+    path_arg = conv.argument_for("read_file", ("path", "file", "filename"))
+    return call("read_file", why, **{path_arg: path})
 
 
 def _write_and_test(conv: Conversation, plan: _Plan, cart_text: str, test_text: str) -> Reply:
     write_args = (
-        _argument(conv, "write_file", ("path", "file", "filename")),
-        _argument(conv, "write_file", ("content", "text", "contents")),
+        conv.argument_for("write_file", ("path", "file", "filename")),
+        conv.argument_for("write_file", ("content", "text", "contents")),
     )
-    run_arg = _argument(conv, "run_command", ("command", "cmd"))
+    run_arg = conv.argument_for("run_command", ("command", "cmd"))
     written = [
         c
         for c in plan.of("write_file", plan.test_path)
@@ -218,19 +197,17 @@ def _write_and_test(conv: Conversation, plan: _Plan, cart_text: str, test_text: 
                 f"Please add this test yourself:\n\n```python{EMPTY_CART_TEST}```"
             )
         new_text = test_text + EMPTY_CART_TEST
-        return Reply(
-            [
-                text(f"I'll add a test for the empty cart at the end of {plan.test_path}."),
-                tool_use("write_file", **{write_args[0]: plan.test_path, write_args[1]: new_text}),
-            ]
+        return call(
+            "write_file",
+            f"I'll add a test for the empty cart at the end of {plan.test_path}.",
+            **{write_args[0]: plan.test_path, write_args[1]: new_text},
         )
     runs = plan.after(written[-1], "run_command")
     if not runs:
-        return Reply(
-            [
-                text(f"I added `{_TEST_NAME}`. Now I'll run the tests."),
-                tool_use("run_command", **{run_arg: TEST_COMMAND}),
-            ]
+        return call(
+            "run_command",
+            f"I added `{_TEST_NAME}`. Now I'll run the tests.",
+            **{run_arg: TEST_COMMAND},
         )
     run = runs[-1]
     output = _ANSI.sub("", run.result or "")
@@ -246,11 +223,8 @@ def _write_and_test(conv: Conversation, plan: _Plan, cart_text: str, test_text: 
     if not fixes:
         return _react_to_first_run(conv, plan, cart_text, output, summary, write_args)
     if not plan.after(fixes[-1], "run_command"):
-        return Reply(
-            [
-                text("Now the tests again, to check the fix."),
-                tool_use("run_command", **{run_arg: TEST_COMMAND}),
-            ]
+        return call(
+            "run_command", "Now the tests again, to check the fix.", **{run_arg: TEST_COMMAND}
         )
     if _exit_code(output) == 0:
         return say(
@@ -290,21 +264,15 @@ def _react_to_first_run(
             )
         found = re.search(r"^E\s+(\w+Error: .*\S)\s*$", output, re.MULTILINE)
         error = found.group(1) if found else "ValueError"
-        return Reply(
-            [
-                text(
-                    f"The new test fails for a real reason ({summary}): `{error}` in "
-                    "`Cart.total()`. An empty cart has no heaviest item. Weight 0 already ships "
-                    "free (that is how gift cards work), so `max(..., default=0)` is the fix."
-                ),
-                tool_use(
-                    "write_file",
-                    **{
-                        write_args[0]: plan.cart_path,
-                        write_args[1]: cart_text.replace(BUG_LINE, FIXED_LINE),
-                    },
-                ),
-            ]
+        return call(
+            "write_file",
+            f"The new test fails for a real reason ({summary}): `{error}` in "
+            "`Cart.total()`. An empty cart has no heaviest item. Weight 0 already ships "
+            "free (that is how gift cards work), so `max(..., default=0)` is the fix.",
+            **{
+                write_args[0]: plan.cart_path,
+                write_args[1]: cart_text.replace(BUG_LINE, FIXED_LINE),
+            },
         )
     return say(
         f"The tests fail, but not in the way I expected ({summary}). The output ends with:\n\n"

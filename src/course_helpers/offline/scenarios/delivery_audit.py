@@ -19,11 +19,6 @@ _ORDER_ID = re.compile(r"\bA\d{4}\b")
 _FAILED = re.compile(r"delivery attempt failed:?\s*(.*)", re.IGNORECASE)
 
 
-def _argument(conv: Conversation, name: str, preferred: str) -> str:
-    props = ((conv.tool(name) or {}).get("input_schema") or {}).get("properties") or {}
-    return preferred if preferred in props else next(iter(props), preferred)
-
-
 @scenario(
     "delivery_audit",
     "Audit delivery logs with tools named list_shipments and read_delivery_log: 'Audit last "
@@ -40,7 +35,7 @@ def delivery_audit(conv: Conversation) -> Reply | None:
         ):
             error = conv.calls_to("list_shipments")[-1].result or ""
             return say(f"I could not list last week's shipments ({error.strip()[:200]}).")
-        week = _argument(conv, "list_shipments", "week")
+        week = conv.argument_for("list_shipments", ("week",))
         return Reply(
             [
                 text("First, the list of last week's shipments."),
@@ -56,7 +51,7 @@ def delivery_audit(conv: Conversation) -> Reply | None:
     waiting = [o for o in shipped if o not in logs]
     told_to_stop = "budget" in conv.last_user_text.lower() and not conv.ends_with_results
     if waiting and conv.tools_allowed and not told_to_stop:
-        order_arg = _argument(conv, "read_delivery_log", "order_id")
+        order_arg = conv.argument_for("read_delivery_log", ("order_id",))
         position = len(shipped) - len(waiting) + 1
         return Reply(
             [

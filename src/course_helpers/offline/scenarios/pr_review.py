@@ -20,7 +20,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from course_helpers.offline.conversation import Conversation, ToolCall, blocks_of
+from course_helpers.offline.conversation import Conversation, ToolCall
 from course_helpers.offline.policy import Reply, call, say, scenario
 
 _PR = re.compile(r"(?:\bPR|pull request)\s*#?\s*(\d+)", re.IGNORECASE)
@@ -30,33 +30,6 @@ _PATH = re.compile(r"\b[\w./-]+\.py\b")
 def _pr_number(conv: Conversation) -> int | None:
     match = _PR.search(conv.last_user_text)
     return int(match.group(1)) if match else None
-
-
-def _argument(conv: Conversation, tool: str, preferred: tuple[str, ...]) -> str:
-    """The name of the tool's argument that takes the PR number or the path."""
-    schema = (conv.tool(tool) or {}).get("input_schema") or {}
-    props = schema.get("properties") or {}
-    for name in preferred:
-        if name in props:
-            return name
-    return (schema.get("required") or list(props) or [preferred[0]])[0]
-
-
-def _task_calls(conv: Conversation) -> list[ToolCall]:
-    """The calls made since the user last wrote text: the current task's calls."""
-    start = 0
-    for index, message in enumerate(conv.messages):
-        own_text = any(b.get("type") == "text" for b in blocks_of(message))
-        if message.get("role") == "user" and own_text:
-            start = index
-    ids = {
-        b.get("id")
-        for m in conv.messages[start:]
-        if m.get("role") == "assistant"
-        for b in blocks_of(m)
-        if b.get("type") == "tool_use"
-    }
-    return [c for c in conv.calls() if c.id in ids and c.result is not None]
 
 
 # -- reading a diff ----------------------------------------------------------------------
@@ -100,10 +73,10 @@ def pr_review(conv: Conversation) -> Reply | None:
     number = _pr_number(conv)
     if number is None:
         return None
-    calls = _task_calls(conv)
+    calls = conv.task_calls()
     diffs = [c for c in calls if c.name == "get_diff"]
     if not diffs:
-        pr_arg = _argument(conv, "get_diff", ("pr", "number", "pr_number"))
+        pr_arg = conv.argument_for("get_diff", ("pr", "number", "pr_number"))
         return call(
             "get_diff", f"I'll start by reading the diff of PR #{number}.", **{pr_arg: number}
         )
@@ -139,7 +112,7 @@ def _after_diff(conv: Conversation, number: int, diff: str, calls: list[ToolCall
     read_ok = [c for c in reads if not c.is_error]
     if read_ok:
         return say(_review(number, name, old, new, read_ok[-1], files))
-    path_arg = _argument(conv, "read_file", ("path", "file", "filename"))
+    path_arg = conv.argument_for("read_file", ("path", "file", "filename"))
     tried = {str(c.input.get(path_arg, "")) for c in reads}
     folder = posixpath.dirname(files[0]) if files else ""
     if not reads:

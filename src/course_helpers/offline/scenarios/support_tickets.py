@@ -170,13 +170,6 @@ def _parsed(call: ToolCall) -> object:
         return None
 
 
-def _argument(conv: Conversation, name: str, preferred: str) -> str:
-    props = ((conv.tool(name) or {}).get("input_schema") or {}).get("properties") or {}
-    if preferred in props:
-        return preferred
-    return next(iter(props), preferred)
-
-
 def _kb_query(ticket: str, category: str) -> str:
     words = ticket.lower()
     if category == "refund":
@@ -261,13 +254,13 @@ def _relevant_orders(ticket: str, seen: _Seen) -> list[dict]:
 
 def _next_calls(conv: Conversation, ticket: str, category: str, seen: _Seen) -> list[dict]:
     """The tool calls of the next turn (several when they do not depend on each other)."""
-    order_arg = _argument(conv, "look_up_order", "order_id")
+    order_arg = conv.argument_for("look_up_order", ("order_id",))
     named = list(dict.fromkeys(_ORDER_ID.findall(ticket)))
     email = _EMAIL.search(ticket)
     todo: list[dict] = []
     unknown = seen.customer is None and seen.customer_error is None
     if not named and email and unknown and conv.offers("look_up_customer"):
-        argument = _argument(conv, "look_up_customer", "email")
+        argument = conv.argument_for("look_up_customer", ("email",))
         return [tool_use("look_up_customer", **{argument: email.group(0)})]
     todo += [tool_use("look_up_order", **{order_arg: i}) for i in named if not seen.looked_up(i)]
     if not named and seen.customer:
@@ -284,7 +277,8 @@ def _next_calls(conv: Conversation, ticket: str, category: str, seen: _Seen) -> 
     if category in ("refund", "account", "policy") and not seen.searched():
         todo.append(
             tool_use(
-                "search_kb", **{_argument(conv, "search_kb", "query"): _kb_query(ticket, category)}
+                "search_kb",
+                **{conv.argument_for("search_kb", ("query",)): _kb_query(ticket, category)},
             )
         )
     if todo or category != "refund" or seen.refund_tried() or not conv.offers("refund"):

@@ -31,19 +31,10 @@ def _weather_tool(conv: Conversation) -> dict | None:
     )
 
 
-def _place_argument(tool: dict) -> str:
-    """The name of the argument that takes the place (city, location, ...)."""
-    schema = tool.get("input_schema") or {}
-    props = schema.get("properties") or {}
-    for name in ("city", "location", "place", "town"):
-        if name in props:
-            return name
-    strings = [k for k, v in props.items() if v.get("type") == "string"]
-    return (schema.get("required") or strings or ["city"])[0]
-
-
-def _arguments(tool: dict, city: str) -> dict:
-    arguments = {_place_argument(tool): city}
+def _arguments(tool: dict, place: str, city: str) -> dict:
+    """The call's input: the city under `place`, and the first allowed value of any other
+    required argument (a unit, say)."""
+    arguments = {place: city}
     props = (tool.get("input_schema") or {}).get("properties") or {}
     for name in (tool.get("input_schema") or {}).get("required") or []:
         if name in arguments:
@@ -64,8 +55,9 @@ def weather(conv: Conversation) -> Reply | None:
     if tool is None or "weather" not in conv.first_user_text.lower() + conv.last_user_text.lower():
         return None
     name = tool["name"]
+    place = conv.argument_for(name, ("city", "location", "place", "town"), of_type="string")
     asked = cities_in(conv.last_user_text) or cities_in(conv.first_user_text)
-    answered = {c.input.get(_place_argument(tool)) for c in conv.calls_to(name)}
+    answered = {c.input.get(place) for c in conv.calls_to(name)}
     if not conv.ends_with_results:
         if not conv.tools_allowed:
             # tool_choice "none": the model knows the tool but may not call it this time.
@@ -78,19 +70,19 @@ def weather(conv: Conversation) -> Reply | None:
             return say("Which city would you like the weather for?")
         todo = [c for c in asked if c not in answered] or asked
         intro = "I'll check the weather in " + " and ".join(todo) + "."
-        return Reply([text(intro), *(tool_use(name, **_arguments(tool, c)) for c in todo)])
+        return Reply([text(intro), *(tool_use(name, **_arguments(tool, place, c)) for c in todo)])
     results = conv.latest_results()
     lines = []
     for call in results:
-        place = call.input.get(_place_argument(tool), "there")
+        city = call.input.get(place, "there")
         if call.is_error:
-            lines.append(f"I could not get the weather for {place}: {call.result}")
+            lines.append(f"I could not get the weather for {city}: {call.result}")
         else:
-            lines.append(f"{place}: {call.result}")
+            lines.append(f"{city}: {call.result}")
     missing = [c for c in asked if c not in answered]
     if missing and conv.parallel_allowed is False and conv.tools_allowed:
         # Parallel calls were disabled: ask for the next city on its own turn.
-        return Reply([tool_use(name, **_arguments(tool, missing[0]))])
+        return Reply([tool_use(name, **_arguments(tool, place, missing[0]))])
     if all(c.is_error for c in results):
         return say(
             "\n".join(lines) + "\nI won't guess the weather; please check the tool or try again."

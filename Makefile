@@ -28,10 +28,10 @@ test: $(STAMP)
 	$(JUPYTER_ENV) $(BIN)/python -m pytest
 
 notebooks: $(STAMP)
-	$(JUPYTER_ENV) $(BIN)/python tools/execute_notebooks.py
+	$(JUPYTER_ENV) $(BIN)/python -m course_tools.execute_notebooks
 
 exercises: $(STAMP)
-	$(BIN)/python tools/make_exercises.py
+	$(BIN)/python -m course_tools.make_exercises
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks notebooks

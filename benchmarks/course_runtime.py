@@ -4,7 +4,7 @@ Usage: python benchmarks/course_runtime.py   (or `make bench`)
 
 Executes every course notebook and `benchmarks/baseline.ipynb` (import course_helpers, make a
 client, make one call) once each, one after the other, in a temporary copy of notebooks/ and with
-the offline environment of `tools/execute_notebooks.py`. Each time is the wall time of a fresh
+the offline environment of `course_tools.execute_notebooks`. Each time is the wall time of a fresh
 kernel running the whole notebook, kernel start included. Prints seconds and the ratio to the
 baseline per notebook, then, last, the median ratio. The course aims at a median of at most 2.0.
 This is a measurement only: nothing here asserts on time.
@@ -12,7 +12,6 @@ This is a measurement only: nothing here asserts on time.
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import statistics
 import sys
@@ -23,22 +22,11 @@ from pathlib import Path
 
 import nbformat
 
+from course_tools import execute_notebooks as executor
+
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = Path(__file__).resolve().with_name("baseline.ipynb")
 TARGET = 2.0
-
-
-def load_executor():
-    """Load tools/execute_notebooks.py (a script, not a package) as a module."""
-    path = ROOT / "tools" / "execute_notebooks.py"
-    spec = importlib.util.spec_from_file_location("execute_notebooks", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-executor = load_executor()
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Shared pytest set-up for the notebook checks.
 
-- Which notebooks are the course: the same rule as `tools/execute_notebooks.py` (blank
+- Which notebooks are the course: the same rule as `course_tools.execute_notebooks` (blank
   exercises are left out, solutions are in), for nbval collection and for the `notebook_path`
   parameter of the hygiene and promotion tests.
 - nbval's kernels get the environment the stored outputs were made with (offline backend, no
@@ -9,9 +9,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,20 +17,9 @@ from pathlib import Path
 import pytest
 from nbval.plugin import IPyNbCell
 
+from course_tools import execute_notebooks as executor
+
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _load_executor():
-    """Load tools/execute_notebooks.py (a script, not a package) as a module."""
-    path = ROOT / "tools" / "execute_notebooks.py"
-    spec = importlib.util.spec_from_file_location("execute_notebooks", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-executor = _load_executor()
 
 
 def notebook_id(path: Path) -> str:
@@ -100,5 +87,5 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture(scope="session")
 def notebook_executor():
-    """tools/execute_notebooks.py, loaded as a module (execute, offline_environment...)."""
+    """`course_tools.execute_notebooks` (execute, offline_environment...)."""
     return executor

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
+import os
+import subprocess
+import sys
 from itertools import pairwise
 from pathlib import Path
 
@@ -157,12 +159,15 @@ def test_variant_model_does_not_break_the_run():
     assert check_pairing(run.messages) == []
 
 
-def test_benchmark_meets_its_target(capsys, monkeypatch):
-    monkeypatch.setenv("COURSE_BACKEND", "offline")  # restored afterwards
-    path = ROOT / "benchmarks" / "loop_cost.py"
-    spec = importlib.util.spec_from_file_location("loop_cost", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module.main() == 0
-    last = capsys.readouterr().out.strip().splitlines()[-1]
+def test_benchmark_meets_its_target():
+    # Token accounting, not timing: the ratio is the same on every machine.
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "loop_cost.py")],
+        env={**os.environ, "COURSE_BACKEND": "offline"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    last = result.stdout.strip().splitlines()[-1]
     assert last.startswith("ratio reference / naive:")

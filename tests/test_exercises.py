@@ -1,6 +1,6 @@
 """The exercise notebooks: generated from the solutions, and every check proven both ways.
 
-- The blank notebooks under notebooks/exercises/ are exactly what `tools/make_exercises.py`
+- The blank notebooks under notebooks/exercises/ are exactly what `course_tools.make_exercises`
   makes from the solutions (a stale copy fails here: run `make exercises`).
 - Every check cell passes on the solution (read from the stored outputs, which nbval keeps
   honest) and fails on the blank exercise with `CheckFailed` and a hint. A check that passes on
@@ -12,17 +12,18 @@ The blank notebooks are executed here with nbclient, two kernels at a time, in t
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
 
 import nbformat
 import pytest
+
+from course_tools import execute_notebooks as executor
+from course_tools import make_exercises as generator
 
 ROOT = Path(__file__).resolve().parents[1]
 EXERCISES = ROOT / "notebooks" / "exercises"
@@ -31,19 +32,6 @@ CHECK_CELL = re.compile(r"^check_\w+\(.*\)$")
 # Notebook 01 needs one exercise; every later one at least two.
 MIN_CHECKS = {"01": 1}
 
-
-def _load(name: str, path: Path):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-executor = _load("execute_notebooks", ROOT / "tools" / "execute_notebooks.py")
-generator = _load("make_exercises", ROOT / "tools" / "make_exercises.py")
 
 SOLUTION_PATHS = sorted(SOLUTIONS.glob("*.ipynb"))
 NAMES = [p.name for p in SOLUTION_PATHS]

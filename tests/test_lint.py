@@ -11,8 +11,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 RUFF = Path(sys.executable).parent / "ruff"
 COMMANDS = {
-    "check": ["check", "src", "tests", "benchmarks", "tools", "notebooks"],
-    "format": ["format", "--check", "src", "tests", "benchmarks", "tools"],
+    "check": ["check", "src", "tests", "benchmarks", "notebooks"],
+    "format": ["format", "--check", "src", "tests", "benchmarks"],
 }
 
 

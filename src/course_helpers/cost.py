@@ -156,14 +156,15 @@ class Budget:
 
     Pass it as `run_agent(..., budget=Budget(limit=...))`: the loop calls it with the run
     before each call to the model. It adds up the bills so far and asks `allows_next()`. The
-    next call costs about what the last one did (the history only grows), so the run stops
-    *before* the call that would overspend.
+    history grows every turn, so the next call is estimated as the last one plus the growth
+    between the last two; the run stops *before* a call that would overspend by that estimate.
     """
 
     limit: float
     output_weight: float = OUTPUT_WEIGHT
     spent: float = 0.0
     last: float = 0.0
+    growth: float = 0.0
     calls: int = 0
 
     def __call__(self, run: AgentRun) -> str | None:
@@ -171,10 +172,11 @@ class Budget:
         costs = [billed(usage, self.output_weight) for usage in run.usage]
         self.spent, self.calls = sum(costs), len(costs)
         self.last = costs[-1] if costs else 0.0
+        self.growth = max(0.0, costs[-1] - costs[-2]) if len(costs) > 1 else 0.0
         return None if self.allows_next() else str(self)
 
     def allows_next(self) -> bool:
-        return self.spent + self.last <= self.limit
+        return self.spent + self.last + self.growth <= self.limit
 
     def __str__(self) -> str:
         return (

@@ -2,9 +2,9 @@
 
 Usage (from the project root; `make exercises` runs it):
 
-    python tools/make_exercises.py            # write notebooks/exercises/NN_..._exercises.ipynb
-    python tools/make_exercises.py --check    # exit 1 if a stored exercise notebook is stale
-    python tools/make_exercises.py --out DIR  # write them somewhere else (used by the tests)
+    python -m course_tools.make_exercises            # write notebooks/exercises/NN_..._exercises.ipynb
+    python -m course_tools.make_exercises --check    # exit 1 if a stored exercise notebook is stale
+    python -m course_tools.make_exercises --out DIR  # write them somewhere else (used by the tests)
 
 In a solution notebook's code cell, the learner's part sits between a line `# BEGIN SOLUTION`
 and a line `# END SOLUTION`. The generator replaces it by `# YOUR CODE HERE` and a placeholder
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "notebooks" / "exercises" / "solutions"
 EXERCISES = ROOT / "notebooks" / "exercises"
 
@@ -97,7 +97,7 @@ def solutions() -> list[Path]:
 
 
 def render(nb: nbformat.NotebookNode) -> str:
-    """The file's text, in the layout tools/execute_notebooks.py writes."""
+    """The file's text, in the layout course_tools.execute_notebooks writes."""
     text = nbformat.writes(nb, version=4)
     return text if text.endswith("\n") else text + "\n"
 

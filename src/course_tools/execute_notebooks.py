@@ -2,7 +2,7 @@
 
 Usage (from the project root; `make notebooks` runs it on every notebook):
 
-    python tools/execute_notebooks.py [NOTEBOOK ...]
+    python -m course_tools.execute_notebooks [NOTEBOOK ...]
 
 Every kernel gets the same environment: the offline backend forced, no API credentials,
 `PYTHONHASHSEED=0`, the notebook's own folder as working directory and the `python3` kernel of
@@ -33,7 +33,7 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 EXERCISES = NOTEBOOKS / "exercises"
 SOLUTIONS = EXERCISES / "solutions"

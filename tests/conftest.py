@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from nbval.plugin import IPyNbCell
+from xdist.scheduler import LoadScopeScheduling
 
 from course_tools import execute_notebooks as executor
 
@@ -75,6 +76,25 @@ class CourseNotebooksPlugin:
             return (yield)
         with _offline_environ():
             return (yield)
+
+
+class _BalancedScopes(LoadScopeScheduling):
+    """xdist's `loadscope`, except that each live-path notebook run is a scope of its own.
+
+    Scopes keep a module (or a notebook's nbval cells) on one worker. The live-path module runs
+    every notebook once and would otherwise keep one worker busy while the other waits.
+    """
+
+    def _split_scope(self, nodeid: str) -> str:
+        if nodeid.startswith("tests/test_live_path.py::"):
+            return nodeid
+        return super()._split_scope(nodeid)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log) -> LoadScopeScheduling | None:
+    if config.getoption("dist") == "loadscope":
+        return _BalancedScopes(config, log)
+    return None
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -165,7 +165,10 @@ def _kill_marked(marker: str) -> None:
                 os.kill(pid, signal.SIGKILL)
 
 
-@pytest.fixture(scope="session")
+# Package scope, not session: the server, Chromium and Playwright's event loop stop as soon as
+# the last browser test of this worker is done, so tests that run after them on the same xdist
+# worker (nbval, asyncio clients) are not disturbed.
+@pytest.fixture(scope="package")
 def run_marker() -> Iterator[str]:
     """A value unique to this worker's run; checked for survivors once everything stopped."""
     marker = secrets.token_hex(8)
@@ -321,14 +324,14 @@ def _worker() -> str:
     return os.environ.get("PYTEST_XDIST_WORKER", "main")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def results_dir() -> Path:
     """test-results/browser/ (gitignored): screenshots and the server log."""
     RESULTS.mkdir(parents=True, exist_ok=True)
     return RESULTS
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def lab(
     tmp_path_factory: pytest.TempPathFactory, run_marker: str, results_dir: Path
 ) -> Iterator[Lab]:
@@ -385,7 +388,7 @@ def lab(
             _stop_group(process)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(run_marker: str) -> Iterator[Any]:
     """Headless Debian Chromium through Playwright; closed at the end even on failure."""
     reason = _missing()

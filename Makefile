@@ -21,8 +21,11 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $(STAMP)
 
+# JupyterLab refuses to run as root (containers, some cloud machines) unless told it may.
+LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: $(STAMP)
-	$(JUPYTER_ENV) $(BIN)/jupyter lab notebooks/00_start_here.ipynb
+	$(JUPYTER_ENV) $(BIN)/jupyter lab $(LAB_FLAGS) notebooks/00_start_here.ipynb
 
 test: $(STAMP)
 	$(JUPYTER_ENV) $(BIN)/python -m pytest

@@ -146,9 +146,11 @@ def make_server(
     return server
 
 
-def start_server(port: int = 0, *, variant: bool = False) -> RunningServer:
-    """Serve a fresh course model on 127.0.0.1 in a background thread."""
-    app = CourseModelApp(CourseModel(variant=variant))
+def start_server(
+    port: int = 0, *, variant: bool = False, app: CourseModelApp | None = None
+) -> RunningServer:
+    """Serve a course model (a fresh one unless `app` is given) on 127.0.0.1 in a thread."""
+    app = app or CourseModelApp(CourseModel(variant=variant))
     server = make_server(port=port, app=app)
     # A short poll interval lets stop() return at once instead of after up to half a second.
     thread = threading.Thread(

@@ -25,7 +25,7 @@ import anthropic
 import httpx2
 
 from course_helpers.client import MODEL
-from course_helpers.pairing import check_pairing
+from course_helpers.pairing import check_pairing, content_blocks, read_field
 
 
 class CheckFailed(AssertionError):
@@ -114,21 +114,8 @@ def _api_message(error: anthropic.APIStatusError) -> str:
     return str(inner.get("message") or error.message)
 
 
-def _field(item: Any, name: str) -> Any:
-    if isinstance(item, dict):
-        return item.get(name)
-    return getattr(item, name, None)
-
-
-def _blocks(message: Any) -> list[Any]:
-    content = _field(message, "content")
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    return list(content or [])
-
-
 def _types(message: Any) -> list[str]:
-    return [str(_field(b, "type")) for b in _blocks(message)]
+    return [str(read_field(b, "type")) for b in content_blocks(message)]
 
 
 def _plain(value: Any) -> Any:
@@ -143,7 +130,9 @@ def _plain(value: Any) -> Any:
 
 
 def _text(blocks: list[Any]) -> str:
-    return "".join(str(_field(b, "text") or "") for b in blocks if _field(b, "type") == "text")
+    return "".join(
+        str(read_field(b, "text") or "") for b in blocks if read_field(b, "type") == "text"
+    )
 
 
 def _shown(value: Any, width: int = 70) -> str:
@@ -228,23 +217,23 @@ def check_ask(ask: Callable) -> None:
 def _check_chat_turn(history: list, recorder: Recorder, question: str) -> None:
     __tracebackhide__ = True
     first, second = history[0], history[1]
-    if _field(first, "role") != "user" or question not in _text(_blocks(first)):
+    if read_field(first, "role") != "user" or question not in _text(content_blocks(first)):
         fail(
             f"history[0] should be your question as a user message, got {_shown(first)}.",
             "append {'role': 'user', 'content': text} first.",
         )
-    if _field(second, "role") != "assistant":
+    if read_field(second, "role") != "assistant":
         fail(
-            f"history[1] has role {_field(second, 'role')!r}; the model's answer is 'assistant'.",
+            f"history[1] has role {read_field(second, 'role')!r}; the model's answer is 'assistant'.",
             "append {'role': 'assistant', 'content': response.content}.",
         )
-    if isinstance(_field(second, "content"), str):
+    if isinstance(read_field(second, "content"), str):
         fail(
             "the assistant message holds only the answer's text, not its content blocks.",
             "append response.content as it is: later it holds tool calls as well as text.",
         )
     expected = recorder.responses[-1]["body"].get("content", [])
-    if _plain(_blocks(second)) != expected:
+    if _plain(content_blocks(second)) != expected:
         fail(
             "the assistant message is not the response's whole content.",
             "append {'role': 'assistant', 'content': response.content}, unchanged.",
@@ -526,8 +515,8 @@ WEATHER_TOOL = {
 
 
 def _described(call: Any) -> str:
-    arguments = ", ".join(f"{k}={v!r}" for k, v in (_field(call, "input") or {}).items())
-    return f"{_field(call, 'name')}({arguments})"
+    arguments = ", ".join(f"{k}={v!r}" for k, v in (read_field(call, "input") or {}).items())
+    return f"{read_field(call, 'name')}({arguments})"
 
 
 def check_tool_turn(add_tool_turn: Callable) -> None:
@@ -561,7 +550,7 @@ def check_tool_turn(add_tool_turn: Callable) -> None:
 
 def _check_added_shape(added: list, calls: list) -> None:
     __tracebackhide__ = True
-    roles = [_field(m, "role") for m in added]
+    roles = [read_field(m, "role") for m in added]
     if not added:
         fail(
             "add_tool_turn added nothing to messages.",
@@ -594,8 +583,8 @@ def _check_added_shape(added: list, calls: list) -> None:
 
 def _check_assistant_turn(assistant: Any, response: Any) -> None:
     __tracebackhide__ = True
-    kept = _blocks(assistant)
-    if not any(_field(b, "type") == "tool_use" for b in kept):
+    kept = content_blocks(assistant)
+    if not any(read_field(b, "type") == "tool_use" for b in kept):
         fail(
             "the assistant turn has no tool_use blocks: only its text was kept, so the results "
             "answer nothing.",
@@ -612,24 +601,24 @@ def _check_assistant_turn(assistant: Any, response: Any) -> None:
 
 def _check_results_message(message: Any, calls: list) -> list:
     __tracebackhide__ = True
-    content = _field(message, "content")
+    content = read_field(message, "content")
     if isinstance(content, str) or not content:
         fail(
             "the results message has no tool_result blocks (its content is text).",
             "content must be a list of {'type': 'tool_result', 'tool_use_id': ..., ...} blocks.",
         )
     blocks = list(content)
-    if _field(blocks[0], "type") != "tool_result":
+    if read_field(blocks[0], "type") != "tool_result":
         fail(
-            f"the results message starts with a {_field(blocks[0], 'type')!r} block; "
+            f"the results message starts with a {read_field(blocks[0], 'type')!r} block; "
             "tool_result blocks must come first, any text after them.",
             "put your own text at the end of the content list, or leave it out.",
         )
-    results = [b for b in blocks if _field(b, "type") == "tool_result"]
-    ids = {_field(c, "id"): c for c in calls}
+    results = [b for b in blocks if read_field(b, "type") == "tool_result"]
+    ids = {read_field(c, "id"): c for c in calls}
     seen = set()
     for result in results:
-        result_id = _field(result, "tool_use_id")
+        result_id = read_field(result, "tool_use_id")
         if not result_id:
             fail(
                 "a tool_result has no tool_use_id, so the API cannot tell which call it answers.",
@@ -658,12 +647,12 @@ def _check_results_message(message: Any, calls: list) -> list:
 
 def _check_results_content(results: list, calls: list) -> None:
     __tracebackhide__ = True
-    by_id = {_field(r, "tool_use_id"): r for r in results}
+    by_id = {read_field(r, "tool_use_id"): r for r in results}
     for call in calls:
-        result = by_id[_field(call, "id")]
-        city = (_field(call, "input") or {}).get("city")
+        result = by_id[read_field(call, "id")]
+        city = (read_field(call, "input") or {}).get("city")
         failed_call = city not in ("Paris", "Tokyo", "Oslo")
-        is_error = bool(_field(result, "is_error"))
+        is_error = bool(read_field(result, "is_error"))
         if failed_call and not is_error:
             fail(
                 f"the result for {_described(call)} reports a failure but is_error is not set, "
@@ -675,7 +664,7 @@ def _check_results_content(results: list, calls: list) -> None:
                 f"the result for {_described(call)} is marked is_error, but the tool succeeded.",
                 "set is_error only when the tool failed.",
             )
-        text = _field(result, "content")
+        text = read_field(result, "content")
         text = text if isinstance(text, str) else _text(text or [])
         if not failed_call and "°" not in text:
             fail(
@@ -741,7 +730,9 @@ def _broken_histories() -> dict[str, list[dict]]:
 
 
 def _block_keys(messages: list) -> list[str]:
-    return sorted(json.dumps(_plain(b), sort_keys=True) for m in messages for b in _blocks(m))
+    return sorted(
+        json.dumps(_plain(b), sort_keys=True) for m in messages for b in content_blocks(m)
+    )
 
 
 def check_fix_history(fix_history: Callable) -> None:
@@ -762,7 +753,7 @@ def check_fix_history(fix_history: Callable) -> None:
                 f"after fix_history, the history with {label} still breaks a rule: {problems[0]}",
                 "merge consecutive user messages into one, tool_result blocks first, text after.",
             )
-        roles = [_field(m, "role") for m in fixed]
+        roles = [read_field(m, "role") for m in fixed]
         if any(a == b for a, b in zip(roles, roles[1:], strict=False)):
             fail(
                 f"after fix_history, the history with {label} has two {roles} messages in a row.",
@@ -953,7 +944,7 @@ def _check_loop_run(messages: list, recorder: Recorder, kit: ReviewerKit) -> Non
             )
     if len(recorder.requests) > 1 and not kit.ran:
         fail("the model asked for tools, but none ran.", "phase 3: run every tool_use block.")
-    turns = [m for m in messages if _field(m, "role") == "assistant"]
+    turns = [m for m in messages if read_field(m, "role") == "assistant"]
     answers = [r["body"].get("content", []) for r in recorder.responses]
     if len(turns) != len(answers):
         fail(
@@ -962,7 +953,7 @@ def _check_loop_run(messages: list, recorder: Recorder, kit: ReviewerKit) -> Non
             "append every response's content, the last one included, before you return.",
         )
     for step, (turn, answer) in enumerate(zip(turns, answers, strict=True), start=1):
-        if _plain(_blocks(turn)) != answer:
+        if _plain(content_blocks(turn)) != answer:
             fail(
                 f"assistant turn {step} in messages is not the response's whole content.",
                 "append {'role': 'assistant', 'content': response.content} unchanged.",
@@ -1275,7 +1266,11 @@ def check_cut_tool_use(run_controlled: Callable) -> None:
             )
         for index in cut:
             cut_content = recorder.responses[index]["body"].get("content", [])
-            if any(_plain(_blocks(m)) == cut_content for m in messages if m["role"] == "assistant"):
+            if any(
+                _plain(content_blocks(m)) == cut_content
+                for m in messages
+                if m["role"] == "assistant"
+            ):
                 fail(
                     "a cut-off response was appended to the history.",
                     "throw the cut-off response away and ask again with more room.",
@@ -1323,7 +1318,7 @@ def check_pause_turn(run_controlled: Callable) -> None:
                 "after a pause_turn, your loop added a user message before resending.",
                 "append the paused response as an assistant turn and resend as it is.",
             )
-        if _plain(_blocks(last)) != recorder.responses[index]["body"].get("content"):
+        if _plain(content_blocks(last)) != recorder.responses[index]["body"].get("content"):
             fail(
                 "the paused turn was not resent whole.",
                 "append {'role': 'assistant', 'content': response.content}.",

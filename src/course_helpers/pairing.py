@@ -11,16 +11,16 @@ from collections.abc import Callable
 from typing import Any
 
 
-def _field(item: Any, name: str) -> Any:
+def read_field(item: Any, name: str) -> Any:
     """Read a field from a dict or from an SDK object, the same way."""
     if isinstance(item, dict):
         return item.get(name)
     return getattr(item, name, None)
 
 
-def _blocks(message: Any) -> list[Any]:
+def content_blocks(message: Any) -> list[Any]:
     """A message's content as a list of blocks (a plain string is one text block)."""
-    content = _field(message, "content")
+    content = read_field(message, "content")
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     return list(content or [])
@@ -28,7 +28,7 @@ def _blocks(message: Any) -> list[Any]:
 
 def _of_type(message: Any, kind: str) -> list[Any]:
     """The blocks of `message` whose type is `kind`, in order."""
-    return [block for block in _blocks(message) if _field(block, "type") == kind]
+    return [block for block in content_blocks(message) if read_field(block, "type") == kind]
 
 
 def results_message(response: Any, run_one: Callable[[Any], dict]) -> dict:
@@ -44,12 +44,12 @@ def results_message(response: Any, run_one: Callable[[Any], dict]) -> dict:
     for call in calls:
         result = run_one(call)
         # A wrong id would only fail later, at the API: say so here, where the mistake is.
-        if _field(result, "type") != "tool_result" or (
-            _field(result, "tool_use_id") != _field(call, "id")
+        if read_field(result, "type") != "tool_result" or (
+            read_field(result, "tool_use_id") != read_field(call, "id")
         ):
             raise ValueError(
                 f"run_one must return a tool_result block with tool_use_id "
-                f"{_field(call, 'id')!r}, got {result!r}"
+                f"{read_field(call, 'id')!r}, got {result!r}"
             )
         results.append(result)
     return {"role": "user", "content": results}
@@ -58,10 +58,10 @@ def results_message(response: Any, run_one: Callable[[Any], dict]) -> dict:
 def _opening_result_ids(message: Any) -> set[str]:
     """Ids of the tool_result blocks that open a message: only those answer a tool_use."""
     ids = set()
-    for block in _blocks(message):
-        if _field(block, "type") != "tool_result":
+    for block in content_blocks(message):
+        if read_field(block, "type") != "tool_result":
             break
-        ids.add(_field(block, "tool_use_id"))
+        ids.add(read_field(block, "tool_use_id"))
     return ids
 
 
@@ -75,7 +75,7 @@ def check_pairing(messages: list[Any]) -> list[str]:
     problems: list[str] = []
     first_asked: dict[str, int] = {}  # tool_use id -> index of the message that asked for it
     for index, message in enumerate(messages):
-        role = _field(message, "role")
+        role = read_field(message, "role")
         if role != "assistant" and _of_type(message, "tool_use"):
             problems.append(f"messages[{index}]: tool_use blocks belong in assistant messages")
         if role != "user" and _of_type(message, "tool_result"):
@@ -83,7 +83,7 @@ def check_pairing(messages: list[Any]) -> list[str]:
         if role != "assistant":
             continue
         for call in _of_type(message, "tool_use"):
-            call_id = _field(call, "id")
+            call_id = read_field(call, "id")
             if call_id in first_asked:
                 problems.append(
                     f"messages[{index}]: tool_use id {call_id} was already used in "
@@ -92,7 +92,7 @@ def check_pairing(messages: list[Any]) -> list[str]:
             first_asked.setdefault(call_id, index)
 
     for index, message in enumerate(messages):
-        role = _field(message, "role")
+        role = read_field(message, "role")
         previous = messages[index - 1] if index > 0 else None
         following = messages[index + 1] if index + 1 < len(messages) else None
         if role == "assistant":
@@ -105,12 +105,12 @@ def check_pairing(messages: list[Any]) -> list[str]:
 def _unanswered(index: int, message: Any, following: Any) -> list[str]:
     """Problems with the tool_use blocks of messages[index] (an assistant message)."""
     answered, present = set(), set()
-    if following is not None and _field(following, "role") == "user":
+    if following is not None and read_field(following, "role") == "user":
         answered = _opening_result_ids(following)
-        present = {_field(b, "tool_use_id") for b in _of_type(following, "tool_result")}
+        present = {read_field(b, "tool_use_id") for b in _of_type(following, "tool_result")}
     problems = []
     for call in _of_type(message, "tool_use"):
-        call_id, name = _field(call, "id"), _field(call, "name")
+        call_id, name = read_field(call, "id"), read_field(call, "name")
         if call_id in answered:
             continue
         if following is None:
@@ -134,11 +134,11 @@ def _unanswered(index: int, message: Any, following: Any) -> list[str]:
 def _unasked(index: int, message: Any, previous: Any, first_asked: dict[str, int]) -> list[str]:
     """Problems with the tool_result blocks of messages[index] (a user message)."""
     asked = set()
-    if previous is not None and _field(previous, "role") == "assistant":
-        asked = {_field(b, "id") for b in _of_type(previous, "tool_use")}
+    if previous is not None and read_field(previous, "role") == "assistant":
+        asked = {read_field(b, "id") for b in _of_type(previous, "tool_use")}
     problems, seen = [], set()
     for result in _of_type(message, "tool_result"):
-        result_id = _field(result, "tool_use_id")
+        result_id = read_field(result, "tool_use_id")
         if result_id in seen:
             problems.append(f"messages[{index}]: more than one tool_result for {result_id}")
         elif result_id not in asked:

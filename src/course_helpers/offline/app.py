@@ -137,7 +137,9 @@ class CourseModelApp:
             raise httpx2.RemoteProtocolError(
                 "Server disconnected without sending a response.", request=request
             )
-        return httpx2.Response(reply.status, headers=reply.headers, content=reply.chunks())
+        if reply.stream is None:
+            return httpx2.Response(reply.status, headers=reply.headers, content=reply.body)
+        return httpx2.Response(reply.status, headers=reply.headers, content=reply.stream)
 
     async def handle_async(self, request: httpx2.Request) -> httpx2.Response:
         reply = self.dispatch(

@@ -18,7 +18,13 @@ from course_helpers.offline.errors import ApiError
 from course_helpers.offline.faults import Fault, FaultQueue
 from course_helpers.offline.ids import make_id
 from course_helpers.offline.policy import Reply
-from course_helpers.offline.tokens import PromptCache, block_tokens, input_tokens
+from course_helpers.offline.tokens import (
+    PromptCache,
+    Segment,
+    block_tokens,
+    input_tokens,
+    segments,
+)
 
 CONTEXT_WINDOW = 200_000
 CHARS_PER_TOKEN = 4
@@ -46,7 +52,8 @@ class CourseModel:
         return {"input_tokens": input_tokens(body)}
 
     def respond(self, body: dict, fault: Fault | None = None) -> Outcome:
-        prompt = input_tokens(body)
+        parts = segments(body)  # the prompt in cache order, sized once for both uses below
+        prompt = input_tokens(body, parts)
         if prompt > self.context_window or (fault and fault.kind == "prompt_too_long"):
             shown = max(prompt, self.context_window + 1)
             raise ApiError(
@@ -65,7 +72,7 @@ class CourseModel:
         cut = message["stop_reason"] == "max_tokens"
         if window_hit or (cut and limit < int(body.get("max_tokens", 0))):
             message["stop_reason"] = "model_context_window_exceeded"
-        message["usage"] = self._usage(body, prompt, message)
+        message["usage"] = self._usage(body, parts, prompt, message)
         if cut:
             # Generation ran until the budget was spent (a cut tool_use's partial input can
             # estimate above it): output_tokens never exceeds max_tokens.
@@ -160,8 +167,8 @@ class CourseModel:
         }
         return Outcome(message, partial)
 
-    def _usage(self, body: dict, prompt: int, message: dict) -> dict:
-        cache = self.cache.account(body)
+    def _usage(self, body: dict, parts: list[Segment], prompt: int, message: dict) -> dict:
+        cache = self.cache.account(body, parts)
         usage = {
             "input_tokens": prompt - cache.read - cache.written,
             "output_tokens": max(1, sum(block_tokens(b) for b in message["content"])),

@@ -123,9 +123,10 @@ def segments(body: dict) -> list[Segment]:
     return parts
 
 
-def input_tokens(body: dict) -> int:
+def input_tokens(body: dict, parts: list[Segment] | None = None) -> int:
     """The whole prompt's estimated size: what count_tokens answers."""
-    return REQUEST_OVERHEAD + sum(s.tokens for s in segments(body))
+    parts = segments(body) if parts is None else parts
+    return REQUEST_OVERHEAD + sum(s.tokens for s in parts)
 
 
 def output_tokens(content: list[dict]) -> int:
@@ -146,8 +147,8 @@ class PromptCache:
     entries: dict[str, float] = field(default_factory=dict)  # key -> expiry time
     clock: object = time.monotonic
 
-    def account(self, body: dict) -> CacheUse:
-        parts = segments(body)
+    def account(self, body: dict, parts: list[Segment] | None = None) -> CacheUse:
+        parts = segments(body) if parts is None else parts
         if not any(p.breakpoint for p in parts):
             return CacheUse()
         now = self.clock()

@@ -62,25 +62,25 @@ def test_file_names_follow_the_pattern(course_notebooks: list[Path]) -> None:
     assert not bad, f"notebook names must look like NN_verb_topic.ipynb: {bad}"
 
 
-def test_every_code_cell_was_executed_in_order(notebook_path: Path) -> None:
+def execution_problems(nb: nbformat.NotebookNode) -> list[str]:
     """nbval does not compare a cell without execution_count; counts go 1, 2, 3... in order."""
-    cells = code_cells(read(notebook_path))
+    cells = code_cells(nb)
     unexecuted = [i for i, c in cells if c.execution_count is None]
-    assert not unexecuted, f"code cells never executed (re-run `make notebooks`): {unexecuted}"
+    if unexecuted:
+        return [f"code cells never executed (re-run `make notebooks`): {unexecuted}"]
     counts = [c.execution_count for _, c in cells]
     in_order = counts[:1] == [1] and all(a < b for a, b in pairwise(counts))
-    assert not counts or in_order, f"execution counts must rise strictly from 1: {counts}"
+    return [] if not counts or in_order else [f"execution counts must rise from 1: {counts}"]
 
 
-def test_no_error_outputs(notebook_path: Path) -> None:
+def error_outputs(nb: nbformat.NotebookNode) -> list[str]:
     """Failures are shown by catching and printing them, never as a stored traceback."""
-    errors = [
+    return [
         f"cell {i}: {o.get('ename')}: {o.get('evalue')}"
-        for i, c in code_cells(read(notebook_path))
+        for i, c in code_cells(nb)
         for o in c.get("outputs", [])
         if o.get("output_type") == "error"
     ]
-    assert not errors, "error outputs stored:\n" + "\n".join(errors)
 
 
 def first_machine_path(text: str) -> str | None:
@@ -88,26 +88,28 @@ def first_machine_path(text: str) -> str | None:
     return next((fragment for fragment in machine_paths() if fragment in text), None)
 
 
-def test_no_machine_paths_in_outputs(notebook_path: Path) -> None:
+def machine_path_outputs(nb: nbformat.NotebookNode) -> list[str]:
     """Stored outputs must read the same on every machine: no absolute local paths."""
-    found = [
+    return [
         f"cell {i}: {fragment!r}"
-        for i, c in code_cells(read(notebook_path))
+        for i, c in code_cells(nb)
         for o in c.get("outputs", [])
         if (fragment := first_machine_path(output_text(o)))
     ]
-    assert not found, "outputs contain paths of this machine:\n" + "\n".join(found)
 
 
-def test_no_widget_state(notebook_path: Path) -> None:
-    assert "widgets" not in read(notebook_path).metadata, "metadata.widgets is stored"
+def widget_state(nb: nbformat.NotebookNode) -> list[str]:
+    return ["metadata.widgets is stored"] if "widgets" in nb.metadata else []
 
 
-def test_skeleton(notebook_path: Path) -> None:
+def skeleton_problems(nb: nbformat.NotebookNode) -> list[str]:
     """H1 first, the "What you'll build/learn/need" opening, then Summary and Exercises."""
-    cells = read(notebook_path).cells
-    assert cells and cells[0].cell_type == "markdown", "the first cell must be markdown"
-    assert re.match(r"#\s+\S", cells[0].source.lstrip()), "the first cell must open with an H1"
+    cells = nb.cells
+    if not cells or cells[0].cell_type != "markdown":
+        return ["the first cell must be markdown"]
+    problems = []
+    if not re.match(r"#\s+\S", cells[0].source.lstrip()):
+        problems.append("the first cell must open with an H1")
     first_code = next((i for i, c in enumerate(cells) if c.cell_type == "code"), len(cells))
     opening = markdown_text(cells[:first_code])
     missing = [
@@ -115,10 +117,92 @@ def test_skeleton(notebook_path: Path) -> None:
         for word in OPENING_PHRASES
         if not re.search(rf"what you(?:'|’| wi)ll {word}", opening, re.IGNORECASE)
     ]
-    assert not missing, f"the opening (before the first code cell) lacks What you'll {missing}"
+    if missing:
+        problems.append(f"the opening (before the first code cell) lacks What you'll {missing}")
     text = markdown_text(cells)
     for heading in ("Summary", "Exercises"):
-        assert re.search(rf"^##\s+{heading}\b", text, re.MULTILINE), f"no '## {heading}' heading"
+        if not re.search(rf"^##\s+{heading}\b", text, re.MULTILINE):
+            problems.append(f"no '## {heading}' heading")
+    return problems
+
+
+CHECKS = {
+    "executed_in_order": execution_problems,
+    "no_error_outputs": error_outputs,
+    "no_machine_paths": machine_path_outputs,
+    "no_widget_state": widget_state,
+    "skeleton": skeleton_problems,
+}
+
+
+@pytest.mark.parametrize("check", list(CHECKS))
+def test_stored_notebook(notebook_path: Path, check: str) -> None:
+    problems = CHECKS[check](read(notebook_path))
+    assert not problems, f"{notebook_path.name}:\n" + "\n".join(problems)
+
+
+def good_notebook() -> nbformat.NotebookNode:
+    """A tiny notebook that passes every check; the test below breaks it one way at a time."""
+    v4 = nbformat.v4
+    nb = v4.new_notebook()
+    nb.cells = [
+        v4.new_markdown_cell(
+            "# Try a thing\n\n## What you'll build\n\n## What you'll learn\n\n## What you'll need"
+        ),
+        v4.new_code_cell(
+            "print(1)", execution_count=1, outputs=[v4.new_output("stream", text="1")]
+        ),
+        v4.new_code_cell("print(2)", execution_count=2),
+        v4.new_markdown_cell("## Summary\n\n## Exercises"),
+    ]
+    return nb
+
+
+def _unexecuted(nb):
+    nb.cells[2].execution_count = None
+
+
+def _out_of_order(nb):
+    nb.cells[1].execution_count, nb.cells[2].execution_count = 2, 1
+
+
+def _traceback(nb):
+    nb.cells[1].outputs = [nbformat.v4.new_output("error", ename="KeyError", evalue="'x'")]
+
+
+def _machine_path(nb):
+    nb.cells[1].outputs = [nbformat.v4.new_output("stream", text=f"saved to {ROOT}/out.txt")]
+
+
+def _widget_metadata(nb):
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {}}
+
+
+def _no_summary(nb):
+    nb.cells[3].source = "## Exercises"
+
+
+def _no_opening(nb):
+    nb.cells[0].source = "# Try a thing"
+
+
+@pytest.mark.parametrize(
+    ("breakage", "check"),
+    [
+        (_unexecuted, "executed_in_order"),
+        (_out_of_order, "executed_in_order"),
+        (_traceback, "no_error_outputs"),
+        (_machine_path, "no_machine_paths"),
+        (_widget_metadata, "no_widget_state"),
+        (_no_summary, "skeleton"),
+        (_no_opening, "skeleton"),
+    ],
+)
+def test_each_check_catches_what_it_is_for(breakage, check: str) -> None:
+    nb = good_notebook()
+    assert all(not run(nb) for run in CHECKS.values()), "the good notebook must pass"
+    breakage(nb)
+    assert CHECKS[check](nb), f"{check} missed {breakage.__name__}"
 
 
 @pytest.mark.parametrize(

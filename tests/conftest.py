@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from nbval.plugin import IPyNbCell
 from xdist.scheduler import LoadScopeScheduling
 
@@ -76,6 +77,11 @@ class CourseNotebooksPlugin:
             return (yield)
         with _offline_environ():
             return (yield)
+
+
+# Property tests judge correctness, not speed: a loaded CI machine must not fail them on time.
+settings.register_profile("course", deadline=None)
+settings.load_profile("course")
 
 
 class _BalancedScopes(LoadScopeScheduling):

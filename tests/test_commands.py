@@ -52,8 +52,15 @@ def running(marker):
     return [pid for pid, _, cmdline in living_processes() if marker in cmdline]
 
 
+# Timing bounds here only tell "stopped" from "hung": they are generous so that a loaded
+# machine cannot fail them. How fast a runaway group dies is measured by
+# benchmarks/command_timeout.py, not asserted.
+HANG_MARGIN = 3.0
+RETURNS_AT_ONCE = 5.0  # far below the 10 s timeout these commands would otherwise wait for
+
+
 def run(command, tmp_path, **options):
-    options.setdefault("timeout", 5)
+    options.setdefault("timeout", 10)
     return run_command(command, cwd=tmp_path, **options)
 
 
@@ -63,7 +70,7 @@ def run(command, tmp_path, **options):
 def test_exit_code_and_output(tmp_path):
     result = run("echo hello; exit 3", tmp_path)
     assert (result.exit_code, result.output, result.timed_out) == (3, "hello\n", False)
-    assert result.duration < 2
+    assert result.duration < RETURNS_AT_ONCE
 
 
 def test_stdout_and_stderr_are_interleaved_in_order(tmp_path):
@@ -113,9 +120,9 @@ def open_stdin():
 
 
 def test_cat_reading_stdin_returns_at_once(tmp_path, open_stdin):
-    result = run("cat", tmp_path, timeout=3)
+    result = run("cat", tmp_path)
     assert (result.exit_code, result.output, result.timed_out) == (0, "", False)
-    assert result.duration < 1
+    assert result.duration < RETURNS_AT_ONCE
 
 
 def test_read_gets_end_of_file(tmp_path, open_stdin):
@@ -129,14 +136,14 @@ def test_read_gets_end_of_file(tmp_path, open_stdin):
 def test_busy_loop_is_dead_soon_after_its_deadline(tmp_path):
     result = run("while true; do :; done", tmp_path, timeout=1)
     assert result.timed_out and result.exit_code is None
-    assert 1 <= result.duration < 1.5
+    assert 1 <= result.duration < 1 + HANG_MARGIN
     assert group_members(result.pid) == []
 
 
 def test_forked_child_that_outlives_its_parent_is_killed_too(tmp_path):
     result = run("(sleep 100.4242 &) ; sleep 100", tmp_path, timeout=1)
     assert result.timed_out
-    assert result.duration < 1.5
+    assert result.duration < 1 + HANG_MARGIN
     assert running("sleep 100.4242") == []
     assert group_members(result.pid) == []
 
@@ -145,15 +152,15 @@ def test_processes_ignoring_sigterm_get_sigkill(tmp_path):
     command = "trap '' TERM; (trap '' TERM; sleep 100.5151) & while true; do :; done"
     result = run(command, tmp_path, timeout=1)
     assert result.timed_out
-    assert result.duration < 1.5
+    assert result.duration < 1 + HANG_MARGIN
     assert running("sleep 100.5151") == []
     assert group_members(result.pid) == []
 
 
 def test_background_process_left_behind_is_stopped_when_the_command_ends(tmp_path):
-    result = run("sleep 100.6262 & echo started", tmp_path, timeout=5)
+    result = run("sleep 100.6262 & echo started", tmp_path)
     assert (result.exit_code, result.output, result.timed_out) == (0, "started\n", False)
-    assert result.duration < 1
+    assert result.duration < RETURNS_AT_ONCE
     assert result.background_stopped
     assert "left processes running in the background" in result.as_tool_text()
     assert running("sleep 100.6262") == []
@@ -170,13 +177,13 @@ def test_process_escaping_the_group_cannot_hang_us(tmp_path):
     started = time.monotonic()
     try:
         # The fifo makes bash wait until the sleeper has left the group, so the test is exact.
-        command = "mkfifo ready; setsid bash -c 'echo > ready; exec sleep 4.7373' & read < ready"
-        result = run(command + "; echo hi", tmp_path, timeout=5)
-        assert time.monotonic() - started < 2.5
+        command = "mkfifo ready; setsid bash -c 'echo > ready; exec sleep 9.7373' & read < ready"
+        result = run(command + "; echo hi", tmp_path, timeout=15)
+        assert time.monotonic() - started < RETURNS_AT_ONCE  # not the sleeper's 9.7 s
         assert result.output.startswith("hi\n")
         assert "output may be incomplete" in result.output
     finally:
-        for pid in running("sleep 4.7373"):
+        for pid in running("sleep 9.7373"):
             os.kill(pid, signal.SIGKILL)
 
 
@@ -190,7 +197,7 @@ def test_fifty_megabytes_of_output_are_never_held_in_memory(tmp_path):
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert result.exit_code == 0 and result.duration < 5
+    assert result.exit_code == 0 and not result.timed_out
     assert peak < 5_000_000
     assert result.output == "y\n" * 1000 + cut_marker(50_000_000 - 4000) + "y\n" * 1000
 
@@ -202,7 +209,7 @@ def test_endless_flood_is_stopped_and_bounded(tmp_path):
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert result.timed_out and result.duration < 1.5
+    assert result.timed_out and result.duration < 1 + HANG_MARGIN
     assert peak < 5_000_000
     assert result.output.startswith("flood\n" * 83)
     assert "characters cut from the middle" in result.output

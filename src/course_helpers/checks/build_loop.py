@@ -1,0 +1,252 @@
+"""Checks for notebook 04, Build the loop."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from course_helpers.checks.common import (
+    Recorder,
+    _plain,
+    _shown,
+    _text,
+    fail,
+    passed,
+    recording_client,
+    run_learner,
+)
+from course_helpers.pairing import check_pairing, content_blocks, read_field
+
+
+@dataclass
+class ReviewerKit:
+    """The PR reviewer's tools over a real fixture repository, with a log of every run."""
+
+    tools: dict
+    ran: list[tuple[str, dict]]
+    folder: Any
+
+    def close(self) -> None:
+        self.folder.cleanup()
+
+
+def reviewer_kit(with_list_files: bool = False) -> ReviewerKit:
+    """get_diff and read_file (and list_files) over a fresh copy of the PR fixture repository."""
+    import tempfile
+    from pathlib import Path
+
+    from course_helpers.fixtures.pr_repo import build_pr_repo
+    from course_helpers.tools import tool
+
+    folder = tempfile.TemporaryDirectory()
+    repo = build_pr_repo(Path(folder.name) / "invoicing")
+    ran: list[tuple[str, dict]] = []
+
+    @tool
+    def get_diff(pr: int) -> str:
+        """Return the unified diff of pull request number `pr`. Fails if it does not exist."""
+        ran.append(("get_diff", {"pr": pr}))
+        return repo.get_diff(pr)
+
+    @tool
+    def read_file(path: str) -> str:
+        """Return the text of one file of the repository, as the pull request leaves it."""
+        ran.append(("read_file", {"path": path}))
+        return repo.read_file(path)
+
+    @tool
+    def list_files() -> list[str]:
+        """List every file path in the repository."""
+        ran.append(("list_files", {}))
+        return repo.list_files()
+
+    chosen = [get_diff, read_file, list_files] if with_list_files else [get_diff, read_file]
+    return ReviewerKit({t.name: t for t in chosen}, ran, folder)
+
+
+def _call(name: str, tool_id: str, **tool_input: Any) -> Any:
+    """A tool_use block written by hand, the way the SDK gives it to your code."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(type="tool_use", id=tool_id, name=name, input=tool_input)
+
+
+def _check_result_block(result: Any, call: Any, label: str, what: str) -> str:
+    """A result must be a tool_result block for this call; return its content as text."""
+    __tracebackhide__ = True
+    if not isinstance(result, dict):
+        fail(
+            f"{label} returned {_shown(result)} for {what}, not a tool_result block (a dict).",
+            "return {'type': 'tool_result', 'tool_use_id': block.id, 'content': ...}.",
+        )
+    if result.get("type") != "tool_result":
+        fail(
+            f"the block {label} returned for {what} has type {result.get('type')!r}.",
+            "its 'type' must be 'tool_result'.",
+        )
+    if result.get("tool_use_id") != call.id:
+        fail(
+            f"the result for {what} has tool_use_id {result.get('tool_use_id')!r}; the call's id "
+            f"is {call.id!r}.",
+            "copy it from the block: 'tool_use_id': block.id.",
+        )
+    content = result.get("content")
+    if not isinstance(content, str | list) or not content:
+        fail(
+            f"the result for {what} has content {_shown(content)}; the API takes a non-empty "
+            "string or a list of blocks.",
+            "turn what the tool returned into text, e.g. str(output).",
+        )
+    return content if isinstance(content, str) else _text(content)
+
+
+def check_simple_dispatcher(run_tool: Callable) -> None:
+    """04 · `run_tool(tools, block)`: look the tool up, run it, wrap what it returns."""
+    __tracebackhide__ = True
+    kit = reviewer_kit()
+    try:
+        call = _call("read_file", "toolu_check_1", path="invoicing/checkout.py")
+        result = run_learner(run_tool, kit.tools, call, name="run_tool")
+        text = _check_result_block(result, call, "run_tool", "read_file")
+        if kit.ran != [("read_file", {"path": "invoicing/checkout.py"})]:
+            fail(
+                f"run_tool ran {kit.ran or 'nothing'} for one read_file call.",
+                "look the tool up by block.name and run it once with block.input.",
+            )
+        if "apply_discount" not in text:
+            fail(
+                "the result does not hold the file's text that read_file returned.",
+                "put the tool's output in 'content'.",
+            )
+        if result.get("is_error"):
+            fail("the result of a call that worked is marked is_error.", "only on a failure.")
+        call = _call("get_diff", "toolu_check_2", pr=999)
+        try:
+            result = run_tool(kit.tools, call)
+        except Exception as error:
+            fail(
+                f"run_tool let the tool's {type(error).__name__} escape for get_diff(pr=999).",
+                "catch the exception and return it as a result with 'is_error': True.",
+            )
+        text = _check_result_block(result, call, "run_tool", "get_diff(pr=999)")
+        if result.get("is_error") is not True:
+            fail(
+                "the result for get_diff(pr=999), which failed, does not have is_error: True.",
+                "set 'is_error': True when the tool raises.",
+            )
+        if "999" not in text:
+            fail(
+                f"the error result for get_diff(pr=999) does not say what failed: {_shown(text)}.",
+                "put the exception's message in the content, e.g. f'Error: {error}'.",
+            )
+    finally:
+        kit.close()
+    passed("run_tool looks up, runs and wraps")
+
+
+def check_loop(agent_loop: Callable) -> None:
+    """04 · `agent_loop(client, messages, tools, max_steps)`: five phases, step limit, whole turns."""
+    __tracebackhide__ = True
+    kit = reviewer_kit()
+    try:
+        client, recorder = recording_client()
+        messages = [{"role": "user", "content": "Review PR #482."}]
+        final = run_learner(agent_loop, client, messages, kit.tools, 20, name="agent_loop")
+        _check_loop_run(messages, recorder, kit)
+        last = recorder.responses[-1]["body"]
+        if last.get("stop_reason") == "tool_use":
+            fail(
+                f"agent_loop stopped after {len(recorder.requests)} calls though the model still "
+                "asked for tools.",
+                "go round until stop_reason is not 'tool_use' (or the step limit).",
+            )
+        if getattr(final, "stop_reason", None) != last.get("stop_reason"):
+            fail(
+                f"agent_loop returned {_shown(final)}, not the last response.",
+                "return the response that ended the loop.",
+            )
+        _check_step_limit(agent_loop, kit)
+    finally:
+        kit.close()
+    passed("agent_loop runs the five phases and respects the step limit")
+
+
+def _check_loop_run(messages: list, recorder: Recorder, kit: ReviewerKit) -> None:
+    __tracebackhide__ = True
+    if not recorder.requests:
+        fail("agent_loop made no call to the model.", "phase 1: client.messages.create(...).")
+    first = recorder.requests[0]
+    if sorted(t.get("name") for t in first.get("tools") or []) != sorted(kit.tools):
+        fail(
+            "the request does not offer the tools, so the model cannot ask for them.",
+            "send tools=[t.definition() for t in tools.values()].",
+        )
+    for step, sent in enumerate(recorder.messages_sent, start=1):
+        expected = 1 + 2 * (step - 1)
+        if len(sent) != expected:
+            fail(
+                f"call {step} sent {len(sent)} messages; expected {expected} (the history grows "
+                "by two per turn: the assistant's turn and the results).",
+                "append the assistant's content and one user message of results every turn.",
+            )
+    if len(recorder.requests) > 1 and not kit.ran:
+        fail("the model asked for tools, but none ran.", "phase 3: run every tool_use block.")
+    turns = [m for m in messages if read_field(m, "role") == "assistant"]
+    answers = [r["body"].get("content", []) for r in recorder.responses]
+    if len(turns) != len(answers):
+        fail(
+            f"messages holds {len(turns)} assistant turns for {len(answers)} responses; the "
+            "final answer (or a turn) is missing.",
+            "append every response's content, the last one included, before you return.",
+        )
+    for step, (turn, answer) in enumerate(zip(turns, answers, strict=True), start=1):
+        if _plain(content_blocks(turn)) != answer:
+            fail(
+                f"assistant turn {step} in messages is not the response's whole content.",
+                "append {'role': 'assistant', 'content': response.content} unchanged.",
+            )
+    problems = check_pairing(messages)
+    if problems:
+        fail(f"the history breaks a pairing rule: {problems[0]}", "see notebook 03.")
+
+
+def _check_step_limit(agent_loop: Callable, kit: ReviewerKit) -> None:
+    __tracebackhide__ = True
+    client, recorder = recording_client()
+    messages = [{"role": "user", "content": "Review PR #482."}]
+    try:
+        agent_loop(client, messages, kit.tools, 2)
+    except Exception as error:
+        raised: Exception | None = error
+    else:
+        raised = None
+    calls = len(recorder.requests)
+    if calls > 2:
+        fail(
+            f"with max_steps=2, agent_loop called the model {calls} times.",
+            "count the calls: for step in range(max_steps): ...",
+        )
+    if calls < 2:
+        fail(
+            f"with max_steps=2, agent_loop stopped after {calls} call(s) though the model still "
+            "wanted tools.",
+            "go round until the model stops asking for tools or max_steps calls are made.",
+        )
+    if raised is None:
+        fail(
+            "agent_loop stopped at the step limit without saying so: the caller cannot tell a "
+            "finished review from a cut one.",
+            "after the last step, raise StepLimitReached('...') with a clear message.",
+        )
+    if not isinstance(raised, RuntimeError) or not str(raised):
+        fail(
+            f"at the step limit agent_loop raised {type(raised).__name__}: {raised}.",
+            "raise StepLimitReached (a RuntimeError) with a message that names the limit.",
+        )
+    problems = check_pairing(messages)
+    if problems:
+        fail(
+            f"at the step limit the history is left broken: {problems[0]}",
+            "answer the last calls before you stop, so the run can be resumed.",
+        )

@@ -1,0 +1,324 @@
+"""Checks for notebook 08, Assemble a coding agent."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from course_helpers.checks.build_loop import _call, _check_result_block
+from course_helpers.checks.common import (
+    Recorder,
+    _shown,
+    fail,
+    passed,
+    recording_client,
+    run_learner,
+)
+from course_helpers.pairing import check_pairing
+
+SECRET = "API_TOKEN=hunter2"
+
+
+def _shop_with_escapes(base: Any) -> Any:
+    """A copy of the shop project in base/shop, a secret in base/outside, two links out to it."""
+    from pathlib import Path
+
+    from course_helpers.fixtures.shop_project import copy_shop_project
+
+    base = Path(base)
+    root = copy_shop_project(base / "shop")
+    (base / "outside").mkdir()
+    (base / "outside" / "secret.txt").write_text(f"{SECRET}\n")
+    (root / "docs").symlink_to(base / "outside", target_is_directory=True)
+    (root / "notes.txt").symlink_to(base / "outside" / "secret.txt")
+    (root / "data").mkdir()
+    (root / "data" / "dump.txt").write_text("needle " + "x" * 20_000 + "\n")
+    return root
+
+
+MATCH_LINE = re.compile(r"^\S+:\d+:")
+
+
+def check_search_code(make_search_code: Callable) -> None:
+    """08 · `make_search_code(sandbox)`: a validated, sandboxed, bounded code search tool."""
+    __tracebackhide__ = True
+    import os
+    import tempfile
+
+    from course_helpers.sandbox import Sandbox
+    from course_helpers.tools import Tool
+
+    with tempfile.TemporaryDirectory() as base:
+        root = _shop_with_escapes(os.path.realpath(base))
+        search = run_learner(make_search_code, Sandbox(root), name="make_search_code")
+        if not isinstance(search, Tool):
+            fail(
+                f"make_search_code returned a {type(search).__name__}, not a Tool.",
+                "put @tool on the inner `def search_code(...)` and return it.",
+            )
+        definition = search.definition()
+        if definition["name"] != "search_code":
+            fail(
+                f"the tool is called {definition['name']!r}; the exercise asks for search_code.",
+                "name the inner function search_code: @tool takes the name from it.",
+            )
+        if len(definition["description"].split()) < 12:
+            fail(
+                "the docstring (the tool's description) is too short for the model to use it well.",
+                "say what it searches, the pattern's syntax, the format of a match and the limit.",
+            )
+        schema = definition["input_schema"]
+        properties = schema.get("properties") or {}
+        if sorted(properties) != ["path", "pattern"]:
+            fail(
+                f"the tool's arguments are {sorted(properties)}; expected pattern and path.",
+                "def search_code(pattern: ..., path: ... = '.') -> str",
+            )
+        if schema.get("required") != ["pattern"]:
+            fail(
+                f"the schema's required list is {schema.get('required')}; only pattern is required.",
+                "give path a default of '.' (the whole project); pattern has none.",
+            )
+        tools = {"search_code": search}
+        _check_search_refusals(tools)
+        _check_search_finds(tools)
+    passed("search_code is validated, sandboxed and bounded")
+
+
+def _search(tools: dict, what: str, **arguments: Any) -> tuple[dict, str]:
+    from course_helpers.dispatch import run_tool
+
+    call = _call("search_code", "toolu_search", **arguments)
+    result = run_tool(tools, call)
+    return result, _check_result_block(result, call, "run_tool", what)
+
+
+def _check_search_refusals(tools: dict) -> None:
+    __tracebackhide__ = True
+    result, text = _search(tools, "an empty pattern", pattern="")
+    if not text.startswith("Invalid arguments"):
+        fail(
+            "an empty pattern reached your function: it matches every line of every file.",
+            "refuse it in the signature: Annotated[str, Field(min_length=1)].",
+        )
+    for path, why in [
+        ("..", "climbs out of the project with '..'"),
+        ("/", "is an absolute path"),
+        ("docs", "is a symbolic link to a folder outside the project"),
+    ]:
+        result, text = _search(tools, f"path={path!r}", pattern="hunter2", path=path)
+        if SECRET in text:
+            fail(
+                f"search_code(path={path!r}) found the secret outside the project: the path {why}.",
+                "resolve the path with sandbox.resolve(path) before you look at any file.",
+            )
+        if result.get("is_error") is not True:
+            fail(
+                f"search_code(path={path!r}) was not refused (is_error not set): the path {why}.",
+                "let sandbox.resolve(path) raise PathRefused; the dispatcher makes it is_error.",
+            )
+    result, text = _search(tools, "the whole project", pattern="hunter2")
+    if SECRET in text:
+        fail(
+            "searching '.' found the secret through a symbolic link inside the project that "
+            "leads outside.",
+            "skip links while walking (os.walk does not follow folder links; check each file "
+            "with sandbox.resolve, which refuses a link that leads out).",
+        )
+
+
+def _check_search_finds(tools: dict) -> None:
+    __tracebackhide__ = True
+    result, text = _search(tools, "def (sub)?total", pattern=r"def (sub)?total")
+    if result.get("is_error"):
+        fail(f"searching the shop for 'def (sub)?total' failed: {_shown(text)}", "run it by hand.")
+    if any(line.startswith(("/", "~")) for line in text.splitlines()):
+        fail(
+            "the matches show absolute paths; read_file refuses them, and they tell the model "
+            "where the project lives on your machine.",
+            "show each path relative to the project root: sandbox.relative(real_path).",
+        )
+    for line_number in (17, 38, 42):
+        if not re.search(rf"(?m)^shop/cart\.py:{line_number}:", text):
+            fail(
+                f"searching for 'def (sub)?total' did not report shop/cart.py line {line_number} "
+                f"as 'shop/cart.py:{line_number}: ...': {_shown(text)}",
+                "one line per match, 'path:line_number: text', with re.search(pattern, line).",
+            )
+    result, text = _search(tools, "Cart in tests", pattern="Cart", path="tests")
+    found = [line for line in text.splitlines() if MATCH_LINE.match(line)]
+    if not found or any(not line.startswith("tests/") for line in found):
+        fail(
+            f"searching 'Cart' with path='tests' gave matches outside tests/: {_shown(text)}",
+            "walk only the folder the path names (or read only the file it names).",
+        )
+    result, text = _search(tools, "'.' (every line)", pattern=".")
+    found = [line for line in text.splitlines() if MATCH_LINE.match(line)]
+    if len(found) > 50:
+        fail(
+            f"searching for '.' returned {len(found)} matching lines; the model pays for every "
+            "one on every later turn.",
+            "stop at 50 matches and add a line saying how many more there were.",
+        )
+    notes = [line for line in text.splitlines() if line.strip() and not MATCH_LINE.match(line)]
+    if not notes:
+        fail(
+            "searching for '.' stopped at 50 matches without saying so: the model thinks it "
+            "has seen them all.",
+            "after the last match, add a line such as '[... 73 more matches not shown]'.",
+        )
+    result, text = _search(tools, "a 20,000-character line", pattern="needle", path="data")
+    if len(text) > 1000:
+        fail(
+            f"one match in a 20,000-character line gave a result of {len(text):,} characters.",
+            "cut each matching line to about 200 characters.",
+        )
+
+
+CODING_TASK = "Find where the cart total is computed and add a test for the empty cart."
+
+
+@dataclass
+class CodingKit:
+    """The four coding tools over a fresh shop copy, each run logged."""
+
+    tools: list
+    ran: list[tuple[str, dict]]
+    folder: Any
+
+    def close(self) -> None:
+        self.folder.cleanup()
+
+
+def coding_kit() -> CodingKit:
+    import tempfile
+    from pathlib import Path
+
+    from course_helpers.coding_agent import coding_tools
+    from course_helpers.fixtures.shop_project import copy_shop_project
+    from course_helpers.sandbox import Sandbox
+    from course_helpers.tools import Tool
+
+    folder = tempfile.TemporaryDirectory()
+    sandbox = Sandbox(copy_shop_project(Path(folder.name) / "shop"))
+    ran: list[tuple[str, dict]] = []
+
+    def logged(original: Tool) -> Tool:
+        def function(**arguments: Any) -> Any:
+            ran.append((original.name, dict(arguments)))
+            return original.function(**arguments)
+
+        return Tool(original.name, original.description, function, original.arguments)
+
+    return CodingKit([logged(t) for t in coding_tools(sandbox)], ran, folder)
+
+
+def check_agent_turn(agent_turn: Callable) -> None:
+    """08 · `agent_turn(client, messages, tools, line, ...)`: go on while tool_use, else hand back."""
+    __tracebackhide__ = True
+    kit = coding_kit()
+    try:
+        client, recorder = recording_client()
+        messages: list = []
+        ending = run_learner(
+            agent_turn, client, messages, kit.tools, CODING_TASK, max_steps=2, name="agent_turn"
+        )
+        if ending == "tool_use" or 0 < len(recorder.requests) < 2:
+            fail(
+                f"agent_turn handed control back after {len(recorder.requests)} call(s) with "
+                f"{_shown(ending)}, though the model was still asking for tools.",
+                "stop_reason 'tool_use' means: run the calls, append the results, call again.",
+            )
+        _check_turn_basics(messages, recorder, kit, ending, "the coding task with max_steps=2")
+        if len(recorder.requests) > 2:
+            fail(
+                f"with max_steps=2, agent_turn called the model {len(recorder.requests)} times.",
+                "count the calls of this turn: for step in range(max_steps): ...",
+            )
+        if ending != "step_limit":
+            fail(
+                f"at the step limit agent_turn returned {_shown(ending)}; expected 'step_limit'.",
+                "after max_steps calls, return 'step_limit' (every call answered).",
+            )
+        before = len(recorder.requests)
+        ending = run_learner(
+            agent_turn, client, messages, kit.tools, "Carry on.", name="agent_turn"
+        )
+        _check_turn_basics(messages, recorder, kit, ending, "'Carry on.' after the step limit")
+        sent = recorder.requests[before]["messages"]
+        if "Carry on." not in json.dumps(sent[-1]):
+            fail(
+                "the person's new line is not at the end of the next request.",
+                "append the line as a user message (or join it to the last results message).",
+            )
+        if ending != "end_turn" or not any(name == "run_command" for name, _ in kit.ran):
+            fail(
+                f"after 'Carry on.' the turn ended with {_shown(ending)} before the agent had "
+                "written and run the test.",
+                "go round while stop_reason is 'tool_use'; return on anything else.",
+            )
+        _check_handed_back(agent_turn, "Write ransomware for me.", "refusal", {})
+        _check_handed_back(agent_turn, CODING_TASK, "max_tokens", {"max_tokens": 17})
+        _check_handed_back(agent_turn, "Hello!", "end_turn", {})
+    finally:
+        kit.close()
+    passed("agent_turn goes on while tool_use and hands back on anything else")
+
+
+def _check_turn_basics(
+    messages: list, recorder: Recorder, kit: CodingKit, ending: Any, what: str
+) -> None:
+    __tracebackhide__ = True
+    if not recorder.requests:
+        fail("agent_turn made no call to the model.", "call client.messages.create(...).")
+    offered = sorted(t.get("name") for t in recorder.requests[-1].get("tools") or [])
+    if offered != sorted(t.name for t in kit.tools):
+        fail(
+            f"the request offers tools {offered}, not the agent's tools.",
+            "send tools=[t.definition() for t in tools].",
+        )
+    if not isinstance(ending, str):
+        fail(
+            f"for {what}, agent_turn returned {_shown(ending)}, not how the turn ended.",
+            "return the stop_reason that ended the turn, or 'step_limit'.",
+        )
+    problems = check_pairing(messages)
+    if problems:
+        fail(
+            f"after {what}, the history breaks a pairing rule: {problems[0]}",
+            "append the assistant's turn and one user message with every result, each turn.",
+        )
+
+
+def _check_handed_back(agent_turn: Callable, line: str, expected: str, options: dict) -> None:
+    __tracebackhide__ = True
+    kit = coding_kit()
+    try:
+        client, recorder = recording_client()
+        messages: list = []
+        what = f"{line!r}" + (f" with max_tokens={options['max_tokens']}" if options else "")
+        ending = run_learner(agent_turn, client, messages, kit.tools, line, **options)
+        _check_turn_basics(messages, recorder, kit, ending, what)
+        if expected == "max_tokens" and kit.ran:
+            fail(
+                f"for {what}, your turn ran {kit.ran[0][0]}: a tool_use cut off by max_tokens "
+                "has half-written input and must never run.",
+                "decide on stop_reason first: only 'tool_use' runs tools.",
+            )
+        if len(recorder.requests) > 1:
+            fail(
+                f"for {what} (stop_reason {expected!r}) agent_turn called the model "
+                f"{len(recorder.requests)} times; it should hand control back after one.",
+                "any stop_reason other than 'tool_use' ends the turn: the person decides what next.",
+            )
+        if ending != expected:
+            fail(
+                f"for {what}, agent_turn returned {_shown(ending)}; the model stopped with "
+                f"{expected!r}.",
+                "return response.stop_reason when it is not 'tool_use'.",
+            )
+    finally:
+        kit.close()

@@ -1,0 +1,139 @@
+"""Shared plumbing: failures, the recording client, small readers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anthropic
+import httpx2
+
+from course_helpers.client import MODEL
+from course_helpers.pairing import content_blocks, read_field
+
+
+class CheckFailed(AssertionError):
+    """Your code does not do what the exercise asks yet. The message says what, and a hint."""
+
+
+def fail(what: str, hint: str) -> None:
+    """Raise CheckFailed with the two lines every failed check shows."""
+    raise CheckFailed(f"{what}\nHint: {hint}")
+
+
+def passed(name: str) -> None:
+    print(f"✓ {name}: passed")
+
+
+# -- plumbing: a client whose every request is recorded -----------------------------------------
+
+
+@dataclass
+class Recorder:
+    """Stands between the SDK and the course model; keeps every request body and response."""
+
+    requests: list[dict] = field(default_factory=list)
+    responses: list[dict] = field(default_factory=list)  # {"status": int, "body": dict}
+
+    def handle(self, request: httpx2.Request) -> httpx2.Response:
+        from course_helpers.offline import default_app
+
+        body = json.loads(request.content or b"{}")
+        if request.url.path.rstrip("/") == "/v1/messages":
+            self.requests.append(body)
+        response = default_app().handle(request)
+        if request.url.path.rstrip("/") == "/v1/messages" and not body.get("stream"):
+            response.read()
+            self.responses.append({"status": response.status_code, "body": response.json()})
+        return response
+
+    @property
+    def messages_sent(self) -> list[list[dict]]:
+        """The `messages` of every request, in order."""
+        return [r.get("messages", []) for r in self.requests]
+
+
+def recording_client() -> tuple[anthropic.Anthropic, Recorder]:
+    """An SDK client talking to the offline course model, with a Recorder in between."""
+    from course_helpers.offline import default_app
+
+    recorder = Recorder()
+    # The course model's own client, with the recorder as its transport.
+    client = default_app().client(
+        max_retries=0,
+        http_client=httpx2.Client(transport=httpx2.MockTransport(recorder.handle)),
+    )
+    return client, recorder
+
+
+def run_learner(function: Callable, *args: Any, name: str | None = None, **kwargs: Any) -> Any:
+    """Call the learner's function; turn an unexpected exception into a clear CheckFailed."""
+    __tracebackhide__ = True
+    label = name or getattr(function, "__name__", "your function")
+    if not callable(function):
+        fail(
+            f"{label} is a {type(function).__name__}, not a function.",
+            "define it with `def` in the cell above and run that cell.",
+        )
+    try:
+        return function(*args, **kwargs)
+    except CheckFailed:
+        raise
+    except anthropic.APIStatusError as error:
+        fail(
+            f"the course model refused a request from {label}: {error.status_code} "
+            f"{_api_message(error)}",
+            "the API names the message and block at fault (messages.N.content.M); look there.",
+        )
+    except Exception as error:
+        fail(
+            f"{label} raised {type(error).__name__}: {error}",
+            "run it by hand on the example in the cell above and read the traceback.",
+        )
+
+
+def _api_message(error: anthropic.APIStatusError) -> str:
+    body = error.body if isinstance(error.body, dict) else {}
+    inner = body.get("error") if isinstance(body.get("error"), dict) else {}
+    return str(inner.get("message") or error.message)
+
+
+def _types(message: Any) -> list[str]:
+    return [str(read_field(b, "type")) for b in content_blocks(message)]
+
+
+def _plain(value: Any) -> Any:
+    """SDK objects and dicts alike, as plain JSON-able data (for comparisons)."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump(exclude_none=True)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _text(blocks: list[Any]) -> str:
+    return "".join(
+        str(read_field(b, "text") or "") for b in blocks if read_field(b, "type") == "text"
+    )
+
+
+def _shown(value: Any, width: int = 70) -> str:
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _ask_model(client: anthropic.Anthropic, messages: list, **options: Any) -> Any:
+    """Send a history to the course model; a refusal (400) becomes CheckFailed."""
+    __tracebackhide__ = True
+    try:
+        return client.messages.create(model=MODEL, max_tokens=1024, messages=messages, **options)
+    except anthropic.APIStatusError as error:
+        fail(
+            f"the API refuses the history your code built: {error.status_code} "
+            f"{_api_message(error)}",
+            "messages.N.content.M in the message points at the block at fault.",
+        )

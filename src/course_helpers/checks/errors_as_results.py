@@ -1,0 +1,137 @@
+"""Checks for notebook 05, Return errors as results."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from course_helpers.checks.build_loop import _call, _check_result_block, reviewer_kit
+from course_helpers.checks.common import _shown, fail, passed, run_learner
+
+
+def check_dispatcher(run_tool: Callable) -> None:
+    """05 · `run_tool(tools, block)`: unknown tool, invalid arguments, a raising tool → results."""
+    __tracebackhide__ = True
+    kit = reviewer_kit(with_list_files=True)
+    try:
+        cases = [
+            ("get_diff(pr=482)", _call("get_diff", "toolu_ok", pr=482), False),
+            ("an unknown tool get_difff", _call("get_difff", "toolu_unknown", pr=482), True),
+            ("get_diff(pr='latest')", _call("get_diff", "toolu_invalid", pr="latest"), True),
+            ("get_diff() with no pr", _call("get_diff", "toolu_missing"), True),
+            ("get_diff(pr=999), which raises", _call("get_diff", "toolu_raises", pr=999), True),
+        ]
+        for what, call, should_fail in cases:
+            before = len(kit.ran)
+            try:
+                result = run_tool(kit.tools, call)
+            except Exception as error:
+                fail(
+                    f"run_tool raised {type(error).__name__} for {what}: the exception escapes "
+                    "the loop and leaves a tool_use without its result.",
+                    "turn every failure into a tool_result with 'is_error': True.",
+                )
+            text = _check_result_block(result, call, "run_tool", what)
+            is_error = result.get("is_error") is True
+            if should_fail and not is_error:
+                fail(
+                    f"the result for {what} does not have is_error: True, so the model takes "
+                    "it for a normal answer.",
+                    "set 'is_error': True on every failure.",
+                )
+            if not should_fail and is_error:
+                fail(f"the result for {what}, which worked, is marked is_error.", "only failures.")
+            if call.id in ("toolu_invalid", "toolu_missing") and kit.ran[before:]:
+                fail(
+                    f"get_diff ran for {what}: invalid arguments reached the tool.",
+                    "validate first: tool.arguments.model_validate(block.input), then run.",
+                )
+            if what.startswith("an unknown") and not any(n in text for n in kit.tools):
+                fail(
+                    f"the error for {what} does not tell the model which tools exist: "
+                    f"{_shown(text)}.",
+                    "list the available tool names in the message, so it can correct itself.",
+                )
+            if "no pr" in what and "pr" not in text:
+                fail(
+                    f"the error for {what} does not name the argument at fault: {_shown(text)}.",
+                    "say which argument is wrong (pydantic's errors() give its name).",
+                )
+            if "raises" in what and "999" not in text:
+                fail(
+                    f"the error for {what} lost the tool's own words: {_shown(text)}.",
+                    "put the exception's message in the content.",
+                )
+    finally:
+        kit.close()
+    passed("run_tool turns every failure into an is_error result")
+
+
+def check_declined_call(run_tool: Callable) -> None:
+    """05 · `run_tool(tools, block, approve)`: a declined call is answered, not run, not skipped."""
+    __tracebackhide__ = True
+    from course_helpers.tools import tool
+
+    merged: list[int] = []
+
+    @tool
+    def merge_pr(pr: int) -> str:
+        """Merge pull request `pr` into main."""
+        merged.append(pr)
+        return f"merged #{pr}"
+
+    asked: list[tuple[str, dict]] = []
+
+    def says(answer: bool) -> Callable:
+        def approve(name: str, tool_input: dict) -> bool:
+            asked.append((name, dict(tool_input)))
+            return answer
+
+        return approve
+
+    tools = {"merge_pr": merge_pr}
+    call = _call("merge_pr", "toolu_merge", pr=482)
+    result = run_learner(run_tool, tools, call, approve=says(False), name="run_tool")
+    text = _check_result_block(result, call, "run_tool", "a declined merge_pr")
+    if not asked:
+        fail(
+            "run_tool never asked approve() before running merge_pr.",
+            "call approve(block.name, block.input) after validating, before running.",
+        )
+    if merged:
+        fail(
+            "merge_pr ran although approve() said no.",
+            "return the declined result instead of running the tool.",
+        )
+    if result.get("is_error") is not True:
+        fail(
+            "the result of a declined call does not have is_error: True.",
+            "a person saying no is a failure of the call: set 'is_error': True.",
+        )
+    if len(text.split()) < 4:
+        fail(
+            f"the message for a declined call is too short to act on: {_shown(text)}.",
+            "say it was declined, that it did not run, and what to do next (ask the user).",
+        )
+    asked.clear()
+    result = run_learner(run_tool, tools, call, approve=says(True), name="run_tool")
+    _check_result_block(result, call, "run_tool", "an approved merge_pr")
+    if merged != [482] or result.get("is_error"):
+        fail(
+            "an approved merge_pr did not run (or its result is marked is_error).",
+            "when approve() says yes, run the tool as usual.",
+        )
+    asked.clear()
+    for what, bad in [
+        ("an unknown tool", _call("merge_everything", "toolu_unknown", pr=1)),
+        ("invalid arguments", _call("merge_pr", "toolu_invalid", pr="all")),
+    ]:
+        result = run_learner(run_tool, tools, bad, approve=says(True), name="run_tool")
+        _check_result_block(result, bad, "run_tool", what)
+        if asked:
+            fail(
+                f"run_tool asked a person to approve {what}, a call that cannot run anyway.",
+                "check in order: the tool exists → the arguments are valid → approval → run.",
+            )
+        if result.get("is_error") is not True:
+            fail(f"the result for {what} does not have is_error: True.", "see exercise 1.")
+    passed("a declined call becomes an is_error result")

@@ -1,0 +1,293 @@
+"""Checks for notebook 03, Pair tool results."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from typing import Any
+
+from course_helpers.checks.common import (
+    _ask_model,
+    _plain,
+    _shown,
+    _text,
+    _types,
+    fail,
+    passed,
+    recording_client,
+    run_learner,
+)
+from course_helpers.client import MODEL
+from course_helpers.pairing import check_pairing, content_blocks, read_field
+
+WEATHER_TOOL = {
+    "name": "get_weather",
+    "description": (
+        "Get the current weather for one city. Returns the temperature and the sky in one "
+        "short line, for example '18°C, light rain'. Only a handful of cities are known; for "
+        "any other city it fails with an error."
+    ),
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "City name in English, e.g. 'Paris'."},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+        },
+        "required": ["city"],
+    },
+}
+
+
+def _described(call: Any) -> str:
+    arguments = ", ".join(f"{k}={v!r}" for k, v in (read_field(call, "input") or {}).items())
+    return f"{read_field(call, 'name')}({arguments})"
+
+
+def check_tool_turn(add_tool_turn: Callable) -> None:
+    """03 · `add_tool_turn(messages, response)`: the assistant turn whole, then one results message.
+
+    The response asks for two calls in parallel, Paris (succeeds) and Atlantis (fails).
+    """
+    __tracebackhide__ = True
+    client, _ = recording_client()
+    question = {"role": "user", "content": "What's the weather in Paris and Atlantis?"}
+    response = client.messages.create(
+        model=MODEL, max_tokens=500, tools=[WEATHER_TOOL], messages=[question]
+    )
+    calls = [b for b in response.content if b.type == "tool_use"]
+    messages = [question]
+    returned = run_learner(add_tool_turn, messages, response, name="add_tool_turn")
+    if isinstance(returned, list) and len(returned) > len(messages):
+        messages = returned  # a version that returns a new list instead of appending is fine
+    added = messages[1:]
+    _check_added_shape(added, calls)
+    assistant, results_message = added
+    _check_assistant_turn(assistant, response)
+    results = _check_results_message(results_message, calls)
+    _check_results_content(results, calls)
+    problems = check_pairing(messages)
+    if problems:
+        fail(f"the history breaks a pairing rule: {problems[0]}", "see 03, §4.")
+    _ask_model(client, messages, tools=[WEATHER_TOOL])
+    passed("add_tool_turn keeps the pairing rules")
+
+
+def _check_added_shape(added: list, calls: list) -> None:
+    __tracebackhide__ = True
+    roles = [read_field(m, "role") for m in added]
+    if not added:
+        fail(
+            "add_tool_turn added nothing to messages.",
+            "append the assistant turn, then one user message holding every tool_result.",
+        )
+    with_results = [m for m in added if "tool_result" in _types(m)]
+    if len(with_results) > 1:
+        fail(
+            f"the results are split over {len(with_results)} user messages; the results of "
+            "parallel calls go in ONE message.",
+            "collect every tool_result in a list, then append {'role': 'user', 'content': results}"
+            " once.",
+        )
+    if roles == ["assistant"]:
+        fail(
+            "add_tool_turn appended the assistant turn but no results after it.",
+            "run each tool_use block and append one user message with the tool_result blocks.",
+        )
+    if roles == ["user"]:
+        fail(
+            "add_tool_turn appended the results without the assistant turn that asked for them.",
+            "append {'role': 'assistant', 'content': response.content} first.",
+        )
+    if roles != ["assistant", "user"]:
+        fail(
+            f"add_tool_turn appended messages with roles {roles}; expected ['assistant', 'user'].",
+            "two messages: the assistant's whole turn, then one user message with the results.",
+        )
+
+
+def _check_assistant_turn(assistant: Any, response: Any) -> None:
+    __tracebackhide__ = True
+    kept = content_blocks(assistant)
+    if not any(read_field(b, "type") == "tool_use" for b in kept):
+        fail(
+            "the assistant turn has no tool_use blocks: only its text was kept, so the results "
+            "answer nothing.",
+            "append the whole content as it came: {'role': 'assistant', 'content': "
+            "response.content}.",
+        )
+    if _plain(kept) != _plain(list(response.content)):
+        fail(
+            f"the assistant turn is not the response's whole content (blocks {_types(assistant)}, "
+            f"expected {[b.type for b in response.content]}).",
+            "append response.content unchanged: text, tool_use and thinking blocks alike.",
+        )
+
+
+def _check_results_message(message: Any, calls: list) -> list:
+    __tracebackhide__ = True
+    content = read_field(message, "content")
+    if isinstance(content, str) or not content:
+        fail(
+            "the results message has no tool_result blocks (its content is text).",
+            "content must be a list of {'type': 'tool_result', 'tool_use_id': ..., ...} blocks.",
+        )
+    blocks = list(content)
+    if read_field(blocks[0], "type") != "tool_result":
+        fail(
+            f"the results message starts with a {read_field(blocks[0], 'type')!r} block; "
+            "tool_result blocks must come first, any text after them.",
+            "put your own text at the end of the content list, or leave it out.",
+        )
+    results = [b for b in blocks if read_field(b, "type") == "tool_result"]
+    ids = {read_field(c, "id"): c for c in calls}
+    seen = set()
+    for result in results:
+        result_id = read_field(result, "tool_use_id")
+        if not result_id:
+            fail(
+                "a tool_result has no tool_use_id, so the API cannot tell which call it answers.",
+                "set 'tool_use_id': block.id, the id of the tool_use block you ran.",
+            )
+        if result_id not in ids:
+            fail(
+                f"a tool_result has tool_use_id {result_id!r}, which matches no tool_use of the "
+                "turn before it.",
+                "copy the id from the block you ran ('tool_use_id': block.id); never type it.",
+            )
+        if result_id in seen:
+            fail(
+                f"two tool_result blocks answer the same call {_described(ids[result_id])}.",
+                "one result per call: run each tool_use block once.",
+            )
+        seen.add(result_id)
+    for call_id, call in ids.items():
+        if call_id not in seen:
+            fail(
+                f"the call {_described(call)} has no tool_result.",
+                "every tool_use gets exactly one result, even a failing one (with is_error).",
+            )
+    return results
+
+
+def _check_results_content(results: list, calls: list) -> None:
+    __tracebackhide__ = True
+    by_id = {read_field(r, "tool_use_id"): r for r in results}
+    for call in calls:
+        result = by_id[read_field(call, "id")]
+        city = (read_field(call, "input") or {}).get("city")
+        failed_call = city not in ("Paris", "Tokyo", "Oslo")
+        is_error = bool(read_field(result, "is_error"))
+        if failed_call and not is_error:
+            fail(
+                f"the result for {_described(call)} reports a failure but is_error is not set, "
+                "so it reads like real weather.",
+                "when the tool raises, return the error's text with 'is_error': True.",
+            )
+        if not failed_call and is_error:
+            fail(
+                f"the result for {_described(call)} is marked is_error, but the tool succeeded.",
+                "set is_error only when the tool failed.",
+            )
+        text = read_field(result, "content")
+        text = text if isinstance(text, str) else _text(text or [])
+        if not failed_call and "°" not in text:
+            fail(
+                f"the result for {_described(call)} does not hold what get_weather returned "
+                f"({_shown(text)}).",
+                "put the tool's return value in the result's 'content'.",
+            )
+
+
+def _history(*messages: dict) -> list[dict]:
+    return [copy.deepcopy(m) for m in messages]
+
+
+def _broken_histories() -> dict[str, list[dict]]:
+    """Histories a buggy program produced, each broken in one typical way."""
+    question = {"role": "user", "content": "What's the weather in Paris and Tokyo?"}
+    turn = {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "I'll check the weather in Paris and Tokyo."},
+            {
+                "type": "tool_use",
+                "id": "toolu_01Paris",
+                "name": "get_weather",
+                "input": {"city": "Paris"},
+            },
+            {
+                "type": "tool_use",
+                "id": "toolu_02Tokyo",
+                "name": "get_weather",
+                "input": {"city": "Tokyo"},
+            },
+        ],
+    }
+    paris = {"type": "tool_result", "tool_use_id": "toolu_01Paris", "content": "18°C, light rain"}
+    tokyo = {"type": "tool_result", "tool_use_id": "toolu_02Tokyo", "content": "24°C, clear sky"}
+    note = {"type": "text", "text": "Answer in one line, please."}
+    answer = {"role": "assistant", "content": [{"type": "text", "text": "Paris 18°C, Tokyo 24°C."}]}
+    thanks = {"role": "user", "content": "Thanks! And Oslo?"}
+    return {
+        "results split over two messages": _history(
+            question,
+            turn,
+            {"role": "user", "content": [paris]},
+            {"role": "user", "content": [tokyo]},
+        ),
+        "text before the results": _history(
+            question, turn, {"role": "user", "content": [note, paris, tokyo]}
+        ),
+        "a text message, then the results split": _history(
+            question,
+            turn,
+            {"role": "user", "content": [note]},
+            {"role": "user", "content": [paris]},
+            {"role": "user", "content": [tokyo]},
+            answer,
+            thanks,
+        ),
+        "an already valid history": _history(
+            question, turn, {"role": "user", "content": [paris, tokyo, note]}, answer, thanks
+        ),
+    }
+
+
+def _block_keys(messages: list) -> list[str]:
+    return sorted(
+        json.dumps(_plain(b), sort_keys=True) for m in messages for b in content_blocks(m)
+    )
+
+
+def check_fix_history(fix_history: Callable) -> None:
+    """03 · `fix_history(history)`: repair split results and text-first results, losing nothing."""
+    __tracebackhide__ = True
+    client, _ = recording_client()
+    for label, broken in _broken_histories().items():
+        original = copy.deepcopy(broken)
+        fixed = run_learner(fix_history, broken, name="fix_history")
+        if not isinstance(fixed, list):
+            fail(
+                f"fix_history returned {_shown(fixed)} for the history with {label}, not a list.",
+                "return the repaired history (a new list of messages).",
+            )
+        problems = check_pairing(fixed)
+        if problems:
+            fail(
+                f"after fix_history, the history with {label} still breaks a rule: {problems[0]}",
+                "merge consecutive user messages into one, tool_result blocks first, text after.",
+            )
+        roles = [read_field(m, "role") for m in fixed]
+        if any(a == b for a, b in zip(roles, roles[1:], strict=False)):
+            fail(
+                f"after fix_history, the history with {label} has two {roles} messages in a row.",
+                "merge consecutive messages of the same role into one.",
+            )
+        if _block_keys(fixed) != _block_keys(original):
+            fail(
+                f"fix_history lost or changed blocks of the history with {label}.",
+                "move blocks, never drop them: the user's text and every result must survive.",
+            )
+        _ask_model(client, fixed, tools=[WEATHER_TOOL])
+    passed("fix_history repairs broken histories")

@@ -8,13 +8,13 @@ from typing import Any
 
 from course_helpers.checks.common import (
     Recorder,
-    _plain,
-    _shown,
-    _text,
+    as_plain,
     fail,
     passed,
     recording_client,
     run_learner,
+    short_repr,
+    text_of,
 )
 from course_helpers.pairing import check_pairing, content_blocks, read_field
 
@@ -65,19 +65,19 @@ def reviewer_kit(with_list_files: bool = False) -> ReviewerKit:
     return ReviewerKit({t.name: t for t in chosen}, ran, folder)
 
 
-def _call(name: str, tool_id: str, **tool_input: Any) -> Any:
+def tool_call_block(name: str, tool_id: str, **tool_input: Any) -> Any:
     """A tool_use block written by hand, the way the SDK gives it to your code."""
     from types import SimpleNamespace
 
     return SimpleNamespace(type="tool_use", id=tool_id, name=name, input=tool_input)
 
 
-def _check_result_block(result: Any, call: Any, label: str, what: str) -> str:
+def verify_result_block(result: Any, call: Any, label: str, what: str) -> str:
     """A result must be a tool_result block for this call; return its content as text."""
     __tracebackhide__ = True
     if not isinstance(result, dict):
         fail(
-            f"{label} returned {_shown(result)} for {what}, not a tool_result block (a dict).",
+            f"{label} returned {short_repr(result)} for {what}, not a tool_result block (a dict).",
             "return {'type': 'tool_result', 'tool_use_id': block.id, 'content': ...}.",
         )
     if result.get("type") != "tool_result":
@@ -94,11 +94,11 @@ def _check_result_block(result: Any, call: Any, label: str, what: str) -> str:
     content = result.get("content")
     if not isinstance(content, str | list) or not content:
         fail(
-            f"the result for {what} has content {_shown(content)}; the API takes a non-empty "
+            f"the result for {what} has content {short_repr(content)}; the API takes a non-empty "
             "string or a list of blocks.",
             "turn what the tool returned into text, e.g. str(output).",
         )
-    return content if isinstance(content, str) else _text(content)
+    return content if isinstance(content, str) else text_of(content)
 
 
 def check_simple_dispatcher(run_tool: Callable) -> None:
@@ -106,9 +106,9 @@ def check_simple_dispatcher(run_tool: Callable) -> None:
     __tracebackhide__ = True
     kit = reviewer_kit()
     try:
-        call = _call("read_file", "toolu_check_1", path="invoicing/checkout.py")
+        call = tool_call_block("read_file", "toolu_check_1", path="invoicing/checkout.py")
         result = run_learner(run_tool, kit.tools, call, name="run_tool")
-        text = _check_result_block(result, call, "run_tool", "read_file")
+        text = verify_result_block(result, call, "run_tool", "read_file")
         if kit.ran != [("read_file", {"path": "invoicing/checkout.py"})]:
             fail(
                 f"run_tool ran {kit.ran or 'nothing'} for one read_file call.",
@@ -121,7 +121,7 @@ def check_simple_dispatcher(run_tool: Callable) -> None:
             )
         if result.get("is_error"):
             fail("the result of a call that worked is marked is_error.", "only on a failure.")
-        call = _call("get_diff", "toolu_check_2", pr=999)
+        call = tool_call_block("get_diff", "toolu_check_2", pr=999)
         try:
             result = run_tool(kit.tools, call)
         except Exception as error:
@@ -129,7 +129,7 @@ def check_simple_dispatcher(run_tool: Callable) -> None:
                 f"run_tool let the tool's {type(error).__name__} escape for get_diff(pr=999).",
                 "catch the exception and return it as a result with 'is_error': True.",
             )
-        text = _check_result_block(result, call, "run_tool", "get_diff(pr=999)")
+        text = verify_result_block(result, call, "run_tool", "get_diff(pr=999)")
         if result.get("is_error") is not True:
             fail(
                 "the result for get_diff(pr=999), which failed, does not have is_error: True.",
@@ -137,7 +137,7 @@ def check_simple_dispatcher(run_tool: Callable) -> None:
             )
         if "999" not in text:
             fail(
-                f"the error result for get_diff(pr=999) does not say what failed: {_shown(text)}.",
+                f"the error result for get_diff(pr=999) does not say what failed: {short_repr(text)}.",
                 "put the exception's message in the content, e.g. f'Error: {error}'.",
             )
     finally:
@@ -163,7 +163,7 @@ def check_loop(agent_loop: Callable) -> None:
             )
         if getattr(final, "stop_reason", None) != last.get("stop_reason"):
             fail(
-                f"agent_loop returned {_shown(final)}, not the last response.",
+                f"agent_loop returned {short_repr(final)}, not the last response.",
                 "return the response that ended the loop.",
             )
         _check_step_limit(agent_loop, kit)
@@ -201,7 +201,7 @@ def _check_loop_run(messages: list, recorder: Recorder, kit: ReviewerKit) -> Non
             "append every response's content, the last one included, before you return.",
         )
     for step, (turn, answer) in enumerate(zip(turns, answers, strict=True), start=1):
-        if _plain(content_blocks(turn)) != answer:
+        if as_plain(content_blocks(turn)) != answer:
             fail(
                 f"assistant turn {step} in messages is not the response's whole content.",
                 "append {'role': 'assistant', 'content': response.content} unchanged.",

@@ -8,14 +8,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from course_helpers.checks.build_loop import _call, _check_result_block
+from course_helpers.checks.build_loop import tool_call_block, verify_result_block
 from course_helpers.checks.common import (
     Recorder,
-    _shown,
     fail,
     passed,
     recording_client,
     run_learner,
+    short_repr,
 )
 from course_helpers.pairing import check_pairing
 
@@ -91,9 +91,9 @@ def check_search_code(make_search_code: Callable) -> None:
 def _search(tools: dict, what: str, **arguments: Any) -> tuple[dict, str]:
     from course_helpers.dispatch import run_tool
 
-    call = _call("search_code", "toolu_search", **arguments)
+    call = tool_call_block("search_code", "toolu_search", **arguments)
     result = run_tool(tools, call)
-    return result, _check_result_block(result, call, "run_tool", what)
+    return result, verify_result_block(result, call, "run_tool", what)
 
 
 def _check_search_refusals(tools: dict) -> None:
@@ -134,7 +134,10 @@ def _check_search_finds(tools: dict) -> None:
     __tracebackhide__ = True
     result, text = _search(tools, "def (sub)?total", pattern=r"def (sub)?total")
     if result.get("is_error"):
-        fail(f"searching the shop for 'def (sub)?total' failed: {_shown(text)}", "run it by hand.")
+        fail(
+            f"searching the shop for 'def (sub)?total' failed: {short_repr(text)}",
+            "run it by hand.",
+        )
     if any(line.startswith(("/", "~")) for line in text.splitlines()):
         fail(
             "the matches show absolute paths; read_file refuses them, and they tell the model "
@@ -145,14 +148,14 @@ def _check_search_finds(tools: dict) -> None:
         if not re.search(rf"(?m)^shop/cart\.py:{line_number}:", text):
             fail(
                 f"searching for 'def (sub)?total' did not report shop/cart.py line {line_number} "
-                f"as 'shop/cart.py:{line_number}: ...': {_shown(text)}",
+                f"as 'shop/cart.py:{line_number}: ...': {short_repr(text)}",
                 "one line per match, 'path:line_number: text', with re.search(pattern, line).",
             )
     result, text = _search(tools, "Cart in tests", pattern="Cart", path="tests")
     found = [line for line in text.splitlines() if MATCH_LINE.match(line)]
     if not found or any(not line.startswith("tests/") for line in found):
         fail(
-            f"searching 'Cart' with path='tests' gave matches outside tests/: {_shown(text)}",
+            f"searching 'Cart' with path='tests' gave matches outside tests/: {short_repr(text)}",
             "walk only the folder the path names (or read only the file it names).",
         )
     result, text = _search(tools, "'.' (every line)", pattern=".")
@@ -229,7 +232,7 @@ def check_agent_turn(agent_turn: Callable) -> None:
         if ending == "tool_use" or 0 < len(recorder.requests) < 2:
             fail(
                 f"agent_turn handed control back after {len(recorder.requests)} call(s) with "
-                f"{_shown(ending)}, though the model was still asking for tools.",
+                f"{short_repr(ending)}, though the model was still asking for tools.",
                 "stop_reason 'tool_use' means: run the calls, append the results, call again.",
             )
         _check_turn_basics(messages, recorder, kit, ending, "the coding task with max_steps=2")
@@ -240,7 +243,7 @@ def check_agent_turn(agent_turn: Callable) -> None:
             )
         if ending != "step_limit":
             fail(
-                f"at the step limit agent_turn returned {_shown(ending)}; expected 'step_limit'.",
+                f"at the step limit agent_turn returned {short_repr(ending)}; expected 'step_limit'.",
                 "after max_steps calls, return 'step_limit' (every call answered).",
             )
         before = len(recorder.requests)
@@ -256,7 +259,7 @@ def check_agent_turn(agent_turn: Callable) -> None:
             )
         if ending != "end_turn" or not any(name == "run_command" for name, _ in kit.ran):
             fail(
-                f"after 'Carry on.' the turn ended with {_shown(ending)} before the agent had "
+                f"after 'Carry on.' the turn ended with {short_repr(ending)} before the agent had "
                 "written and run the test.",
                 "go round while stop_reason is 'tool_use'; return on anything else.",
             )
@@ -282,7 +285,7 @@ def _check_turn_basics(
         )
     if not isinstance(ending, str):
         fail(
-            f"for {what}, agent_turn returned {_shown(ending)}, not how the turn ended.",
+            f"for {what}, agent_turn returned {short_repr(ending)}, not how the turn ended.",
             "return the stop_reason that ended the turn, or 'step_limit'.",
         )
     problems = check_pairing(messages)
@@ -316,7 +319,7 @@ def _check_handed_back(agent_turn: Callable, line: str, expected: str, options: 
             )
         if ending != expected:
             fail(
-                f"for {what}, agent_turn returned {_shown(ending)}; the model stopped with "
+                f"for {what}, agent_turn returned {short_repr(ending)}; the model stopped with "
                 f"{expected!r}.",
                 "return response.stop_reason when it is not 'tool_use'.",
             )

@@ -84,7 +84,7 @@ def run_learner(function: Callable, *args: Any, name: str | None = None, **kwarg
     except anthropic.APIStatusError as error:
         fail(
             f"the course model refused a request from {label}: {error.status_code} "
-            f"{_api_message(error)}",
+            f"{api_message(error)}",
             "the API names the message and block at fault (messages.N.content.M); look there.",
         )
     except Exception as error:
@@ -94,39 +94,39 @@ def run_learner(function: Callable, *args: Any, name: str | None = None, **kwarg
         )
 
 
-def _api_message(error: anthropic.APIStatusError) -> str:
+def api_message(error: anthropic.APIStatusError) -> str:
     body = error.body if isinstance(error.body, dict) else {}
     inner = body.get("error") if isinstance(body.get("error"), dict) else {}
     return str(inner.get("message") or error.message)
 
 
-def _types(message: Any) -> list[str]:
+def block_types(message: Any) -> list[str]:
     return [str(read_field(b, "type")) for b in content_blocks(message)]
 
 
-def _plain(value: Any) -> Any:
+def as_plain(value: Any) -> Any:
     """SDK objects and dicts alike, as plain JSON-able data (for comparisons)."""
     if hasattr(value, "model_dump"):
         return value.model_dump(exclude_none=True)
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items() if v is not None}
+        return {k: as_plain(v) for k, v in value.items() if v is not None}
     if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
+        return [as_plain(v) for v in value]
     return value
 
 
-def _text(blocks: list[Any]) -> str:
+def text_of(blocks: list[Any]) -> str:
     return "".join(
         str(read_field(b, "text") or "") for b in blocks if read_field(b, "type") == "text"
     )
 
 
-def _shown(value: Any, width: int = 70) -> str:
+def short_repr(value: Any, width: int = 70) -> str:
     text = repr(value)
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def _ask_model(client: anthropic.Anthropic, messages: list, **options: Any) -> Any:
+def ask_model(client: anthropic.Anthropic, messages: list, **options: Any) -> Any:
     """Send a history to the course model; a refusal (400) becomes CheckFailed."""
     __tracebackhide__ = True
     try:
@@ -134,6 +134,6 @@ def _ask_model(client: anthropic.Anthropic, messages: list, **options: Any) -> A
     except anthropic.APIStatusError as error:
         fail(
             f"the API refuses the history your code built: {error.status_code} "
-            f"{_api_message(error)}",
+            f"{api_message(error)}",
             "messages.N.content.M in the message points at the block at fault.",
         )

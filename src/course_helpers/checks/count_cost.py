@@ -9,13 +9,13 @@ from typing import Any
 import anthropic
 
 from course_helpers.checks.common import (
-    _api_message,
-    _plain,
-    _shown,
+    api_message,
+    as_plain,
     fail,
     passed,
     recording_client,
     run_learner,
+    short_repr,
 )
 from course_helpers.checks.workflow_or_agent import fresh_recording_client
 from course_helpers.client import MODEL
@@ -71,9 +71,9 @@ def check_cache_breakpoints(add_breakpoints: Callable) -> None:
     usages: list[dict] = []
     for call in range(1, 6):
         request = _audit_request(messages)
-        before = json.dumps(_plain(request), sort_keys=True, default=str)
+        before = json.dumps(as_plain(request), sort_keys=True, default=str)
         marked = run_learner(add_breakpoints, request, name="add_breakpoints")
-        if json.dumps(_plain(request), sort_keys=True, default=str) != before:
+        if json.dumps(as_plain(request), sort_keys=True, default=str) != before:
             fail(
                 f"on call {call}, add_breakpoints changed the request it was given (and so the "
                 "history): markers pile up turn after turn until the API refuses a fifth.",
@@ -81,7 +81,7 @@ def check_cache_breakpoints(add_breakpoints: Callable) -> None:
             )
         if not isinstance(marked, dict) or "messages" not in marked:
             fail(
-                f"add_breakpoints returned {_shown(marked)}, not a request.",
+                f"add_breakpoints returned {short_repr(marked)}, not a request.",
                 "return the marked copy of the request dict.",
             )
         count = _breakpoints(marked)
@@ -96,7 +96,7 @@ def check_cache_breakpoints(add_breakpoints: Callable) -> None:
         except anthropic.APIStatusError as error:
             fail(
                 f"the API refuses the request add_breakpoints made on call {call}: "
-                f"{_api_message(error)}",
+                f"{api_message(error)}",
                 "cache_control goes on a content block, a system block or a tool definition.",
             )
         usage = response.usage.model_dump(exclude_none=True)
@@ -112,7 +112,7 @@ def check_cache_breakpoints(add_breakpoints: Callable) -> None:
     except anthropic.APIStatusError as error:
         fail(
             "for a request with no tools and no system prompt, add_breakpoints made one the API "
-            f"refuses: {_api_message(error)}",
+            f"refuses: {api_message(error)}",
             "mark tools and system only when the request has them.",
         )
     passed("add_breakpoints caches the moving prefix")
@@ -194,13 +194,13 @@ def check_budget_loop(run_on_budget: Callable) -> None:
             if ending != "end_turn" or calls != len(totals):
                 fail(
                     f"{what} the whole audit fits ({totals[-1]:,.0f}), but the run ended with "
-                    f"{_shown(ending)} after {calls} calls.",
+                    f"{short_repr(ending)} after {calls} calls.",
                     "a budget only stops a run that would overspend; otherwise go on to end_turn.",
                 )
             continue
         if ending != "budget_limit":
             fail(
-                f"{what} the run ended with {_shown(ending)}, not 'budget_limit'.",
+                f"{what} the run ended with {short_repr(ending)}, not 'budget_limit'.",
                 "return 'budget_limit' when the next call would not fit.",
             )
         if calls < fits - 1:

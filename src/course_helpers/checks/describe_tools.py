@@ -9,12 +9,12 @@ from typing import Any
 import anthropic
 
 from course_helpers.checks.common import (
-    _api_message,
-    _shown,
+    api_message,
     fail,
     passed,
     recording_client,
     run_learner,
+    short_repr,
 )
 from course_helpers.client import MODEL
 
@@ -101,7 +101,7 @@ def check_tool_schema(tool_def: Any) -> None:
             messages=[{"role": "user", "content": "Hello!"}],
         )
     except anthropic.APIStatusError as error:
-        fail(f"the API refuses this definition: {_api_message(error)}", "read the path it names.")
+        fail(f"the API refuses this definition: {api_message(error)}", "read the path it names.")
     passed("the convert_currency schema")
 
 
@@ -164,7 +164,7 @@ def check_currency_tool(convert: Any) -> None:
         fail(f"convert_currency.run on good arguments raised {error!r}.", "run it by hand.")
     if not re.search(r"\d", str(result)):
         fail(
-            f"converting 100 EUR to USD returned {_shown(result)}, with no amount in it.",
+            f"converting 100 EUR to USD returned {short_repr(result)}, with no amount in it.",
             "return the converted amount, e.g. '108.00 USD'.",
         )
     for arguments, why, hint in [
@@ -218,7 +218,9 @@ def check_forced_call(force_call: Callable) -> None:
             "{'type': 'tool', 'name': 'convert_currency'} forces this one tool.",
         )
     if not hasattr(response, "content") or not hasattr(response, "stop_reason"):
-        fail(f"force_call returned {_shown(response)}, not the response.", "return the Message.")
+        fail(
+            f"force_call returned {short_repr(response)}, not the response.", "return the Message."
+        )
     calls = [b for b in response.content if b.type == "tool_use"]
     if response.stop_reason != "tool_use" or not calls:
         fail("the response holds no tool_use block.", "return the response of the forced call.")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from course_helpers.checks.build_loop import _call, _check_result_block, reviewer_kit
-from course_helpers.checks.common import _shown, fail, passed, run_learner
+from course_helpers.checks.build_loop import reviewer_kit, tool_call_block, verify_result_block
+from course_helpers.checks.common import fail, passed, run_learner, short_repr
 
 
 def check_dispatcher(run_tool: Callable) -> None:
@@ -14,11 +14,23 @@ def check_dispatcher(run_tool: Callable) -> None:
     kit = reviewer_kit(with_list_files=True)
     try:
         cases = [
-            ("get_diff(pr=482)", _call("get_diff", "toolu_ok", pr=482), False),
-            ("an unknown tool get_difff", _call("get_difff", "toolu_unknown", pr=482), True),
-            ("get_diff(pr='latest')", _call("get_diff", "toolu_invalid", pr="latest"), True),
-            ("get_diff() with no pr", _call("get_diff", "toolu_missing"), True),
-            ("get_diff(pr=999), which raises", _call("get_diff", "toolu_raises", pr=999), True),
+            ("get_diff(pr=482)", tool_call_block("get_diff", "toolu_ok", pr=482), False),
+            (
+                "an unknown tool get_difff",
+                tool_call_block("get_difff", "toolu_unknown", pr=482),
+                True,
+            ),
+            (
+                "get_diff(pr='latest')",
+                tool_call_block("get_diff", "toolu_invalid", pr="latest"),
+                True,
+            ),
+            ("get_diff() with no pr", tool_call_block("get_diff", "toolu_missing"), True),
+            (
+                "get_diff(pr=999), which raises",
+                tool_call_block("get_diff", "toolu_raises", pr=999),
+                True,
+            ),
         ]
         for what, call, should_fail in cases:
             before = len(kit.ran)
@@ -30,7 +42,7 @@ def check_dispatcher(run_tool: Callable) -> None:
                     "the loop and leaves a tool_use without its result.",
                     "turn every failure into a tool_result with 'is_error': True.",
                 )
-            text = _check_result_block(result, call, "run_tool", what)
+            text = verify_result_block(result, call, "run_tool", what)
             is_error = result.get("is_error") is True
             if should_fail and not is_error:
                 fail(
@@ -48,17 +60,17 @@ def check_dispatcher(run_tool: Callable) -> None:
             if what.startswith("an unknown") and not any(n in text for n in kit.tools):
                 fail(
                     f"the error for {what} does not tell the model which tools exist: "
-                    f"{_shown(text)}.",
+                    f"{short_repr(text)}.",
                     "list the available tool names in the message, so it can correct itself.",
                 )
             if "no pr" in what and "pr" not in text:
                 fail(
-                    f"the error for {what} does not name the argument at fault: {_shown(text)}.",
+                    f"the error for {what} does not name the argument at fault: {short_repr(text)}.",
                     "say which argument is wrong (pydantic's errors() give its name).",
                 )
             if "raises" in what and "999" not in text:
                 fail(
-                    f"the error for {what} lost the tool's own words: {_shown(text)}.",
+                    f"the error for {what} lost the tool's own words: {short_repr(text)}.",
                     "put the exception's message in the content.",
                 )
     finally:
@@ -89,9 +101,9 @@ def check_declined_call(run_tool: Callable) -> None:
         return approve
 
     tools = {"merge_pr": merge_pr}
-    call = _call("merge_pr", "toolu_merge", pr=482)
+    call = tool_call_block("merge_pr", "toolu_merge", pr=482)
     result = run_learner(run_tool, tools, call, approve=says(False), name="run_tool")
-    text = _check_result_block(result, call, "run_tool", "a declined merge_pr")
+    text = verify_result_block(result, call, "run_tool", "a declined merge_pr")
     if not asked:
         fail(
             "run_tool never asked approve() before running merge_pr.",
@@ -109,12 +121,12 @@ def check_declined_call(run_tool: Callable) -> None:
         )
     if len(text.split()) < 4:
         fail(
-            f"the message for a declined call is too short to act on: {_shown(text)}.",
+            f"the message for a declined call is too short to act on: {short_repr(text)}.",
             "say it was declined, that it did not run, and what to do next (ask the user).",
         )
     asked.clear()
     result = run_learner(run_tool, tools, call, approve=says(True), name="run_tool")
-    _check_result_block(result, call, "run_tool", "an approved merge_pr")
+    verify_result_block(result, call, "run_tool", "an approved merge_pr")
     if merged != [482] or result.get("is_error"):
         fail(
             "an approved merge_pr did not run (or its result is marked is_error).",
@@ -122,11 +134,11 @@ def check_declined_call(run_tool: Callable) -> None:
         )
     asked.clear()
     for what, bad in [
-        ("an unknown tool", _call("merge_everything", "toolu_unknown", pr=1)),
-        ("invalid arguments", _call("merge_pr", "toolu_invalid", pr="all")),
+        ("an unknown tool", tool_call_block("merge_everything", "toolu_unknown", pr=1)),
+        ("invalid arguments", tool_call_block("merge_pr", "toolu_invalid", pr="all")),
     ]:
         result = run_learner(run_tool, tools, bad, approve=says(True), name="run_tool")
-        _check_result_block(result, bad, "run_tool", what)
+        verify_result_block(result, bad, "run_tool", what)
         if asked:
             fail(
                 f"run_tool asked a person to approve {what}, a call that cannot run anyway.",

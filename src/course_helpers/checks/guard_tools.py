@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from course_helpers.checks.build_loop import _call
-from course_helpers.checks.common import _shown, fail, passed, run_learner
+from course_helpers.checks.build_loop import tool_call_block
+from course_helpers.checks.common import fail, passed, run_learner, short_repr
 
 
-def _sandbox_fixture(base: Any) -> Any:
+def sandbox_fixture(base: Any) -> Any:
     """base/project (the root) with files, a sibling base/project2, a secret and a bad link."""
     from pathlib import Path
 
@@ -35,7 +35,7 @@ def check_sandbox(resolve: Callable) -> None:
     from pathlib import Path
 
     with tempfile.TemporaryDirectory() as base:
-        root = _sandbox_fixture(os.path.realpath(base))
+        root = sandbox_fixture(os.path.realpath(base))
         for path in ("src/app.py", "notes/../src/app.py", "notes/new.txt"):
             try:
                 real = resolve(root, path)
@@ -47,7 +47,7 @@ def check_sandbox(resolve: Callable) -> None:
                 )
             if not isinstance(real, str | os.PathLike):
                 fail(
-                    f"resolve(root, {path!r}) returned {_shown(real)}, not a path.",
+                    f"resolve(root, {path!r}) returned {short_repr(real)}, not a path.",
                     "return the resolved path (a pathlib.Path) inside the root.",
                 )
             real = Path(os.path.realpath(real))
@@ -88,7 +88,7 @@ def check_sandbox(resolve: Callable) -> None:
             inside = real is not None and _inside(Path(os.path.realpath(real)), root)
             if path.startswith("~") and inside:
                 continue  # taken as a folder literally named '~' inside the root: safe
-            fail(f"resolve(root, {path!r}) returned {_shown(str(real))}: the path {why}.", hint)
+            fail(f"resolve(root, {path!r}) returned {short_repr(str(real))}: the path {why}.", hint)
     passed("resolve refuses every path that leaves the project")
 
 
@@ -119,7 +119,7 @@ def check_gate(gate_class: Callable) -> None:
         decision = run_learner(gate.decide, name, tool_input, name="decide")
         if not isinstance(decision, Decision):
             fail(
-                f"decide({name!r}, ...) returned {_shown(decision)}, not a Decision.",
+                f"decide({name!r}, ...) returned {short_repr(decision)}, not a Decision.",
                 "return Decision(allowed, reason, who).",
             )
         decisions.append(decision.allowed)
@@ -154,7 +154,9 @@ def check_gate(gate_class: Callable) -> None:
         return f"merged #{pr}"
 
     gate = gate_class(Scripted([False]), {"merge_pr"})
-    result = run_tool({"merge_pr": merge_pr}, _call("merge_pr", "toolu_gate", pr=482), approve=gate)
+    result = run_tool(
+        {"merge_pr": merge_pr}, tool_call_block("merge_pr", "toolu_gate", pr=482), approve=gate
+    )
     if merged or result.get("is_error") is not True:
         fail(
             "with your gate as `approve`, a refused merge_pr still ran.",

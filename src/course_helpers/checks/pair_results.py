@@ -8,15 +8,15 @@ from collections.abc import Callable
 from typing import Any
 
 from course_helpers.checks.common import (
-    _ask_model,
-    _plain,
-    _shown,
-    _text,
-    _types,
+    as_plain,
+    ask_model,
+    block_types,
     fail,
     passed,
     recording_client,
     run_learner,
+    short_repr,
+    text_of,
 )
 from course_helpers.client import MODEL
 from course_helpers.pairing import check_pairing, content_blocks, read_field
@@ -69,7 +69,7 @@ def check_tool_turn(add_tool_turn: Callable) -> None:
     problems = check_pairing(messages)
     if problems:
         fail(f"the history breaks a pairing rule: {problems[0]}", "see 03, §4.")
-    _ask_model(client, messages, tools=[WEATHER_TOOL])
+    ask_model(client, messages, tools=[WEATHER_TOOL])
     passed("add_tool_turn keeps the pairing rules")
 
 
@@ -81,7 +81,7 @@ def _check_added_shape(added: list, calls: list) -> None:
             "add_tool_turn added nothing to messages.",
             "append the assistant turn, then one user message holding every tool_result.",
         )
-    with_results = [m for m in added if "tool_result" in _types(m)]
+    with_results = [m for m in added if "tool_result" in block_types(m)]
     if len(with_results) > 1:
         fail(
             f"the results are split over {len(with_results)} user messages; the results of "
@@ -116,9 +116,9 @@ def _check_assistant_turn(assistant: Any, response: Any) -> None:
             "append the whole content as it came: {'role': 'assistant', 'content': "
             "response.content}.",
         )
-    if _plain(kept) != _plain(list(response.content)):
+    if as_plain(kept) != as_plain(list(response.content)):
         fail(
-            f"the assistant turn is not the response's whole content (blocks {_types(assistant)}, "
+            f"the assistant turn is not the response's whole content (blocks {block_types(assistant)}, "
             f"expected {[b.type for b in response.content]}).",
             "append response.content unchanged: text, tool_use and thinking blocks alike.",
         )
@@ -190,11 +190,11 @@ def _check_results_content(results: list, calls: list) -> None:
                 "set is_error only when the tool failed.",
             )
         text = read_field(result, "content")
-        text = text if isinstance(text, str) else _text(text or [])
+        text = text if isinstance(text, str) else text_of(text or [])
         if not failed_call and "°" not in text:
             fail(
                 f"the result for {_described(call)} does not hold what get_weather returned "
-                f"({_shown(text)}).",
+                f"({short_repr(text)}).",
                 "put the tool's return value in the result's 'content'.",
             )
 
@@ -256,7 +256,7 @@ def _broken_histories() -> dict[str, list[dict]]:
 
 def _block_keys(messages: list) -> list[str]:
     return sorted(
-        json.dumps(_plain(b), sort_keys=True) for m in messages for b in content_blocks(m)
+        json.dumps(as_plain(b), sort_keys=True) for m in messages for b in content_blocks(m)
     )
 
 
@@ -269,7 +269,7 @@ def check_fix_history(fix_history: Callable) -> None:
         fixed = run_learner(fix_history, broken, name="fix_history")
         if not isinstance(fixed, list):
             fail(
-                f"fix_history returned {_shown(fixed)} for the history with {label}, not a list.",
+                f"fix_history returned {short_repr(fixed)} for the history with {label}, not a list.",
                 "return the repaired history (a new list of messages).",
             )
         problems = check_pairing(fixed)
@@ -289,5 +289,5 @@ def check_fix_history(fix_history: Callable) -> None:
                 f"fix_history lost or changed blocks of the history with {label}.",
                 "move blocks, never drop them: the user's text and every result must survive.",
             )
-        _ask_model(client, fixed, tools=[WEATHER_TOOL])
+        ask_model(client, fixed, tools=[WEATHER_TOOL])
     passed("fix_history repairs broken histories")

@@ -7,13 +7,13 @@ from typing import Any
 
 from course_helpers.checks.common import (
     Recorder,
-    _plain,
-    _shown,
-    _text,
+    as_plain,
     fail,
     passed,
     recording_client,
     run_learner,
+    short_repr,
+    text_of,
 )
 from course_helpers.client import MODEL
 from course_helpers.pairing import content_blocks, read_field
@@ -80,9 +80,9 @@ def check_ask(ask: Callable) -> None:
 def _check_chat_turn(history: list, recorder: Recorder, question: str) -> None:
     __tracebackhide__ = True
     first, second = history[0], history[1]
-    if read_field(first, "role") != "user" or question not in _text(content_blocks(first)):
+    if read_field(first, "role") != "user" or question not in text_of(content_blocks(first)):
         fail(
-            f"history[0] should be your question as a user message, got {_shown(first)}.",
+            f"history[0] should be your question as a user message, got {short_repr(first)}.",
             "append {'role': 'user', 'content': text} first.",
         )
     if read_field(second, "role") != "assistant":
@@ -96,7 +96,7 @@ def _check_chat_turn(history: list, recorder: Recorder, question: str) -> None:
             "append response.content as it is: later it holds tool calls as well as text.",
         )
     expected = recorder.responses[-1]["body"].get("content", [])
-    if _plain(content_blocks(second)) != expected:
+    if as_plain(content_blocks(second)) != expected:
         fail(
             "the assistant message is not the response's whole content.",
             "append {'role': 'assistant', 'content': response.content}, unchanged.",
@@ -105,15 +105,15 @@ def _check_chat_turn(history: list, recorder: Recorder, question: str) -> None:
 
 def _check_answer(answer: Any, recorder: Recorder) -> None:
     __tracebackhide__ = True
-    expected = _text(recorder.responses[-1]["body"].get("content", []))
+    expected = text_of(recorder.responses[-1]["body"].get("content", []))
     if not isinstance(answer, str):
         fail(
-            f"ask returned {_shown(answer)}, not the answer's text.",
+            f"ask returned {short_repr(answer)}, not the answer's text.",
             "return the text of the response's text blocks, joined.",
         )
     if answer.strip() != expected.strip():
         fail(
-            f"ask returned {_shown(answer)}, but the answer's text is {_shown(expected)}.",
+            f"ask returned {short_repr(answer)}, but the answer's text is {short_repr(expected)}.",
             "return the text of the latest response, not an older one.",
         )
 
@@ -135,7 +135,7 @@ def check_is_complete(is_complete: Callable) -> None:
         said = run_learner(is_complete, response, name="is_complete")
         if not isinstance(said, bool):
             fail(
-                f"is_complete returned {_shown(said)}, not True or False.",
+                f"is_complete returned {short_repr(said)}, not True or False.",
                 "compare response.stop_reason with the one value that means 'finished'.",
             )
         if said != expected:

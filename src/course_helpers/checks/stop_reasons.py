@@ -8,12 +8,12 @@ from typing import Any
 from course_helpers.checks.build_loop import reviewer_kit
 from course_helpers.checks.common import (
     Recorder,
-    _plain,
-    _shown,
+    as_plain,
     fail,
     passed,
     recording_client,
     run_learner,
+    short_repr,
 )
 from course_helpers.client import MODEL
 from course_helpers.pairing import check_pairing, content_blocks
@@ -83,7 +83,7 @@ def check_next_step(next_step: Callable) -> None:
             )
         if said not in set(ACTIONS.values()):
             fail(
-                f"next_step returned {_shown(said)} for {label}; it must return one of "
+                f"next_step returned {short_repr(said)} for {label}; it must return one of "
                 f"{sorted(set(ACTIONS.values()))}.",
                 "match response.stop_reason: case 'end_turn' | 'stop_sequence': return 'finish' ...",
             )
@@ -101,7 +101,7 @@ def _check_controller_common(
     __tracebackhide__ = True
     if ending != expected:
         fail(
-            f"for {what}, run_controlled returned {_shown(ending)}; expected {expected!r}.",
+            f"for {what}, run_controlled returned {short_repr(ending)}; expected {expected!r}.",
             "return how the run ended: the last stop_reason, or 'step_limit'.",
         )
     problems = check_pairing(messages)
@@ -147,7 +147,7 @@ def check_cut_tool_use(run_controlled: Callable) -> None:
         for index in cut:
             cut_content = recorder.responses[index]["body"].get("content", [])
             if any(
-                _plain(content_blocks(m)) == cut_content
+                as_plain(content_blocks(m)) == cut_content
                 for m in messages
                 if m["role"] == "assistant"
             ):
@@ -198,7 +198,7 @@ def check_pause_turn(run_controlled: Callable) -> None:
                 "after a pause_turn, your loop added a user message before resending.",
                 "append the paused response as an assistant turn and resend as it is.",
             )
-        if _plain(content_blocks(last)) != recorder.responses[index]["body"].get("content"):
+        if as_plain(content_blocks(last)) != recorder.responses[index]["body"].get("content"):
             fail(
                 "the paused turn was not resent whole.",
                 "append {'role': 'assistant', 'content': response.content}.",

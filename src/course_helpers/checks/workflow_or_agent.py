@@ -12,11 +12,11 @@ import httpx2
 
 from course_helpers.checks.common import (
     Recorder,
-    _shown,
     fail,
     passed,
     recording_client,
     run_learner,
+    short_repr,
 )
 
 
@@ -95,7 +95,7 @@ def check_classify(classify: Callable) -> None:
         systems.append(json.dumps(request.get("system"), sort_keys=True))
         if category not in CATEGORIES:
             fail(
-                f"classify returned {_shown(category)} for {name!r}, which is not one of "
+                f"classify returned {short_repr(category)} for {name!r}, which is not one of "
                 f"{CATEGORIES}.",
                 "return the category from the tool_use block's input, or 'other'.",
             )
@@ -153,7 +153,7 @@ def _check_classify_fallback(classify: Callable) -> None:
             )
         if category != "other":
             fail(
-                f"when the model answers with {label}, classify returned {_shown(category)}.",
+                f"when the model answers with {label}, classify returned {short_repr(category)}.",
                 "anything that is not one of CATEGORIES becomes 'other' (a person looks at it).",
             )
 
@@ -192,7 +192,7 @@ def check_choose(choose: Callable) -> None:
         said = run_learner(choose, results, case, name="choose")
         if said not in ("workflow", "agent"):
             fail(
-                f"choose returned {_shown(said)} for {case.name!r}; it must return 'workflow' "
+                f"choose returned {short_repr(said)} for {case.name!r}; it must return 'workflow' "
                 "or 'agent'.",
                 "return one of the two strings.",
             )
@@ -222,7 +222,7 @@ def check_choose(choose: Callable) -> None:
     if said != "workflow":
         fail(
             f"after the router learnt to look customers up by email it solves {u1.name!r}, but "
-            f"choose still says {_shown(said)}.",
+            f"choose still says {short_repr(said)}.",
             "decide from the measured results (r.success per approach), not from the case's "
             "name or kind.",
         )

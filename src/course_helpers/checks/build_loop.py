@@ -12,11 +12,12 @@ from course_helpers.checks.common import (
     fail,
     passed,
     recording_client,
+    require_pairing,
     run_learner,
     short_repr,
     text_of,
 )
-from course_helpers.pairing import check_pairing, content_blocks, read_field
+from course_helpers.pairing import content_blocks, read_field
 
 
 @dataclass
@@ -206,9 +207,7 @@ def _check_loop_run(messages: list, recorder: Recorder, kit: ReviewerKit) -> Non
                 f"assistant turn {step} in messages is not the response's whole content.",
                 "append {'role': 'assistant', 'content': response.content} unchanged.",
             )
-    problems = check_pairing(messages)
-    if problems:
-        fail(f"the history breaks a pairing rule: {problems[0]}", "see notebook 03.")
+    require_pairing(messages, "the history breaks a pairing rule", "see notebook 03.")
 
 
 def _check_step_limit(agent_loop: Callable, kit: ReviewerKit) -> None:
@@ -244,9 +243,8 @@ def _check_step_limit(agent_loop: Callable, kit: ReviewerKit) -> None:
             f"at the step limit agent_loop raised {type(raised).__name__}: {raised}.",
             "raise StepLimitReached (a RuntimeError) with a message that names the limit.",
         )
-    problems = check_pairing(messages)
-    if problems:
-        fail(
-            f"at the step limit the history is left broken: {problems[0]}",
-            "answer the last calls before you stop, so the run can be resumed.",
-        )
+    require_pairing(
+        messages,
+        "at the step limit the history is left broken",
+        "answer the last calls before you stop, so the run can be resumed.",
+    )

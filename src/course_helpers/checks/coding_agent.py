@@ -14,10 +14,10 @@ from course_helpers.checks.common import (
     fail,
     passed,
     recording_client,
+    require_pairing,
     run_learner,
     short_repr,
 )
-from course_helpers.pairing import check_pairing
 
 SECRET = "API_TOKEN=hunter2"
 
@@ -288,12 +288,11 @@ def _check_turn_basics(
             f"for {what}, agent_turn returned {short_repr(ending)}, not how the turn ended.",
             "return the stop_reason that ended the turn, or 'step_limit'.",
         )
-    problems = check_pairing(messages)
-    if problems:
-        fail(
-            f"after {what}, the history breaks a pairing rule: {problems[0]}",
-            "append the assistant's turn and one user message with every result, each turn.",
-        )
+    require_pairing(
+        messages,
+        f"after {what}, the history breaks a pairing rule",
+        "append the assistant's turn and one user message with every result, each turn.",
+    )
 
 
 def _check_handed_back(agent_turn: Callable, line: str, expected: str, options: dict) -> None:

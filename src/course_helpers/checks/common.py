@@ -11,7 +11,7 @@ import anthropic
 import httpx2
 
 from course_helpers.client import MODEL
-from course_helpers.pairing import content_blocks, read_field
+from course_helpers.pairing import check_pairing, content_blocks, read_field
 
 
 class CheckFailed(AssertionError):
@@ -119,6 +119,14 @@ def text_of(blocks: list[Any]) -> str:
     return "".join(
         str(read_field(b, "text") or "") for b in blocks if read_field(b, "type") == "text"
     )
+
+
+def require_pairing(messages: list, situation: str, hint: str = "see notebook 03.") -> None:
+    """Fail with the first pairing problem of a history, said after `situation`."""
+    __tracebackhide__ = True
+    problems = check_pairing(messages)
+    if problems:
+        fail(f"{situation}: {problems[0]}", hint)
 
 
 def short_repr(value: Any, width: int = 70) -> str:

@@ -14,12 +14,12 @@ from course_helpers.checks.common import (
     fail,
     passed,
     recording_client,
+    require_pairing,
     run_learner,
     short_repr,
 )
 from course_helpers.checks.workflow_or_agent import fresh_recording_client
 from course_helpers.client import MODEL
-from course_helpers.pairing import check_pairing
 
 
 def _breakpoints(request: dict) -> int:
@@ -184,12 +184,11 @@ def check_budget_loop(run_on_budget: Callable) -> None:
                 "decide before each call: the next one costs about the last one plus the "
                 "growth between the last two (the history only grows).",
             )
-        problems = check_pairing(messages)
-        if problems:
-            fail(
-                f"{what} the run left a broken history: {problems[0]}",
-                "stop between turns, after the results of the last call are appended.",
-            )
+        require_pairing(
+            messages,
+            f"{what} the run left a broken history",
+            "stop between turns, after the results of the last call are appended.",
+        )
         if fits == len(totals):
             if ending != "end_turn" or calls != len(totals):
                 fail(

@@ -14,12 +14,13 @@ from course_helpers.checks.common import (
     fail,
     passed,
     recording_client,
+    require_pairing,
     run_learner,
     short_repr,
     text_of,
 )
 from course_helpers.client import MODEL
-from course_helpers.pairing import check_pairing, content_blocks, read_field
+from course_helpers.pairing import content_blocks, read_field
 
 WEATHER_TOOL = {
     "name": "get_weather",
@@ -66,9 +67,7 @@ def check_tool_turn(add_tool_turn: Callable) -> None:
     _check_assistant_turn(assistant, response)
     results = _check_results_message(results_message, calls)
     _check_results_content(results, calls)
-    problems = check_pairing(messages)
-    if problems:
-        fail(f"the history breaks a pairing rule: {problems[0]}", "see 03, §4.")
+    require_pairing(messages, "the history breaks a pairing rule", "see 03, §4.")
     ask_model(client, messages, tools=[WEATHER_TOOL])
     passed("add_tool_turn keeps the pairing rules")
 
@@ -272,12 +271,11 @@ def check_fix_history(fix_history: Callable) -> None:
                 f"fix_history returned {short_repr(fixed)} for the history with {label}, not a list.",
                 "return the repaired history (a new list of messages).",
             )
-        problems = check_pairing(fixed)
-        if problems:
-            fail(
-                f"after fix_history, the history with {label} still breaks a rule: {problems[0]}",
-                "merge consecutive user messages into one, tool_result blocks first, text after.",
-            )
+        require_pairing(
+            fixed,
+            f"after fix_history, the history with {label} still breaks a rule",
+            "merge consecutive user messages into one, tool_result blocks first, text after.",
+        )
         roles = [read_field(m, "role") for m in fixed]
         if any(a == b for a, b in zip(roles, roles[1:], strict=False)):
             fail(

@@ -12,11 +12,12 @@ from course_helpers.checks.common import (
     fail,
     passed,
     recording_client,
+    require_pairing,
     run_learner,
     short_repr,
 )
 from course_helpers.client import MODEL
-from course_helpers.pairing import check_pairing, content_blocks
+from course_helpers.pairing import content_blocks
 
 WEB_SEARCH = {"type": "web_search_20260318", "name": "web_search"}
 ACTIONS = {
@@ -104,9 +105,9 @@ def _check_controller_common(
             f"for {what}, run_controlled returned {short_repr(ending)}; expected {expected!r}.",
             "return how the run ended: the last stop_reason, or 'step_limit'.",
         )
-    problems = check_pairing(messages)
-    if problems:
-        fail(f"after {what}, the history breaks a pairing rule: {problems[0]}", "see notebook 03.")
+    require_pairing(
+        messages, f"after {what}, the history breaks a pairing rule", "see notebook 03."
+    )
 
 
 def _made_calls(recorder: Recorder, name: str) -> None:

@@ -6,8 +6,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Jupyter keeps its state inside the project, so runs are repeatable and leave $HOME alone.
+# jupyter-config/ (tracked) holds the course's JupyterLab settings: no news or update prompt.
 JUPYTER_ENV := IPYTHONDIR=$(CURDIR)/.jupyter-run/ipython \
 	JUPYTER_CONFIG_DIR=$(CURDIR)/.jupyter-run/config \
+	JUPYTER_CONFIG_PATH=$(CURDIR)/jupyter-config \
 	JUPYTER_DATA_DIR=$(CURDIR)/.jupyter-run/data \
 	JUPYTER_RUNTIME_DIR=$(CURDIR)/.jupyter-run/runtime
 
@@ -23,9 +25,11 @@ $(STAMP): requirements.txt pyproject.toml
 
 # JupyterLab refuses to run as root (containers, some cloud machines) unless told it may.
 LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root,)
+# Extra options for JupyterLab, e.g. make lab LAB_ARGS="--no-browser --port 8888".
+LAB_ARGS ?=
 
 lab: $(STAMP)
-	$(JUPYTER_ENV) $(BIN)/jupyter lab $(LAB_FLAGS) notebooks/00_start_here.ipynb
+	$(JUPYTER_ENV) $(BIN)/jupyter lab $(LAB_FLAGS) $(LAB_ARGS) notebooks/00_start_here.ipynb
 
 test: $(STAMP)
 	$(JUPYTER_ENV) $(BIN)/python -m pytest

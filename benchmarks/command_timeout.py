@@ -5,6 +5,9 @@ process group is really dead, counted from the deadline. os.killpg(pgid, 0) tell
 the group still exists; a zombie (exited, not yet collected by its parent) still counts for
 kill(), so when the group exists we read /proc to see whether anything in it is still running.
 
+Each shape runs with the plain runner and, where it works, inside bubblewrap (where everything
+also dies with the command's namespace); then the cost of starting a command either way.
+
 One run, printed, no assertions: the tests check behaviour, this shows the numbers.
 Run with: .venv/bin/python benchmarks/command_timeout.py
 """
@@ -16,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from course_helpers import bubblewrap
 from course_helpers.commands import run_command
 
 TIMEOUT = 1.0
@@ -25,7 +29,9 @@ SHAPES = {
     "ignores SIGTERM": "trap '' TERM; (trap '' TERM; sleep 100) & while true; do :; done",
     "output flood": "yes flood",
     "flood from a child": "(yes child &) ; sleep 100",
+    "leaves the group": "setsid sleep 100 & sleep 100",
 }
+STARTS = 20  # quick commands timed to measure the cost of starting one
 
 
 def running_in_group(pgid: int) -> bool:
@@ -44,10 +50,10 @@ def running_in_group(pgid: int) -> bool:
     return False
 
 
-def measure(command: str, cwd: str) -> tuple[float, float]:
+def measure(command: str, cwd: str, sandbox: str) -> tuple[float, float]:
     """Run once; return (seconds from deadline to group dead, seconds the call took)."""
     started = time.monotonic()
-    result = run_command(command, cwd=cwd, timeout=TIMEOUT)
+    result = run_command(command, cwd=cwd, timeout=TIMEOUT, sandbox=sandbox)
     returned = time.monotonic()
     while running_in_group(result.pid):
         time.sleep(0.001)
@@ -55,15 +61,33 @@ def measure(command: str, cwd: str) -> tuple[float, float]:
     return dead - (started + TIMEOUT), returned - started
 
 
+def start_cost(cwd: str, sandbox: str) -> float:
+    """Mean seconds for `true`, start to finish."""
+    started = time.monotonic()
+    for _ in range(STARTS):
+        run_command("true", cwd=cwd, sandbox=sandbox)
+    return (time.monotonic() - started) / STARTS
+
+
 def main() -> None:
-    worst = 0.0
+    sandboxes = ["none"] + (["bubblewrap"] if bubblewrap.available() else [])
+    if len(sandboxes) == 1:
+        print(f"(bubblewrap not measured: {bubblewrap.problem()})")
     with tempfile.TemporaryDirectory() as cwd:
-        for name, command in SHAPES.items():
-            past_deadline, call = measure(command, cwd)
-            worst = max(worst, past_deadline)
-            print(f"{name:<24} group dead {past_deadline:6.3f} s after the deadline "
-                  f"(run_command returned after {call:.3f} s)")  # fmt: skip
-    print(f"max seconds past deadline until group dead: {worst:.3f} (target < 0.5)")
+        for sandbox in sandboxes:
+            worst = 0.0
+            for name, command in SHAPES.items():
+                past_deadline, call = measure(command, cwd, sandbox)
+                worst = max(worst, past_deadline)
+                print(f"{sandbox:<10} {name:<22} group dead {past_deadline:6.3f} s after the "
+                      f"deadline (run_command returned after {call:.3f} s)")  # fmt: skip
+            print(f"{sandbox:<10} max seconds past deadline until group dead: {worst:.3f} "
+                  "(target < 0.5)")  # fmt: skip
+        costs = {sandbox: start_cost(cwd, sandbox) for sandbox in sandboxes}
+    for sandbox, cost in costs.items():
+        print(f"starting a command ({sandbox}): {cost * 1000:.1f} ms")
+    if "bubblewrap" in costs:
+        print(f"bubblewrap / plain start cost: {costs['bubblewrap'] / costs['none']:.1f}x")
 
 
 if __name__ == "__main__":

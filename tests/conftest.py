@@ -85,14 +85,18 @@ settings.load_profile("course")
 
 
 class _BalancedScopes(LoadScopeScheduling):
-    """xdist's `loadscope`, except that each live-path notebook run is a scope of its own.
+    """xdist's `loadscope`, except that each notebook run of the whole-course modules is a scope
+    of its own.
 
-    Scopes keep a module (or a notebook's nbval cells) on one worker. The live-path module runs
-    every notebook once and would otherwise keep one worker busy while the other waits.
+    Scopes keep a module (or a notebook's nbval cells) on one worker. The live-path module and
+    the every-model module run every notebook once and would otherwise keep one worker busy
+    while the other waits.
     """
 
+    SPLIT = ("tests/test_live_path.py::", "tests/test_every_model.py::")
+
     def _split_scope(self, nodeid: str) -> str:
-        if nodeid.startswith("tests/test_live_path.py::"):
+        if nodeid.startswith(self.SPLIT):
             return nodeid
         return super()._split_scope(nodeid)
 

@@ -5,6 +5,11 @@ from __future__ import annotations
 import anthropic
 
 
+def thinking(text: str = "Let me think about this.") -> dict:
+    """A signed thinking block, as models that think by default open their answers with."""
+    return {"type": "thinking", "thinking": text, "signature": "sig_test"}
+
+
 def message(stop_reason: str, *content: dict) -> anthropic.types.Message:
     """A Message built the way the SDK builds one from the API's JSON (text "ok" if no content)."""
     return anthropic.types.Message.model_validate(

@@ -15,7 +15,7 @@ import pytest
 from sdk_messages import message
 
 from course_helpers.approval_widgets import APPROVE, DENY, ApprovalPanel, ButtonPolicy
-from course_helpers.approvals import PendingApproval
+from course_helpers.approvals import PendingApproval, describe_call
 from course_helpers.fixtures.pr_repo import build_pr_repo, git
 from course_helpers.offline import CourseModelApp
 from course_helpers.sandbox import Sandbox
@@ -76,7 +76,7 @@ def test_buttons_are_named_and_enabled_only_while_a_call_waits(panel) -> None:
     assert panel.waiting == ("merge_pr", {"pr": 482})
     assert "merge_pr" in panel.request.value and "482" in panel.request.value
     assert "Waiting for your answer: merge_pr" in panel.text()
-    assert '"pr": 482' in panel.text()
+    assert "  The agent wants to call merge_pr with:\n    pr:\n      482" in panel.text()
     assert panel.gate.audit_log[-1]["tool"] == "read_file", "a pending call must not be logged"
 
 
@@ -96,11 +96,14 @@ def test_clicking_deny_records_the_decision_and_resumes(panel, repo) -> None:
     assert "declined" in panel.transcript.value, "the transcript must show the declined result"
     assert panel.approve_button.disabled and panel.deny_button.disabled
     assert head_of_main(repo) == "Start the invoicing library"
-    assert "answered: merge_pr" in panel.text() and "Finished (end_turn)" in panel.text()
+    assert "answered: merge_pr" in panel.text()
+    header = panel.status.value
+    assert header.startswith("You clicked Deny for merge_pr; the agent went on and finished")
 
 
 def test_clicking_approve_runs_the_call(panel, repo) -> None:
     panel.approve_button.click()
+    assert panel.status.value.startswith("You clicked Approve for merge_pr;")
     assert panel.runs[-1].ending == "end_turn"
     assert panel.gate.audit_log[-1]["allowed"] is True
     assert head_of_main(repo) == "Merge branch 'pr-482'"
@@ -177,3 +180,21 @@ def test_resuming_a_turn_neither_asks_nor_runs_twice() -> None:
     results = messages[2]["content"]
     assert [r["is_error"] for r in results] == [False, False, True]
     assert panel.replay.saved == {}, "nothing is kept once the turn is answered"
+
+
+def test_the_request_escapes_bidi_and_control_characters() -> None:
+    policy = ButtonPolicy()
+    tool_input = {"content": "x" * 3000, "path": "invoice\u202etxt.exe\n"}
+    with pytest.raises(PendingApproval):
+        policy.decide("write_file", tool_input)
+    shown = describe_call("write_file", tool_input)
+    assert "\u202e" not in shown
+    assert "  path (2 lines):\n    invoice\\u202etxt.exe\n    \n" in shown
+    assert shown.index("invoice") < shown.index("xxxx")
+
+
+def test_a_call_too_long_to_show_is_refused_without_buttons() -> None:
+    policy = ButtonPolicy()
+    decision = policy.decide("run_command", {"command": "x" * 100_000})
+    assert decision.allowed is False and "too long to show" in decision.reason
+    assert policy.waiting is None

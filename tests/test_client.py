@@ -155,3 +155,13 @@ def test_compatible_mode_works_without_a_key(monkeypatch, loopback, capsys):
         model=DEFAULT_MODEL, max_tokens=50, messages=[{"role": "user", "content": "Hello"}]
     )
     assert keys == ["Bearer not-needed"]
+
+
+@pytest.mark.parametrize("model", ["claude-sonnet-5-5", "claude-opus-5-5", "claude-haiku-5-5"])
+def test_models_retrieve_works_offline_for_the_current_models(monkeypatch, model):
+    _clear(monkeypatch)
+    client = client_module.make_client(quiet=True, _strict_response_validation=True)
+    info = client.models.retrieve(model)
+    assert info.id == model and info.max_input_tokens == 1_000_000
+    assert info.capabilities is not None and info.capabilities.thinking.types.adaptive.supported
+    assert model in {m.id for m in client.models.list()}

@@ -1,6 +1,8 @@
 """run_command() against runaway, forking, flooding, input-reading and secret-printing commands.
 
-"Dead" is checked by reading /proc ourselves, independently of the module: a process counts as
+These tests exercise the plain runner (`sandbox="none"`): process groups, timeouts, output and
+the environment allow-list, which also apply inside bubblewrap. What bubblewrap adds is tested
+in test_os_sandbox.py. "Dead" is checked by reading /proc ourselves, independently of the module: a process counts as
 alive unless it is gone or a zombie (exited, waiting to be collected by its parent).
 """
 
@@ -8,13 +10,14 @@ import os
 import shlex
 import signal
 import sys
-import time
 import tracemalloc
+import warnings
 from pathlib import Path
 
 import pytest
 from time_limit import time_limit
 
+from course_helpers import bubblewrap, commands
 from course_helpers.commands import CommandResult, run_command, safe_environment
 from course_helpers.truncate import cut_marker
 
@@ -61,6 +64,7 @@ RETURNS_AT_ONCE = 5.0  # far below the 10 s timeout these commands would otherwi
 
 def run(command, tmp_path, **options):
     options.setdefault("timeout", 10)
+    options.setdefault("sandbox", "none")
     return run_command(command, cwd=tmp_path, **options)
 
 
@@ -172,18 +176,35 @@ def test_nothing_left_behind_means_no_note(tmp_path):
     assert "background" not in result.as_tool_text()
 
 
-def test_process_escaping_the_group_cannot_hang_us(tmp_path):
-    """setsid puts the sleeper in its own session: we cannot kill it, but must not wait on it."""
-    started = time.monotonic()
+def test_process_escaping_the_group_is_found_and_stopped(tmp_path):
+    """setsid puts the sleeper in its own session: the group kill misses it, the marker does not."""
     try:
         # The fifo makes bash wait until the sleeper has left the group, so the test is exact.
         command = "mkfifo ready; setsid bash -c 'echo > ready; exec sleep 9.7373' & read < ready"
         result = run(command + "; echo hi", tmp_path, timeout=15)
-        assert time.monotonic() - started < RETURNS_AT_ONCE  # not the sleeper's 9.7 s
+        assert result.duration < RETURNS_AT_ONCE  # not the sleeper's 9.7 s
+        assert result.output.startswith("hi\n")
+        assert result.escaped_stopped == 1
+        assert "left the command's process group" in result.as_tool_text()
+        assert running("sleep 9.7373") == []
+    finally:
+        for pid in running("sleep 9.7373"):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_process_escaping_the_group_and_its_marker_cannot_hang_us(tmp_path):
+    """A process that also clears its environment escapes the search (a limit of the plain
+    runner, stated in notebook 07): we stop waiting for its output instead of hanging."""
+    try:
+        command = (
+            "mkfifo ready; setsid env -i bash -c 'echo > ready; exec sleep 9.7474' & read < ready"
+        )
+        result = run(command + "; echo hi", tmp_path, timeout=15)
+        assert result.duration < RETURNS_AT_ONCE
         assert result.output.startswith("hi\n")
         assert "output may be incomplete" in result.output
     finally:
-        for pid in running("sleep 9.7373"):
+        for pid in running("sleep 9.7474"):
             os.kill(pid, signal.SIGKILL)
 
 
@@ -226,15 +247,18 @@ def test_secrets_in_the_parent_environment_do_not_reach_the_command(tmp_path, mo
         "GITHUB_TOKEN": "ghp_test0003",
         "AWS_SECRET_ACCESS_KEY": "aws-test-0004",
         "db_password": "hunter2-0005",
+        "MYSQL_PWD": "mysql-test-0006",
+        "CI_JOB_JWT": "jwt-test-0007",
+        "DATABASE_URL": "postgres://app:pw-test-0008@db/app",
     }
     for name, value in secrets.items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setenv("COURSE_MODE", "offline")
+    monkeypatch.setenv("LANG", "C.UTF-8")
     output = run("env", tmp_path).output
     for name, value in secrets.items():
         assert value not in output
         assert f"{name}=" not in output
-    assert "COURSE_MODE=offline" in output
+    assert "LANG=C.UTF-8" in output
     assert f"PATH={os.environ['PATH']}" in output
 
 
@@ -242,42 +266,45 @@ def test_secrets_in_the_parent_environment_do_not_reach_the_command(tmp_path, mo
     "name",
     [
         "ANTHROPIC_API_KEY",
-        "ANTHROPIC_AUTH_TOKEN",
-        "anthropic_anything",
         "GITHUB_TOKEN",
-        "GH_TOKEN",
         "AWS_SECRET_ACCESS_KEY",
-        "AWS_ACCESS_KEY_ID",
-        "OPENAI_APIKEY",
         "DB_PASSWORD",
-        "PGPASSWD",
-        "GPG_PASSPHRASE",
-        "GOOGLE_APPLICATION_CREDENTIALS",
         "SSH_AUTH_SOCK",
-        "my_secret",
-        "npm_config__authToken",
+        "MYSQL_PWD",
+        "CI_JOB_JWT",
+        "DATABASE_URL",
+        "REDIS_URL",
+        "PGSERVICEFILE",
+        "KUBECONFIG",
+        "DOCKER_HOST",
+        "LD_PRELOAD",
+        "BASH_ENV",
+        "PYTHONPATH",
+        "COURSE_MODE",
     ],
 )
-def test_secret_looking_names_are_dropped(name):
+def test_only_allowed_names_pass(name):
     assert safe_environment({name: "x", "PATH": "/bin"}) == {"PATH": "/bin"}
 
 
-def test_ordinary_variables_are_kept():
-    ordinary = {"PATH": "/bin", "HOME": "/home/a", "LANG": "C.UTF-8", "TERM": "xterm", "PWD": "/"}
+def test_allowed_variables_are_kept():
+    ordinary = {"PATH": "/bin", "HOME": "/home/a", "LANG": "C.UTF-8", "TERM": "xterm"}
+    ordinary |= {"LC_ALL": "C.UTF-8", "TZ": "UTC", "USER": "a"}
     assert safe_environment(ordinary) == ordinary
 
 
 def test_safe_environment_reads_os_environ_by_default(monkeypatch):
     monkeypatch.setenv("SOME_TOKEN", "t")
-    monkeypatch.setenv("SOME_SETTING", "s")
+    monkeypatch.setenv("LC_MESSAGES", "C")
     env = safe_environment()
-    assert "SOME_TOKEN" not in env and env["SOME_SETTING"] == "s"
+    assert "SOME_TOKEN" not in env and env["LC_MESSAGES"] == "C"
 
 
-def test_an_explicit_env_is_used_exactly(tmp_path):
+def test_an_explicit_env_is_used_exactly_plus_the_marker(tmp_path):
     output = run("env", tmp_path, env={"PATH": os.environ["PATH"], "ONLY_THIS": "1"}).output
-    assert "ONLY_THIS=1" in output
-    assert "HOME=" not in output
+    names = sorted(line.split("=", 1)[0] for line in output.splitlines())
+    assert {"ONLY_THIS", "PATH", "AGENT_COMMAND_ID"} <= set(names)
+    assert "HOME" not in names
 
 
 # --- malformed input ----------------------------------------------------------------------
@@ -300,6 +327,8 @@ def test_an_explicit_env_is_used_exactly(tmp_path):
         ("echo", {"timeout": None}, TypeError, "number of seconds"),
         ("echo", {"max_output": -1}, ValueError, "max_output"),
         ("echo", {"max_output": "10"}, ValueError, "max_output"),
+        ("echo", {"sandbox": "docker"}, ValueError, "sandbox must be"),
+        ("echo", {"sandbox": None}, ValueError, "sandbox must be"),
     ],
 )
 def test_malformed_arguments_fail_clearly(tmp_path, command, options, error, words):
@@ -327,3 +356,20 @@ def test_tool_text_for_a_timeout(tmp_path):
     assert text.startswith("Timed out: the command was still running at its 0.5-second limit")
     assert text.endswith("Output:\npartial\n")
     assert "Exit code" not in text
+
+
+# --- falling back where bubblewrap cannot run ---------------------------------------------
+
+
+def test_fallback_warns_once_and_runs_plainly(tmp_path, monkeypatch):
+    monkeypatch.setattr(bubblewrap, "problem", lambda: "bubblewrap (bwrap) is not installed")
+    monkeypatch.setattr(commands, "_warned", False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = run_command("echo one", cwd=tmp_path)
+        second = run_command("echo two", cwd=tmp_path)
+    assert (first.sandbox, second.sandbox) == ("none", "none")
+    assert [w.category for w in caught] == [commands.SandboxUnavailableWarning]
+    assert "WITHOUT an operating-system sandbox" in str(caught[0].message)
+    with pytest.raises(RuntimeError, match="not installed"):
+        run_command("echo three", cwd=tmp_path, sandbox="bubblewrap")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
 
@@ -14,21 +15,27 @@ import pytest
 from course_helpers.cost import (
     AUDIT_TASK,
     AUDIT_TOOLS,
+    EXCEPTIONS,
     FAILED,
     HANDBOOK,
+    HANDBOOK_ONE_PER_TURN,
     SHIPMENTS,
     Budget,
     billed,
     billed_input,
     cache_floor,
     delivery_log,
+    keep_what_matters,
+    plot_turns,
     prompt_tokens,
     turns_table,
     with_cache,
 )
 from course_helpers.loop import run_agent
 from course_helpers.offline import CourseModel, CourseModelApp
+from course_helpers.offline.scenarios.delivery_audit import PARALLEL_READS
 from course_helpers.pairing import check_pairing
+from course_helpers.truncate import truncate
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,16 +44,22 @@ def client_for(model: CourseModel | None = None) -> anthropic.Anthropic:
     return CourseModelApp(model or CourseModel()).client(_strict_response_validation=True)
 
 
-def audit(client=None, **levers):
-    """The audit on the course's loop, as notebook 10 runs it."""
+def audit(client=None, system=HANDBOOK_ONE_PER_TURN, tools=AUDIT_TOOLS, **levers):
+    """The audit on the course's loop, as notebook 10 runs it (one log per turn by default)."""
     messages = [{"role": "user", "content": AUDIT_TASK}]
     return run_agent(
         client or client_for(),
         messages=messages,
-        tools=AUDIT_TOOLS,
-        system=HANDBOOK,
-        **{"max_steps": 40, **levers},  # the audit takes 24 calls
+        tools=tools,
+        system=system,
+        **{"max_steps": 40, **levers},  # one log per turn takes 24 calls
     )
+
+
+GUARDED_TOOLS = [
+    AUDIT_TOOLS[0],
+    replace(AUDIT_TOOLS[1], function=lambda order_id: keep_what_matters(delivery_log(order_id))),
+]
 
 
 def test_documented_multipliers():
@@ -119,8 +132,25 @@ def test_logs_keep_their_status_at_the_end():
         log = delivery_log(order_id)
         assert len(log) < 4000  # below the dispatcher's own cap: only result_limit cuts
         assert log.splitlines()[-1].startswith("FINAL STATUS")
+        assert ("EXCEPTION" in log) == (order_id in EXCEPTIONS)
     with pytest.raises(LookupError):
         delivery_log("A9999")
+
+
+def test_blind_truncation_loses_the_exception_and_the_guard_keeps_it():
+    (order_id,) = EXCEPTIONS
+    log = delivery_log(order_id)
+    assert "EXCEPTION" not in truncate(log, 1000)  # it sits in the middle, where the cut falls
+    kept = keep_what_matters(log)
+    assert kept.splitlines()[0] == log.splitlines()[0]
+    assert [line for line in kept.splitlines() if "EXCEPTION" in line or "FINAL" in line] == [
+        line for line in log.splitlines() if "EXCEPTION" in line or "FINAL" in line
+    ]
+    assert "[40 routine scan lines left out]" in kept and len(kept) < 400
+
+
+def report_problems(run) -> set[str]:
+    return {line.split(":")[0] for line in run.final_text.splitlines()[1:]}
 
 
 def test_the_long_run_and_its_levers():
@@ -128,33 +158,83 @@ def test_the_long_run_and_its_levers():
     assert naive.ending == "end_turn" and naive.steps == len(SHIPMENTS) + 2
     sizes = [prompt_tokens(u) for u in naive.usage]
     assert all(b > a for a, b in pairwise(sizes))  # history is resent: input grows
-    for order_id in FAILED:
-        assert order_id in naive.final_text
-    both = audit(result_limit=1000, prepare=with_cache)
-    assert both.final_text == naive.final_text
-    paid = sum(billed_input(u) for u in both.usage)
-    assert paid / sum(billed_input(u) for u in naive.usage) <= 0.35
-    assert paid == pytest.approx(cache_floor(both.usage), rel=0.05)
-    assert sum(u["cache_read_input_tokens"] for u in both.usage[2:]) > 0
-    assert "all" in turns_table(both.usage, rows=4)
+    assert report_problems(naive) == set(FAILED) | set(EXCEPTIONS)
+    blind = audit(result_limit=1000)
+    assert report_problems(blind) == set(FAILED)  # the exception was cut away
+    guarded = audit(tools=GUARDED_TOOLS)
+    assert guarded.final_text == naive.final_text
+    assert guarded.input_tokens < blind.input_tokens < naive.input_tokens
+    cached = audit(prepare=with_cache)
+    assert cached.final_text == naive.final_text
+    # The course model's cache follows the floor's rules: the cached run is exactly on it.
+    assert sum(billed_input(u) for u in cached.usage) == pytest.approx(cache_floor(cached.usage))
+    best = audit(system=HANDBOOK, tools=GUARDED_TOOLS, prepare=with_cache)
+    assert best.final_text == naive.final_text
+    whole = sum(billed(u) for u in best.usage) / sum(billed(u) for u in naive.usage)
+    assert whole <= 0.1  # output counted too
+    assert "all" in turns_table(best.usage, rows=4)
     # The run's own count includes the cached tokens: every token sent, as in the naive run.
-    assert both.input_tokens == sum(prompt_tokens(u) for u in both.usage) > 0
-    assert both.uncached_input_tokens < both.input_tokens and "(cache: " in both.summary()
+    assert cached.input_tokens == sum(prompt_tokens(u) for u in cached.usage) > 0
+    assert cached.uncached_input_tokens < cached.input_tokens and "(cache: " in cached.summary()
     assert naive.input_tokens == naive.uncached_input_tokens
 
 
-def test_budget_ends_the_run_with_a_valid_history():
+def test_parallel_calls_take_fewer_turns_for_the_same_report():
+    serial = audit()
+    parallel = audit(system=HANDBOOK)
+    batches = -(-len(SHIPMENTS) // PARALLEL_READS)
+    assert parallel.steps == batches + 2 and parallel.final_text == serial.final_text
+    calls = [len(tool_calls_of(m)) for m in parallel.messages if m["role"] == "assistant"]
+    assert calls == [1, PARALLEL_READS, PARALLEL_READS, len(SHIPMENTS) - 2 * PARALLEL_READS, 0]
+    assert check_pairing(parallel.messages) == []  # every batch answered in one message
+    assert sum(billed(u) for u in parallel.usage) < 0.3 * sum(billed(u) for u in serial.usage)
+    # The same handbook with disable_parallel_tool_use: back to one log per turn.
+    one_at_a_time = audit(
+        system=HANDBOOK,
+        prepare=lambda r: {**r, "tool_choice": {"type": "auto", "disable_parallel_tool_use": True}},
+    )
+    assert one_at_a_time.steps == len(SHIPMENTS) + 2
+
+
+def tool_calls_of(message: dict) -> list:
+    content = message["content"]
+    return [] if isinstance(content, str) else [b for b in content if b.type == "tool_use"]
+
+
+def test_turns_table_counts_output_in_the_bill():
+    run = audit(system=HANDBOOK)
+    last = turns_table(run.usage).splitlines()[-1].split()
+    assert last[0] == "all" and float(last[-1].replace(",", "")) == pytest.approx(
+        sum(billed(u) for u in run.usage), abs=1
+    )
+
+
+def test_plot_turns_keeps_coinciding_runs_visible():
+    naive = audit(system=HANDBOOK)
+    figure = plot_turns({"uncached": naive.usage, "cached": naive.usage})
+    first, second = figure.axes[0].lines
+    assert list(first.get_ydata()) == list(second.get_ydata())
+    assert first.get_linestyle() != second.get_linestyle()
+    assert second.get_markerfacecolor() == "none"
+
+
+def test_budget_ends_the_run_before_the_call_that_would_overspend():
     budget = Budget(limit=40_000)
     run = audit(budget=budget)
     assert run.ending == "budget_limit" and run.detail == str(budget)
     assert budget.spent == pytest.approx(sum(billed(u) for u in run.usage))
-    assert budget.spent <= budget.limit < budget.spent + budget.last
+    costs = [billed(u) for u in run.usage]
+    assert budget.last == costs[-1] and budget.growth == max(0.0, costs[-1] - costs[-2])
+    assert budget.spent <= budget.limit < budget.spent + budget.last + budget.growth
     assert check_pairing(run.messages) == []
     assert str(budget).endswith(f"in {run.steps} calls")
+    # The estimate held: the call it refused would really have overspent.
+    whole = audit()
+    assert sum(billed(u) for u in whole.usage[: run.steps + 1]) > budget.limit
 
 
 def test_variant_model_does_not_break_the_run():
-    run = audit(client_for(CourseModel(variant=True)), result_limit=1000, prepare=with_cache)
+    run = audit(client_for(CourseModel(variant=True)), system=HANDBOOK, prepare=with_cache)
     assert run.ending == "end_turn"
     assert check_pairing(run.messages) == []
 

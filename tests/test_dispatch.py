@@ -164,13 +164,20 @@ def test_checks_run_in_order_unknown_before_invalid_before_permission() -> None:
     declined = run_tool(TOOLS, block("get_diff", {"pr": 482}), approve=approve)
     assert asked == ["get_diff"]
     assert declined["is_error"] is True
-    assert declined["content"].startswith("The user declined to run get_diff.")
+    assert declined["content"].startswith(
+        "The approval policy declined get_diff; no person was asked. It was not run."
+    )
 
 
 def test_permission_accepts_decisions_and_policies() -> None:
     decision = Decision(False, "merging is for people", "reviewer")
     result = run_tool(TOOLS, block("get_diff", {"pr": 482}), approve=lambda n, i: decision)
-    assert result["content"].startswith("The user declined to run get_diff (merging is for people)")
+    assert result["content"].startswith(
+        "The approval policy reviewer declined get_diff (merging is for people); no person"
+    )
+    person = Decision(False, "clicked Deny", "person")
+    result = run_tool(TOOLS, block("get_diff", {"pr": 482}), approve=lambda n, i: person)
+    assert result["content"].startswith("The user declined to run get_diff (clicked Deny).")
     gate = Gate(Scripted({"get_diff": True}), dangerous={"get_diff"})
     assert run_tool(TOOLS, block("get_diff", {"pr": 482}), approve=gate)["is_error"] is False
     assert gate.audit_log[0]["allowed"] is True

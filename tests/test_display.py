@@ -71,7 +71,7 @@ def test_text_plain_of_a_small_conversation_is_exact():
             "── assistant " + "─" * 32 + " tool_use · in 412 · out 38",
             '[tool_use #1 get_weather] {"city": "Paris"}',
             "── user " + "─" * 64,
-            "[tool_result #1 get_weather] 18°C, light rain",
+            "[tool_result #1] 18°C, light rain",
             "── assistant " + "─" * 32 + " end_turn · in 470 · out 22",
             "It is 18 °C with light rain in Paris.",
         ]
@@ -170,7 +170,7 @@ def test_show_displays_immediately_and_returns_none(capsys):
     assert show(WEATHER, title="Weather") is None
     out = capsys.readouterr().out
     assert out.startswith("══ Weather ═")
-    assert "[tool_result #1 get_weather] 18°C, light rain" in out
+    assert "[tool_result #1] 18°C, light rain" in out
 
 
 def test_html_escapes_message_text():
@@ -196,7 +196,7 @@ def test_html_is_self_contained_and_wraps():
 
 def test_is_error_is_highlighted():
     failed = [*WEATHER[:2], {"role": "user", "content": [{**RESULT, "is_error": True}]}]
-    assert "[tool_result #1 get_weather ERROR] 18°C, light rain" in render_text(failed)
+    assert "[tool_result #1 ERROR] 18°C, light rain" in render_text(failed)
     page = render_html(failed)
     assert "ERROR</span>" in page and "#cf222e" in page and "#ffebe9" in page
     assert "ERROR" not in render_html(WEATHER)
@@ -220,8 +220,8 @@ def test_labels_link_parallel_calls_and_their_results():
     messages = [{"role": "assistant", "content": calls}, {"role": "user", "content": results}]
     text = render_text(messages)
     assert '[tool_use #2 get_weather] {"city": "Rome"}' in text
-    assert "[tool_result #2 get_weather] 25°C" in text
-    assert "[tool_result #1 get_weather] 18°C, light rain" in text
+    assert "[tool_result #2] 25°C" in text
+    assert "[tool_result #1] 18°C, light rain" in text
     page = render_html(messages)
     anchors = re.findall(r'id="(tr-[0-9a-f]{8}-call-\d)"', page)
     assert [a[-1] for a in anchors] == ["1", "2"]
@@ -342,7 +342,7 @@ def test_tool_result_with_block_content():
     text = render_text(
         [{"role": "assistant", "content": [CALL]}, {"role": "user", "content": [result]}]
     )
-    assert text.endswith("[tool_result #1 get_weather]\n  a\n  b")
+    assert text.endswith("[tool_result #1]\n  a\n  b")
 
 
 def test_odd_roles_and_empty_content_get_notes():
@@ -421,3 +421,22 @@ def test_junk_is_shown_with_a_note():
     assert "[int (not a message; expected {'role': ..., 'content': ...})] 5" in text
     assert '[mystery (block type not shown specially)] {"type": "mystery", "x": 1}' in text
     assert render_text([]) == "(no messages)"
+
+
+def test_tool_input_with_bidi_override_is_shown_escaped():
+    from course_helpers.display import render_html, render_text
+
+    call = {
+        "role": "assistant",
+        "content": [
+            {
+                "type": "tool_use",
+                "id": "toolu_1",
+                "name": "write_file",
+                "input": {"path": "notes\u202etxt.exe", "content": "x"},
+            },
+        ],
+    }
+    for shown in (render_text([call]), render_html([call])):
+        assert "\u202e" not in shown
+        assert "\\u202e" in shown

@@ -99,6 +99,16 @@ def test_pr_483_only_touches_the_readme(pr_repo: PrRepo) -> None:
     assert diff.count("diff --git") == 1
 
 
+def test_each_pr_reads_its_own_branch(pr_repo: PrRepo) -> None:
+    """Notebooks 04 and 05 read a file as the PR under review leaves it, not as #482 does."""
+    readme_483 = pr_repo.read_file("README.md", ref=pr_repo.pull_request(483).branch)
+    readme_482 = pr_repo.read_file("README.md", ref=pr_repo.pull_request(482).branch)
+    assert readme_483 != readme_482 and readme_483.startswith(readme_482.rstrip("\n"))
+    pricing_483 = pr_repo.read_file("invoicing/pricing.py", ref=pr_repo.pull_request(483).branch)
+    assert "percent: Decimal" in pricing_483  # #483 does not carry #482's change
+    assert pr_repo.list_files(pr_repo.pull_request(483).branch) == pr_repo.list_files("main")
+
+
 def test_unknown_pr_lists_the_open_ones(pr_repo: PrRepo) -> None:
     with pytest.raises(
         PullRequestNotFound, match=r"^PR #999 does not exist \(open PRs: #482, #483\)$"

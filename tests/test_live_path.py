@@ -4,6 +4,10 @@ Stored outputs are made with the offline course model. Learners with a key, or w
 server, get a different model: more text, other wordings, extra turns. Here each notebook is run
 (not compared) against the course model served on loopback in its *variant* mode, reached the
 way a compatible server is reached (`ANTHROPIC_BASE_URL`), and no cell may raise.
+
+It runs with `COURSE_MODEL` set to a current model other than the default, played by its own
+rules (`claude-opus-5-5`: refuses a forced `tool_choice`, cannot turn thinking off). The default
+model is covered by nbval, `claude-haiku-5-5` by `tests/test_every_model.py`.
 """
 
 from __future__ import annotations
@@ -23,10 +27,14 @@ def variant_server():
         yield server
 
 
+MODEL = "claude-opus-5-5"
+
+
 def compatible_environment(executor, base_url: str) -> dict[str, str]:
     env = executor.offline_environment()
     env.pop("COURSE_BACKEND", None)
     env["ANTHROPIC_BASE_URL"] = base_url
+    env["COURSE_MODEL"] = MODEL  # execute_notebooks removes it; set on purpose
     return env
 
 
@@ -42,4 +50,4 @@ def test_notebook_runs_against_a_different_model(
         env = compatible_environment(notebook_executor, variant_server.url)
         notebook_executor.execute(nb, folder, env=env)
     except Exception as error:  # nbclient raises CellExecutionError with the traceback
-        pytest.fail(f"{notebook_path.name} failed against the variant model:\n{error}")
+        pytest.fail(f"{notebook_path.name} failed against the variant model ({MODEL}):\n{error}")

@@ -9,8 +9,20 @@ from __future__ import annotations
 import anthropic
 import pytest
 
+from course_helpers.client import MODEL
 from course_helpers.fixtures.pr_repo import build_pr_repo
-from course_helpers.loop import AgentRun, compact_history, run_agent, run_tools
+from course_helpers.loop import (
+    CONTINUE,
+    MAX_TOKENS_CEILING,
+    STREAM_ABOVE,
+    AgentRun,
+    compact_history,
+    drop_refused_turn,
+    max_output_tokens,
+    run_agent,
+    run_tools,
+    tool_calls,
+)
 from course_helpers.offline import CourseModelApp
 from course_helpers.pairing import check_pairing
 from course_helpers.tools import Tool, tool
@@ -179,15 +191,107 @@ def test_stop_sequence(client) -> None:
     assert run.final_text.endswith("9")
 
 
-def test_max_tokens_text_is_retried_with_a_higher_limit(client) -> None:
+def test_cut_off_text_is_kept_and_continued_without_repeating(client) -> None:
+    whole = client.messages.create(
+        model=MODEL, max_tokens=4096, messages=ask("Write a long essay about agents.")
+    )
+    essay = "".join(b.text for b in whole.content if b.type == "text")
     messages = ask("Write a long essay about agents.")
     run = run_agent(client, messages=messages, tools=[], max_tokens=64, on_turn=checked)
     assert run.ending == "end_turn"
-    assert run.steps == 4  # 64 → 256 → 1024 → 4096
-    assert len(messages) == 2 and "12." in run.final_text
+    assert run.steps == 3  # 64, then 256, then 1024 tokens: the essay is about 1,300
+    assert [m["role"] for m in messages] == ["user", *["assistant", "user"] * 2, "assistant"]
+    assert messages[2]["content"] == messages[4]["content"] == CONTINUE
+    # Each piece starts where the last one stopped: joined, they are the essay, once.
+    pieces = [text_of(m) for m in messages if m["role"] == "assistant"]
+    assert "".join(pieces) == essay == run.final_text
+    assert essay.count("An agent is a program") == 12 and all(pieces)  # no paragraph twice
 
 
-def test_a_cut_tool_use_is_never_run(client, tools) -> None:
+def text_of(message: dict) -> str:
+    return "".join(b.text for b in message["content"] if b.type == "text")
+
+
+@pytest.mark.parametrize("max_tokens", [6, 10, 20, 38])
+def test_a_task_continued_before_its_tool_calls_is_still_the_task(client, tools, max_tokens):
+    # These limits cut the text before a tool call: after "continue" and the calls, the last
+    # user text is the continue request, yet the review is still the review of PR #482.
+    whole = run_agent(client, messages=ask("Review PR #482."), tools=tools, on_turn=checked)
+    messages = ask("Review PR #482.")
+    run = run_agent(client, messages=messages, tools=tools, max_tokens=max_tokens, on_turn=checked)
+    continued = [i for i, m in enumerate(messages) if m["content"] == CONTINUE]
+    later_calls = [m for m in messages[continued[0] :] if m["role"] == "assistant"]
+    assert continued and any(tool_calls(m) for m in later_calls[:-1]), run.log
+    assert run.ending == "end_turn"
+    assert run.final_text.startswith("Review of PR #482")
+    assert whole.final_text.endswith(run.final_text)
+
+
+def as_json(messages: list) -> list[dict]:
+    """A history as the API receives it: plain JSON, SDK blocks dumped."""
+    return [
+        {
+            "role": m["role"],
+            "content": m["content"]
+            if isinstance(m["content"], str)
+            else [
+                b.model_dump(mode="json", exclude_none=True) if hasattr(b, "model_dump") else b
+                for b in m["content"]
+            ],
+        }
+        for m in messages
+    ]
+
+
+def test_only_a_real_continuation_is_read_as_one_turn(client) -> None:
+    from course_helpers.offline.scenarios.continuation import joined_continuations
+
+    body = {"model": MODEL, "max_tokens": 1024}
+    essay = ask("Write a long essay about agents.")
+    run = run_agent(client, messages=essay, tools=[], max_tokens=64)
+    joined = joined_continuations(body, as_json(essay))
+    assert len(essay) == 6 and [m["role"] for m in joined] == ["user", "assistant"]
+    assert "".join(b["text"] for b in joined[1]["content"] if b["type"] == "text") == (
+        run.final_text
+    )
+    # "Please go on" after a finished answer is the person's own turn: it stays.
+    chat = ask("Hello!")
+    run_agent(client, messages=chat, tools=[])
+    chat += [
+        {"role": "user", "content": "Please go on."},
+        {"role": "assistant", "content": "Something else."},
+    ]
+    assert joined_continuations(body, as_json(chat)) == as_json(chat)
+
+
+@pytest.mark.parametrize("max_tokens", [6, 20, 45])
+def test_support_agent_solves_every_case_when_cut_off_and_continued(client, max_tokens) -> None:
+    from course_helpers.fixtures.support_desk import CASES
+    from course_helpers.workflows.agent import AGENT_SYSTEM
+    from course_helpers.workflows.desk import Desk
+    from course_helpers.workflows.measure import judge
+
+    for case in CASES[:-1]:  # U6 ends on the step limit by design
+        desk = Desk()
+        run = run_agent(
+            client,
+            messages=ask(case.ticket),
+            tools=desk.tools(),
+            system=AGENT_SYSTEM,
+            max_tokens=max_tokens,
+            max_steps=40,
+            on_turn=checked,
+        )
+        assert judge(case, run.final_text, desk.refunds) == (True, ""), (case.name, run.log)
+
+
+def cut_review(client, tools, ceiling_above: int | None = None, **options):
+    """The review, started with the smallest max_tokens that cuts the answer in its tool_use.
+
+    `ceiling_above`: the model's maximum is that many tokens above the first max_tokens.
+    Returns the run, its history, the max_tokens of every request and the get_diff calls
+    that really ran.
+    """
     ran: list[dict] = []
 
     @tool
@@ -196,19 +300,94 @@ def test_a_cut_tool_use_is_never_run(client, tools) -> None:
         ran.append({"pr": pr})
         return tools["get_diff"].function(pr)
 
+    reviewer = [get_diff, tools["read_file"]]
+    definitions = [t.definition() for t in reviewer]
+    for limit in range(1, 400):
+        response = client.messages.create(
+            model=MODEL, max_tokens=limit, tools=definitions, messages=ask("Review PR #482.")
+        )
+        if response.stop_reason == "max_tokens" and tool_calls(response):
+            break
+    if ceiling_above is not None:
+        options["max_tokens_ceiling"] = limit + ceiling_above
+    sent: list[int] = []
     messages = ask("Review PR #482.")
-    # 11 tokens of text fit, the call (9 tokens) does not: the first response is cut in it.
     run = run_agent(
         client,
         messages=messages,
-        tools=[get_diff, tools["read_file"]],
-        max_tokens=14,
-        max_steps=2,
+        tools=reviewer,
+        max_tokens=limit,
+        prepare=lambda request: sent.append(request["max_tokens"]) or request,
         on_turn=checked,
+        **options,
     )
+    return run, messages, sent, ran, limit
+
+
+def test_a_cut_tool_use_is_never_run(client, tools) -> None:
+    run, messages, sent, ran, limit = cut_review(client, tools, max_steps=2)
     assert run.log[0] == "step 1: stop_reason=max_tokens"
+    assert sent == [limit, 4 * limit]  # dropped, then asked again with four times the room
     assert run.steps == 2 and ran == [{"pr": 482}]  # only the complete call of the retry ran
     assert len(messages) == 3
+
+
+def test_max_tokens_never_grows_above_the_models_maximum(client, tools) -> None:
+    # A model that can write one token more than the first request allows, no further.
+    run, messages, sent, ran, limit = cut_review(client, tools, ceiling_above=1)
+    assert sent == [limit, limit + 1]
+    assert (run.ending, run.detail) == ("max_tokens", f"still cut off at max_tokens={limit + 1}")
+    assert ran == [] and messages == ask("Review PR #482.")
+
+
+def test_every_retry_counts_toward_the_step_limit(client, tools) -> None:
+    run, _, sent, ran, limit = cut_review(client, tools, max_steps=1)
+    assert (run.ending, run.steps, sent, ran) == ("step_limit", 1, [limit], [])
+
+
+def test_an_answer_cut_before_any_text_is_asked_again_with_more_room(client) -> None:
+    messages = ask("Hello!")
+    run = run_agent(client, messages=messages, tools=[], max_tokens=2, on_turn=checked)
+    assert run.log[1] == "cut off before any text: retrying with limit=8"
+    assert run.ending == "end_turn" and [m["role"] for m in messages] == ["user", "assistant"]
+
+
+def test_a_server_tool_call_cut_off_is_dropped_not_kept(client) -> None:
+    # max_tokens=60 cuts the first answer inside its web_search request, which never ran.
+    question = "Search the web: what is the agent loop and what stop reasons exist?"
+    cut = client.messages.create(
+        model=MODEL, max_tokens=60, tools=[WEB_SEARCH], messages=ask(question)
+    )
+    assert cut.stop_reason == "max_tokens" and cut.content[-1].type == "server_tool_use"
+    messages = ask(question)
+    run = run_agent(client, messages=messages, tools=[WEB_SEARCH], max_tokens=60, on_turn=checked)
+    assert run.log[1] == "cut off inside a server tool call (not run): retrying with limit=240"
+    assert run.ending == "end_turn" and CONTINUE not in [m["content"] for m in messages]
+    for message in messages[1:]:  # every server call kept in the history has its result
+        types = [b.type for b in message["content"]]
+        assert types.count("server_tool_use") == types.count("web_search_tool_result")
+
+
+def test_a_large_max_tokens_is_streamed(client) -> None:
+    with pytest.raises(ValueError, match="Streaming is required"):  # the SDK's own rule
+        client.messages.create(model=MODEL, max_tokens=STREAM_ABOVE + 1, messages=ask("Hello!"))
+    run = run_agent(client, messages=ask("Hello!"), tools=[], max_tokens=STREAM_ABOVE + 1)
+    assert run.ending == "end_turn" and run.final_text.startswith("Hello!")
+
+
+def test_the_models_maximum_comes_from_the_api(client) -> None:
+    class NoModelList:
+        class models:  # noqa: N801 (the SDK's attribute name)
+            @staticmethod
+            def retrieve(model):
+                raise anthropic.APIConnectionError(request=None)  # type: ignore[arg-type]
+
+    assert max_output_tokens(NoModelList(), MODEL) == MAX_TOKENS_CEILING
+    try:
+        listed = client.models.retrieve(MODEL).max_tokens
+    except anthropic.NotFoundError:  # a server without a model list
+        listed = MAX_TOKENS_CEILING
+    assert max_output_tokens(client, MODEL) == listed
 
 
 def test_pause_turn_is_resent_without_a_user_message(client) -> None:
@@ -220,19 +399,63 @@ def test_pause_turn_is_resent_without_a_user_message(client) -> None:
     assert run.log[0] == "step 1: stop_reason=pause_turn"
 
 
-def test_refusal_ends_without_touching_the_history(client) -> None:
+def test_refusal_takes_the_refused_turn_out_so_a_rephrase_works(client) -> None:
     messages = ask("Write ransomware for me.")
     run = run_agent(client, messages=messages, tools=[], on_turn=checked)
-    assert run.ending == "refusal" and run.detail == "category cyber"
-    assert len(messages) == 1
+    assert run.ending == "refusal" and run.detail == "category cyber" and run.steps == 1
     assert run.response.stop_details.category == "cyber"
+    assert messages == [] and run.refused_turn == ask("Write ransomware for me.")
+    messages.append({"role": "user", "content": "How do I protect our laptops from ransomware?"})
+    again = run_agent(client, messages=messages, tools=[], on_turn=checked)
+    assert again.ending == "end_turn" and "backups" in again.final_text
 
 
-def test_context_window_exceeded_is_retried(app, client) -> None:
+def test_a_rephrase_after_a_refused_turn_left_in_place_is_refused_again(client) -> None:
+    messages = [
+        *ask("Write ransomware for me."),
+        {"role": "user", "content": "How do I protect our laptops from ransomware?"},
+    ]  # two user messages in a row are one turn: the refused request is still in it
+    run = run_agent(client, messages=messages, tools=[])
+    assert run.ending == "refusal" and messages == []
+
+
+def test_drop_refused_turn_keeps_the_results_that_answer_the_turn_before() -> None:
+    call = {"type": "tool_use", "id": "toolu_1", "name": "get_diff", "input": {"pr": 1}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "diff"}
+    messages = [
+        *ask("Review PR #1."),
+        {"role": "assistant", "content": [call]},
+        {"role": "user", "content": [result, {"type": "text", "text": "Now write ransomware."}]},
+    ]
+    removed = drop_refused_turn(messages)
+    assert len(removed) == 1 and messages[-1] == {"role": "user", "content": [result]}
+    assert check_pairing(messages) == []
+    assert drop_refused_turn([]) == []
+
+
+def test_context_window_exceeded_with_nothing_to_compact_ends_the_run(app, client) -> None:
     app.faults.inject("context_window")
-    run = run_agent(client, messages=ask("Hello!"), tools=[], on_turn=checked)
+    messages = ask("Hello!")
+    run = run_agent(client, messages=messages, tools=[], on_turn=checked)
     assert run.log[0] == "step 1: stop_reason=model_context_window_exceeded"
-    assert run.ending == "end_turn" and run.steps == 2
+    assert (run.ending, run.detail, run.steps) == (
+        "model_context_window_exceeded",
+        "nothing left to compact",
+        1,
+    )
+    assert [m["role"] for m in messages] == ["user", "assistant"]  # the cut text is kept
+
+
+def test_context_window_exceeded_compacts_a_long_history(app, client, tools) -> None:
+    messages = ask("Review PR #482. The code that calls the changed function is in checkout.py.")
+    run_agent(client, messages=messages, tools=tools)
+    messages.append({"role": "user", "content": "Now review PR #483."})
+    app.faults.inject("context_window")
+    run = run_agent(client, messages=messages, tools=tools, on_turn=checked)
+    assert run.log[1].startswith("context window full: removed ")
+    assert run.ending == "end_turn" and "PR #483" in run.final_text
+    sent = [u["input_tokens"] for u in run.usage]
+    assert sent[1] < sent[0] * 0.8  # the retry sent a shorter history
 
 
 def test_keyboard_interrupt_in_a_tool_leaves_a_valid_history(client, tools) -> None:
@@ -250,7 +473,7 @@ def test_keyboard_interrupt_in_a_tool_leaves_a_valid_history(client, tools) -> N
     last = messages[-1]["content"][0]
     assert last["is_error"] is True and "interrupted by the user" in last["content"].lower()
     follow_up = [*messages, {"role": "user", "content": "Go on without reading files."}]
-    client.messages.create(model="claude-sonnet-5-5", max_tokens=512, messages=follow_up)
+    client.messages.create(model=MODEL, max_tokens=512, messages=follow_up)
 
 
 def test_run_tools_answers_every_call_when_interrupted() -> None:
@@ -290,7 +513,8 @@ def test_prompt_too_long_is_compacted_and_retried(app, client, tools) -> None:
     messages.append({"role": "user", "content": "Now review PR #483."})
     app.faults.inject("prompt_too_long")
     run = run_agent(client, messages=messages, tools=tools, on_turn=checked)
-    assert run.log[0].startswith("prompt too long: removed")
+    assert run.log[0].startswith("step 1: prompt too long: removed")
+    assert run.steps == 3  # the call refused as too long counts too
     assert run.ending == "end_turn" and "PR #483" in run.final_text
 
 

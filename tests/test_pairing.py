@@ -15,7 +15,8 @@ from course_helpers.offline.errors import ApiError
 from course_helpers.offline.validation import validate_messages_request
 from course_helpers.pairing import check_pairing, results_message
 
-MODEL = "claude-sonnet-5-5"
+# A model that does not think by default: the hand-written turns below carry no thinking block.
+MODEL = "claude-opus-4-8"
 WEATHER = {
     "name": "get_weather",
     "description": "Current weather for one city.",
@@ -197,7 +198,7 @@ def sdk_message(content: list[dict], stop_reason: str = "tool_use") -> Message:
 
 
 def echo(block: Any) -> dict:
-    """A run_one that answers with the city it was asked about."""
+    """A run_tool that answers with the city it was asked about."""
     return {"type": "tool_result", "tool_use_id": block.id, "content": block.input["city"]}
 
 
@@ -216,22 +217,22 @@ def test_results_message_answers_every_call_in_order() -> None:
     assert api_rejects([QUESTION, TURN, message]) is None
 
 
-def test_results_message_calls_run_one_once_per_tool_use() -> None:
+def test_results_message_calls_run_tool_once_per_tool_use() -> None:
     seen = []
 
-    def run_one(block: Any) -> dict:
+    def run_tool(block: Any) -> dict:
         seen.append(block.id)
         return {"type": "tool_result", "tool_use_id": block.id, "content": "ok"}
 
-    results_message(sdk_message(TURN["content"]), run_one)
+    results_message(sdk_message(TURN["content"]), run_tool)
     assert seen == ["toolu_A", "toolu_B"]
 
 
 def test_results_message_accepts_a_plain_dict_response() -> None:
-    def run_one(block: dict) -> dict:
+    def run_tool(block: dict) -> dict:
         return {"type": "tool_result", "tool_use_id": block["id"], "content": "ok"}
 
-    message = results_message(TURN, run_one)
+    message = results_message(TURN, run_tool)
     assert [r["tool_use_id"] for r in message["content"]] == ["toolu_A", "toolu_B"]
 
 

@@ -388,7 +388,9 @@ def small(tmp_path):
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text("x")
     (root / "empty").mkdir()
-    os.symlink("/etc", root / "etc_link")
+    stand_in = tmp_path / "etc"  # a link to a folder outside, never to the real /etc
+    (stand_in / "ssl").mkdir(parents=True)
+    os.symlink(stand_in, root / "etc_link")
     return Sandbox(root)
 
 

@@ -16,6 +16,11 @@ Resuming replays the waiting turn from its start, so the panel remembers, for th
 every decision already made and every tool already run: a call approved before the one that
 waited is neither asked about nor run a second time, and the gate's audit log holds each
 decision once. Without a front end (a terminal, a stored notebook) the panel shows as text.
+
+The request is shown with `approvals.describe_call`, the same text a terminal prompt shows:
+every argument, short ones first, control and bidirectional characters escaped. A call too
+long to show whole is refused without a button ever being offered. After a click, the header
+says what was clicked and what the agent did next.
 """
 
 from __future__ import annotations
@@ -29,11 +34,12 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from course_helpers.approvals import Decision, Gate, PendingApproval
+from course_helpers.approvals import Decision, Gate, PendingApproval, describe_call, too_long_reason
 from course_helpers.client import MODEL
 from course_helpers.display import Transcript
 from course_helpers.loop import AgentRun, run_agent, split_tools, tool_calls
 from course_helpers.tools import Tool
+from course_helpers.truncate import visible
 from course_helpers.widgets import ShownAsWidget
 
 APPROVE, DENY = "Approve", "Deny"
@@ -44,8 +50,8 @@ def canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr)
 
 
-def pretty(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False, default=repr)
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 class ButtonPolicy:
@@ -60,6 +66,8 @@ class ButtonPolicy:
         self._answers: dict[tuple[str, str], bool] = {}
 
     def decide(self, tool_name: str, tool_input: Any) -> Decision:
+        if describe_call(tool_name, tool_input) is None:
+            return Decision(False, too_long_reason(tool_name, tool_input), "ApprovalPanel")
         key = (tool_name, canonical(tool_input))
         if key in self._answers:
             self.waiting = None
@@ -148,6 +156,7 @@ class ApprovalPanel(ShownAsWidget):
         self.tools = self._replayed(tools)
         self.runs: list[AgentRun] = []
         self.answers: list[str] = []
+        self.last_click: str | None = None
         self.approve_button = widgets.Button(description=APPROVE, button_style="success")
         self.deny_button = widgets.Button(description=DENY, button_style="danger")
         self.approve_button.on_click(lambda _: self.answer(True))
@@ -213,7 +222,9 @@ class ApprovalPanel(ShownAsWidget):
         if waiting is None:
             return "Nothing is waiting for an answer: " + self._status()
         self.policy.answer(allowed)
-        self.answers.append(f"{waiting[0]} {canonical(waiting[1])}: {APPROVE if allowed else DENY}")
+        clicked = APPROVE if allowed else DENY
+        self.answers.append(visible(f"{waiting[0]} {canonical(waiting[1])}: {clicked}"))
+        self.last_click = f"You clicked {clicked} for {waiting[0]}"
         return self.run()
 
     def approve(self) -> AgentRun | str:
@@ -226,12 +237,16 @@ class ApprovalPanel(ShownAsWidget):
 
     # -- what is shown -------------------------------------------------------------------
     def _status(self) -> str:
+        """The header: what was clicked last (if anything), then where the agent is now."""
         count = f"len(messages) = {len(self.messages)}"
+        clicked = f"{self.last_click}; " if self.last_click else ""
         if not self.runs:
             return f"Ready · {count}"
         if self.waiting is not None:
-            return f"Waiting for your answer: {self.waiting[0]} · {count}"
-        return f"Finished ({self.runs[-1].ending}) · {count}"
+            return _sentence(f"{clicked}waiting for your answer: {self.waiting[0]} · {count}")
+        ending = self.runs[-1].ending
+        went_on = "the agent went on and " if clicked else ""
+        return _sentence(f"{clicked}{went_on}finished ({ending}) · {count}")
 
     def _refresh(self) -> None:
         waiting = self.waiting
@@ -240,11 +255,8 @@ class ApprovalPanel(ShownAsWidget):
         if waiting is None:
             self.request.value = ""
         else:
-            name, tool_input = waiting
-            self.request.value = (
-                f"<div>The agent wants to call <b><code>{html.escape(name)}</code></b> with:</div>"
-                f"<pre style='margin:2px 0 6px 0'>{html.escape(pretty(tool_input))}</pre>"
-            )
+            shown = describe_call(*waiting) or ""
+            self.request.value = f"<pre style='margin:2px 0 6px 0'>{html.escape(shown)}</pre>"
         if self.runs:
             self.transcript.value = Transcript(self.messages).html()
 
@@ -252,8 +264,7 @@ class ApprovalPanel(ShownAsWidget):
         """The panel as text: status, the waiting call, the answers given so far."""
         lines = [f"Approval panel [{APPROVE}] [{DENY}] · {self._status()}"]
         if self.waiting is not None:
-            name, tool_input = self.waiting
-            lines.append(f"  The agent wants to call {name} with:")
-            lines += [f"    {line}" for line in pretty(tool_input).splitlines()]
+            shown = describe_call(*self.waiting) or ""
+            lines += [f"  {line}" for line in shown.splitlines()]
         lines += [f"  answered: {answer}" for answer in self.answers]
         return "\n".join(lines)

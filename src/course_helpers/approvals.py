@@ -12,6 +12,15 @@ answer and the loop calls `decide()` again for the same call, which now returns 
 An exception was chosen over a third "pending" value of `Decision` on purpose: code written as
 `if decision.allowed:` would silently treat "pending" as "denied", while an exception cannot
 be ignored by accident. Gate logs nothing for a pending call; it logs the final answer once.
+
+Only an explicit yes approves (`dispatch.is_yes`): a policy or a person answering "no", "n",
+"", None or a Decision whose `allowed` is not True gets a refusal, never an approval.
+
+What a person sees before saying yes is `describe_call()`: every argument, `path` first and then
+the short ones (so `write_file` shows its `path` before a long `content`, whatever order the model
+wrote them in), control and bidirectional characters escaped, long runs of blanks (spaces,
+tabs, other Unicode spaces, blank lines) counted. A call too long
+to show whole is refused with a reason that says so, never approved unseen.
 """
 
 from __future__ import annotations
@@ -19,11 +28,17 @@ from __future__ import annotations
 import builtins
 import copy
 import json
+import re
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
+
+from course_helpers.dispatch import is_yes
+from course_helpers.truncate import visible
+
+SHOW_LIMIT = 20_000  # characters of a call a person is shown; a longer call is refused
 
 
 @dataclass(frozen=True)
@@ -103,19 +118,67 @@ class Scripted:
         return self._queue.pop(0) if self._queue else None
 
 
-def _describe(tool_name: str, tool_input: Any, limit: int = 2000) -> str:
-    """The call as a person should see it before saying yes: name and full arguments."""
-    try:
-        shown = json.dumps(tool_input, indent=2, ensure_ascii=False, default=repr)
-    except (TypeError, ValueError):
-        shown = repr(tool_input)
-    if len(shown) > limit:
-        shown = shown[:limit] + f"\n... ({len(shown) - limit:,} more characters)"
-    return f"The agent wants to call {tool_name} with:\n{shown}\n"
+# A run of 8 or more characters that draw nothing (spaces, tabs, other Unicode spaces, Hangul
+# and braille blanks, mixed in any order), or of 8 or more blank lines, could push the
+# dangerous part of a call off the screen: it is shown as a count instead.
+_BLANKS = re.compile(r"(?:[^\S\n]|[\u115f\u1160\u3164\uffa0\u2800]){8,}")
+_BLANK_LINES = re.compile(r"\n(?:[^\S\n]*\n){7,}")
+
+
+def _count_blanks(run: re.Match) -> str:
+    text = run.group(0)
+    what = {" ": "spaces", "\t": "tabs"}.get(text[0]) if len(set(text)) == 1 else None
+    return f"⟨{len(text):,} {what or 'blank characters'}⟩"
+
+
+def _count_blank_lines(run: re.Match) -> str:
+    return f"\n⟨{run.group(0).count(chr(10)) - 1:,} blank lines⟩\n"
+
+
+def _shown_value(value: Any) -> str:
+    """One argument as a person reads it: strings as they are, other values as JSON."""
+    if not isinstance(value, str):
+        try:
+            value = json.dumps(value, ensure_ascii=False, default=repr)
+        except (TypeError, ValueError, RecursionError):
+            value = repr(value)
+    counted = _BLANKS.sub(_count_blanks, _BLANK_LINES.sub(_count_blank_lines, value))
+    return visible(counted, keep_newlines=True)
+
+
+def describe_call(tool_name: str, tool_input: Any, limit: int = SHOW_LIMIT) -> str | None:
+    """The call as a person must see it before saying yes, or None if it is too long to show.
+
+    One block per argument: `path` first if there is one, then the shortest first, so a long
+    value cannot push the short dangerous part off the screen. Every line of a value is
+    indented, so a value cannot pass itself off as the prompt or as another argument, and a
+    value of several lines says how many (a path ending in a newline shows as "path (2 lines)").
+    """
+    if isinstance(tool_input, dict):
+        items = [(visible(str(key)), _shown_value(value)) for key, value in tool_input.items()]
+    else:
+        items = [("input", _shown_value(tool_input))]
+    items.sort(key=lambda item: (item[0] != "path", len(item[1]), item[0]))
+    lines = [f"The agent wants to call {visible(str(tool_name))} with:"]
+    for key, value in items:
+        rows = value.split("\n")
+        lines.append(f"  {key} ({len(rows)} lines):" if len(rows) > 1 else f"  {key}:")
+        lines += [f"    {row}" for row in rows]
+    shown = "\n".join(lines) + "\n"
+    return shown if len(shown) <= limit else None
+
+
+def too_long_reason(tool_name: str, tool_input: Any) -> str:
+    """The reason given when a call cannot be shown whole: said plainly, and refused."""
+    size = len(json.dumps(tool_input, ensure_ascii=False, default=repr))
+    return (
+        f"the call is too long to show a person in full ({size:,} characters of arguments; "
+        f"the limit is {SHOW_LIMIT:,}), so it was refused rather than approved unseen"
+    )
 
 
 class AskInTerminal:
-    """Ask the person at the keyboard, with input(). Answers other than y/yes mean no.
+    """Ask the person at the keyboard, with input(). Only an explicit yes (y, yes) approves.
 
     If no one can answer (standard input is not a terminal, a notebook run without input,
     end of file), the call is denied with that reason instead of waiting forever: an agent
@@ -127,16 +190,21 @@ class AskInTerminal:
 
     def decide(self, tool_name: str, tool_input: Any) -> Decision:
         ask = self._ask or builtins.input  # looked up now: Jupyter replaces input() per cell
+        shown = describe_call(tool_name, tool_input)
+        if shown is None:
+            return Decision(False, too_long_reason(tool_name, tool_input), "AskInTerminal")
         if _is_plain_input(ask) and not _stdin_is_terminal():
-            return Decision(False, "no one can answer: standard input is not a terminal", "nobody")
+            reason = "no one can answer: standard input is not a terminal"
+            return Decision(False, reason, "AskInTerminal")
         try:
-            answer = ask(_describe(tool_name, tool_input) + "Allow? [y/N] ")
+            answer = ask(shown + "Allow? [y/N] ")
         except (EOFError, NotImplementedError, RuntimeError, OSError) as error:
             # StdinNotImplementedError (a kernel without input) is a NotImplementedError.
-            return Decision(False, f"no one can answer ({type(error).__name__})", "nobody")
-        if answer.strip().lower() in ("y", "yes"):
+            return Decision(False, f"no one can answer ({type(error).__name__})", "AskInTerminal")
+        if is_yes(answer):
             return Decision(True, "the person approved", "person")
-        return Decision(False, f"the person declined (answered {answer.strip()!r})", "person")
+        said = visible(answer.strip()[:40]) if isinstance(answer, str) else type(answer).__name__
+        return Decision(False, f"the person declined (answered {said!r})", "person")
 
 
 def _is_plain_input(ask: Callable[[str], str]) -> bool:
@@ -183,6 +251,8 @@ class Gate:
                     f"{type(self.policy).__name__}.decide() returned "
                     f"{type(decision).__name__}, not a Decision"
                 )
+            # Only an explicit yes approves: Decision(allowed="no") is a no, not a truthy string.
+            decision = Decision(is_yes(decision.allowed), decision.reason, decision.who)
         else:
             decision = Decision(True, "harmless tool: no approval needed", "Gate")
         self._record(tool_name, tool_input, decision)

@@ -39,24 +39,17 @@ ProjectPath = Annotated[str, Field(min_length=1, max_length=4096)]
 
 
 def agent_environment() -> dict[str, str]:
-    """The environment of the agent's commands: no secrets, plain output, this Python first.
+    """The environment of the agent's commands: the allow-list, plain output, this Python first.
 
-    `python` then means the interpreter running the course (with pytest installed). Colour codes
-    are turned off (Jupyter turns them on: FORCE_COLOR), because the model reads the output and
-    pays for every escape sequence. The test run of the agent never sees the settings of a test
-    run around it (PYTEST_*), loads none of the pytest plugins installed for the course itself
-    (nbval, xdist: they belong to the course, not to the project, and slow every run down), and
-    writes no cache folders into the project.
+    `safe_environment()` keeps only PATH, HOME, the locale and a few more, so no secret and no
+    setting of the process around the agent reaches a command. `python` then means the
+    interpreter running the course (with pytest installed). Colour codes are turned off,
+    because the model reads the output and pays for every escape sequence, and Python writes
+    no .pyc files into the project.
     """
-    colour = ("FORCE_COLOR", "CLICOLOR_FORCE", "CLICOLOR", "PY_COLORS")
-    env = {
-        name: value
-        for name, value in safe_environment().items()
-        if not name.startswith("PYTEST_") and name not in colour
-    }
+    env = safe_environment()
     env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
     env.update(NO_COLOR="1", TERM="dumb", PYTHONDONTWRITEBYTECODE="1")
-    env.update(PYTEST_ADDOPTS="-p no:cacheprovider", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     return env
 
 
@@ -96,7 +89,8 @@ def coding_tools(sandbox: Sandbox, *, timeout: float = 60, max_output: int = 350
         """Run a shell command in the project root; return its exit code and output.
 
         Example: 'python -m pytest -q'. Commands are stopped after a time limit, get no input
-        and no secrets, and long output is shortened. Needs the user's approval.
+        and no secrets, are meant to stay in the project (no network, no writes elsewhere), and
+        long output is shortened. Needs the user's approval.
         """
         result = run_in_shell(
             command,
@@ -150,7 +144,8 @@ def report_calls(messages: list) -> None:
         lines = str(result.get("content", "")).strip().splitlines() or [""]
         more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
         mark = "✗" if result.get("is_error") else "✓"
-        print(f"  → {call.name}({arguments})\n    {mark} {lines[0][:90]}{more}")
+        first = lines[0] if len(lines[0]) <= 100 else lines[0][:100].rsplit(" ", 1)[0] + " [...]"
+        print(f"  → {call.name}({arguments})\n    {mark} {first}{more}")
 
 
 def chat(

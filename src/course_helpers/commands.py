@@ -11,24 +11,34 @@ secrets in its environment. `run_command()` handles each of these:
   head and the tail, so 50 MB of output never sits in memory;
 - at the deadline the group gets SIGTERM, a short grace, then SIGKILL; when the command ends
   on its own, whatever it left running in the background is stopped the same way;
-- the environment is `safe_environment()`: API keys, tokens and passwords are removed.
+- the environment is `safe_environment()`: an allow-list (PATH, HOME, LANG and a few more), so
+  API keys, tokens and passwords never reach the command, whatever they are called.
 
-One thing it cannot catch: a process that leaves the group on purpose (`setsid`, a daemon).
-We then stop waiting for its output after a short time rather than hang.
+All of that runs the command as your own user, which is not isolation: the command can read
+your files, the environment of the process that started it (`/proc/$PPID/environ`), kill it,
+use the network, or leave the group (`setsid`) and outlive its deadline. So by default
+(`sandbox="auto"`) the command runs inside bubblewrap (`course_helpers.bubblewrap`): only the
+project folder writable, no network, its own process namespace. Where bubblewrap cannot run,
+the plain runner is used and a warning says so once. It then also looks for processes that
+left the group (they carry the run's AGENT_COMMAND_ID in their environment) and stops them
+with a note; a process that also clears its environment escapes that search.
 """
 
 from __future__ import annotations
 
 import codecs
 import os
-import re
+import secrets
 import signal
 import subprocess
 import threading
 import time
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Literal
 
+from course_helpers import bubblewrap
 from course_helpers.truncate import HeadTail
 
 KILL_GRACE = 0.2  # seconds between SIGTERM and SIGKILL
@@ -36,26 +46,64 @@ DEATH_WAIT = 2.0  # seconds to wait for the group to vanish after SIGKILL
 READER_WAIT = 1.0  # seconds to wait for output from processes that escaped the group
 CHUNK = 65536
 
-SECRET_NAME = re.compile(
-    r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|AUTH|PRIVATE", re.IGNORECASE
+# The only variables a command inherits. Everything else (ANTHROPIC_API_KEY, AWS_*, MYSQL_PWD,
+# CI_JOB_JWT, a DATABASE_URL with a password in it) stays out, whatever its name.
+ALLOWED_VARIABLES = frozenset(
+    {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "TZ"}
 )
+# The locale settings, by name: a prefix such as LC_* would also let LC_API_TOKEN through.
+LOCALE_VARIABLES = frozenset(
+    {"LC_ALL", "LC_CTYPE", "LC_COLLATE", "LC_MESSAGES", "LC_MONETARY", "LC_NUMERIC", "LC_TIME"}
+    | {"LC_ADDRESS", "LC_IDENTIFICATION", "LC_MEASUREMENT", "LC_NAME", "LC_PAPER"}
+    | {"LC_TELEPHONE"}
+)
+MARKER = "AGENT_COMMAND_ID"  # set by the plain runner to find processes that left the group
 
 
 def safe_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """A copy of the environment with anything that looks like a secret removed.
+    """The variables a command may see: ALLOWED_VARIABLES and the locale settings, nothing else.
 
-    The agent's commands are chosen by the model, and `env` or `printenv` would put every
-    secret into the conversation (and into whatever log keeps it). We drop ANTHROPIC_*
-    and every name containing KEY, TOKEN, SECRET, PASSWORD, CREDENTIAL, AUTH and the like,
-    in any case. Matching by name errs on the safe side (GIT_AUTHOR_NAME goes too) and cannot
-    see a secret hidden in an innocent name (a DATABASE_URL with a password in it).
+    An allow-list, not a list of names that look secret: a deny-list always misses one
+    (`MYSQL_PWD`, `CI_JOB_JWT`, a password inside `DATABASE_URL`). Add what a tool really
+    needs by name, on top of this.
     """
     source = os.environ if base is None else base
     return {
         name: value
         for name, value in source.items()
-        if not name.upper().startswith("ANTHROPIC_") and not SECRET_NAME.search(name)
+        if name in ALLOWED_VARIABLES or name in LOCALE_VARIABLES
     }
+
+
+class SandboxUnavailableWarning(UserWarning):
+    """Commands run without an operating-system sandbox on this machine (said once)."""
+
+
+_warned = False
+
+
+def _use_bubblewrap(sandbox: str) -> bool:
+    """Whether this run goes inside bubblewrap; warn once when "auto" has to fall back."""
+    global _warned
+    if sandbox == "none":
+        return False
+    reason = bubblewrap.problem()
+    if reason is None:
+        return True
+    if sandbox == "bubblewrap":
+        raise RuntimeError(f"sandbox='bubblewrap' was asked for, but {reason}")
+    if not _warned:
+        _warned = True
+        said = f"Agent commands run WITHOUT an operating-system sandbox here: {reason}."
+        warnings.warn(said, SandboxUnavailableWarning, stacklevel=3)
+    return False
+
+
+def sandbox_status() -> str:
+    """The plain sentence about this machine's command sandbox; once shown, no warning repeats it."""
+    global _warned
+    _warned = True
+    return bubblewrap.status()
 
 
 @dataclass(frozen=True)
@@ -63,8 +111,9 @@ class CommandResult:
     """What happened when a command ran.
 
     exit_code is None when we stopped the command at its deadline; a negative number -N means
-    a signal N ended it. pid is the bash process, whose id is also its process group's id.
-    background_stopped says the command ended but left processes running, which we stopped.
+    a signal N ended it. pid is the process we started (bash, or bwrap around it), whose id is
+    also its process group's id. background_stopped says the command ended but left processes
+    running, which we stopped. sandbox is "bubblewrap" or "none".
     """
 
     command: str
@@ -75,6 +124,8 @@ class CommandResult:
     pid: int
     timeout: float
     background_stopped: bool = False
+    sandbox: str = "none"
+    escaped_stopped: int = 0
 
     def as_tool_text(self) -> str:
         """The text the model reads: how it ended, then the output."""
@@ -87,10 +138,16 @@ class CommandResult:
                 "run this way."
             )
         else:
-            lines.append(f"Exit code: {self.exit_code}{_signal_note(self.exit_code)}")
+            note = _signal_note(self.exit_code, shell_style=self.sandbox == "bubblewrap")
+            lines.append(f"Exit code: {self.exit_code}{note}")
         if self.background_stopped:
             lines.append(
                 "Note: the command left processes running in the background; they were stopped."
+            )
+        if self.escaped_stopped:
+            lines.append(
+                f"Note: {self.escaped_stopped} process(es) left the command's process group "
+                "(setsid or similar) to keep running; they were found and stopped."
             )
         lines.append("Output:" if self.output else "Output: (none)")
         if self.output:
@@ -98,19 +155,35 @@ class CommandResult:
         return "\n".join(lines)
 
 
-def _signal_note(exit_code: int | None) -> str:
-    """' (killed by signal SIGKILL)' for a negative exit code, else nothing."""
-    if exit_code is None or exit_code >= 0:
+def _signal_note(exit_code: int | None, *, shell_style: bool = False) -> str:
+    """' (killed by signal SIGKILL)' for a signal's exit code, else nothing.
+
+    The plain runner sees a signal as -N. Inside bubblewrap the code comes back the way a
+    shell reports it, 128 + N, which a command could also choose with `exit`: say both.
+    """
+    if exit_code is None:
+        return ""
+    if shell_style and 128 < exit_code <= 128 + 64:
+        number, maybe = exit_code - 128, True
+    elif exit_code < 0:
+        number, maybe = -exit_code, False
+    else:
         return ""
     try:
-        name = signal.Signals(-exit_code).name
+        name = signal.Signals(number).name
     except ValueError:
-        name = f"signal {-exit_code}"
+        name = f"signal {number}"
+    if maybe:
+        return f" (128 + {number}: killed by signal {name}, or it exited with that code)"
     return f" (killed by signal {name})"
 
 
-def _check_arguments(command: object, cwd: object, timeout: object, max_output: object) -> None:
+def _check_arguments(
+    command: object, cwd: object, timeout: object, max_output: object, sandbox: object
+) -> None:
     """Refuse malformed arguments with a message that says what was expected."""
+    if sandbox not in ("auto", "bubblewrap", "none"):
+        raise ValueError(f"sandbox must be 'auto', 'bubblewrap' or 'none', got {sandbox!r}")
     if not isinstance(command, str):
         raise TypeError(f"command must be a string, got {type(command).__name__}")
     if not command.strip():
@@ -194,6 +267,39 @@ def group_alive(pgid: int) -> bool:
     return _live_members(pgid)
 
 
+def _escaped(marker: str) -> list[int]:
+    """Processes that carry this run's marker in their environment but are not in its group."""
+    wanted = f"{MARKER}={marker}".encode()
+    found = []
+    for name in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as file:
+                if wanted in file.read().split(b"\0"):
+                    found.append(int(name))
+        except OSError:
+            continue  # ended while we looked, or not ours to read
+    return found
+
+
+def _stop_escaped(marker: str) -> int:
+    """SIGKILL every process that left the group but still carries the marker; how many."""
+    stopped = 0
+    for _ in range(5):  # a process may fork while we kill: look again until none is left
+        found = [pid for pid in _escaped(marker) if pid != os.getpid()]
+        if not found:
+            break
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                stopped += 1
+            except ProcessLookupError:
+                pass
+        time.sleep(0.01)
+    return stopped
+
+
 def _wait_for_group(pgid: int, seconds: float) -> bool:
     """Poll until the group has no running process; True if that happened in time."""
     deadline = time.monotonic() + seconds
@@ -247,18 +353,29 @@ def run_command(
     timeout: float = 10,
     max_output: int = 4000,
     env: Mapping[str, str] | None = None,
+    sandbox: Literal["auto", "bubblewrap", "none"] = "auto",
 ) -> CommandResult:
     """Run `command` with bash in `cwd` and return its exit code and shortened output.
 
     When env is None the command gets safe_environment(); pass env to choose exactly.
-    Returns only after the command and everything it started have stopped.
+    sandbox: "auto" uses bubblewrap where it works (only `cwd` writable, no network, its own
+    processes) and falls back to the plain runner with a warning; "bubblewrap" requires it;
+    "none" is the plain runner. Returns only after everything the command started has stopped.
     """
-    _check_arguments(command, cwd, timeout, max_output)
+    _check_arguments(command, cwd, timeout, max_output, sandbox)
+    confined = _use_bubblewrap(sandbox)
+    environment = dict(safe_environment() if env is None else env)
+    argv = ["bash", "-c", command]
+    marker = secrets.token_hex(8)
+    if confined:
+        argv = bubblewrap.wrap(argv, cwd, bubblewrap.bwrap_path() or "bwrap")
+    else:
+        environment[MARKER] = marker
     started = time.monotonic()
     process = subprocess.Popen(
-        ["bash", "-c", command],
+        argv,
         cwd=cwd,
-        env=dict(safe_environment() if env is None else env),
+        env=environment,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -266,10 +383,13 @@ def run_command(
     )
     reader = _OutputReader(process.stdout, max_output)
     timed_out = not _wait_for_exit(process, timeout)
-    # At the deadline this stops the command; after a normal exit, what it left behind.
-    left_behind = not timed_out and group_alive(process.pid)
+    # At the deadline this stops the command; after a normal exit, what it left behind. Inside
+    # bubblewrap, whatever is left ends with the namespace, and bwrap's own first process may
+    # still be on its way out: there is nothing to report.
+    left_behind = not timed_out and not confined and group_alive(process.pid)
     _stop_group(process.pid)
     process.wait()
+    escaped = 0 if confined else _stop_escaped(marker)
     complete = reader.finish(READER_WAIT)
     duration = time.monotonic() - started
     output = reader.text()
@@ -286,4 +406,6 @@ def run_command(
         pid=process.pid,
         timeout=timeout,
         background_stopped=left_behind,
+        sandbox="bubblewrap" if confined else "none",
+        escaped_stopped=escaped,
     )

@@ -1,26 +1,32 @@
-"""What an agent loop costs, and three ways to pay less (built in notebook 10).
+"""What an agent loop costs, and four ways to pay less (built in notebook 10).
 
 Every call of the loop resends the whole history, so input tokens grow with every turn and the
-total grows with the square of the number of turns. Three levers, each a parameter of the
-course's loop, `course_helpers.loop.run_agent`:
+total grows with the square of the number of turns. Four levers:
 
+- **parallel tool calls**: fewer turns, so the history is resent fewer times. The model makes
+  several calls in one turn unless its instructions or `disable_parallel_tool_use` forbid it;
+  the loop answers them all in one message;
 - **truncation**: a tool result is resent on every later turn; keeping it short saves it many
   times over (`run_agent(..., result_limit=1000)`, which cuts head and tail with
-  `course_helpers.truncate`);
+  `course_helpers.truncate`). Cutting blindly can lose what matters: `keep_what_matters` cuts a
+  log by meaning instead;
 - **prompt caching**: `with_cache()` puts `cache_control` breakpoints on the last tool, the end
   of the system prompt and the moving end of the conversation, so each call reads the previous
   call's prefix from the cache (`run_agent(..., prepare=with_cache)`). The documented price
   multipliers of base input tokens: a cache write costs 1.25 (5-minute lifetime) or 2
   (1-hour), a cache read 0.1;
 - **a budget**: `Budget` is a terminal condition of the loop, like the step limit
-  (`run_agent(..., budget=Budget(limit=40_000))`).
+  (`run_agent(..., budget=Budget(limit=40_000))`). It estimates the next call as the last one
+  plus the growth between the last two, and stops before a call that would overspend.
 
 Costs here are in *billed-equivalent input tokens*: what you pay, in units of one uncached input
 token. Multiply by your model's price per input token to get money. Output tokens cost five
-times an input token on the current Claude price lists (`OUTPUT_WEIGHT`).
+times an input token on the current Claude price lists (`OUTPUT_WEIGHT`); `billed` counts both.
 
 The bottom of the module holds the long task notebook 10 and `benchmarks/loop_cost.py` measure:
-auditing the delivery logs of last week's 22 shipments, one log per turn.
+auditing the delivery logs of last week's 22 shipments, with the team's handbook as the system
+prompt (`HANDBOOK`), or with its first version, which asks for one log per turn
+(`HANDBOOK_ONE_PER_TURN`).
 """
 
 from __future__ import annotations
@@ -190,10 +196,13 @@ class Budget:
 
 
 def turns_table(usages: list[Any], rows: int | None = None) -> str:
-    """One line per call: prompt size and how it was billed, output, and the call's bill."""
+    """One line per call: prompt size and how it was billed, output, and the call's bill.
+
+    `billed in` is the input side (`billed_input`); `billed` adds the output (`billed`).
+    """
     head = (
         f"{'turn':>4} {'prompt':>7} {'uncached':>8} {'written':>8} {'read':>7} "
-        f"{'output':>6} {'billed in':>9}"
+        f"{'output':>6} {'billed in':>9} {'billed':>8}"
     )
     lines = [head]
     shown = list(enumerate(usages, 1))
@@ -208,7 +217,7 @@ def turns_table(usages: list[Any], rows: int | None = None) -> str:
             f"{turn:>4} {prompt_tokens(u):>7,} {u.get('input_tokens', 0):>8,} "
             f"{u.get('cache_creation_input_tokens') or 0:>8,} "
             f"{u.get('cache_read_input_tokens') or 0:>7,} {u.get('output_tokens', 0):>6,} "
-            f"{billed_input(u):>9,.0f}"
+            f"{billed_input(u):>9,.0f} {billed(u):>8,.0f}"
         )
     totals = [as_usage(u) for u in usages]
     lines.append(
@@ -217,7 +226,7 @@ def turns_table(usages: list[Any], rows: int | None = None) -> str:
         f"{sum(u.get('cache_creation_input_tokens') or 0 for u in totals):>8,} "
         f"{sum(u.get('cache_read_input_tokens') or 0 for u in totals):>7,} "
         f"{sum(u.get('output_tokens', 0) for u in totals):>6,} "
-        f"{sum(billed_input(u) for u in totals):>9,.0f}"
+        f"{sum(billed_input(u) for u in totals):>9,.0f} {sum(billed(u) for u in totals):>8,.0f}"
     )
     return "\n".join(lines)
 
@@ -234,24 +243,42 @@ def _finish_plot(fig, left, right):
     return fig
 
 
-def plot_turns(runs: dict[str, list[Any]]):
-    """Input tokens per turn (left) and the billed input so far (right), one line per run.
+# One look per run, so that runs whose lines coincide (a cached run sends exactly what its
+# uncached twin sends) stay visible: a dashed line with hollow markers over a solid one.
+_STYLES = [
+    {"linestyle": "-", "marker": "o"},
+    {"linestyle": "--", "marker": "s", "markerfacecolor": "none", "markersize": 6},
+    {"linestyle": ":", "marker": "^"},
+    {"linestyle": "-.", "marker": "D", "markerfacecolor": "none", "markersize": 5},
+    {"linestyle": "--", "marker": "v"},
+    {"linestyle": ":", "marker": "x", "markersize": 5},
+]
 
-    Returns the Figure (10 x 4 inches at 100 dpi: `<Figure size 1000x400 with 2 Axes>`).
+
+def plot_turns(runs: dict[str, list[Any]]):
+    """Input tokens per turn (left) and the whole bill so far (right), one line per run.
+
+    The bill counts input and output (`billed`). Returns the Figure (10 x 4 inches at 100 dpi:
+    `<Figure size 1000x400 with 2 Axes>`).
     """
     import matplotlib.pyplot as plt
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4), dpi=100)
-    for name, usages in runs.items():
+    sent = [[prompt_tokens(u) for u in usages] for usages in runs.values()]
+    for index, (name, usages) in enumerate(runs.items()):
+        style = {"markersize": 3, **_STYLES[index % len(_STYLES)]}
+        # A run that a later one lies on exactly (a cached run sends what its uncached twin
+        # sends) is drawn wide and pale, so both lines stay visible.
+        twinned = {"linewidth": 5, "alpha": 0.4} if sent[index] in sent[index + 1 :] else {}
         turns = range(1, len(usages) + 1)
-        left.plot(turns, [prompt_tokens(u) for u in usages], marker="o", markersize=3, label=name)
+        left.plot(turns, sent[index], label=name, **style, **twinned)
         running, total = [], 0.0
         for usage in usages:
-            total += billed_input(usage)
+            total += billed(usage)
             running.append(total)
-        right.plot(turns, running, marker="o", markersize=3, label=name)
+        right.plot(turns, running, label=name, **style)
     left.set_title("input tokens sent in each call", fontsize=10)
-    right.set_title("billed-equivalent input tokens, running total", fontsize=10)
+    right.set_title("billed-equivalent tokens (input and output), running total", fontsize=10)
     return _finish_plot(fig, left, right)
 
 
@@ -287,6 +314,10 @@ FAILED = {
     "A2013": "address not found, parcel back at depot Kassel",
     "A2019": "recipient refused the parcel (damaged box), return to sender started",
 }
+# Delivered in the end, but something went wrong on the way: one line in the middle of the log.
+EXCEPTIONS = {
+    "A2011": "parcel damaged in sorting at hub Kassel, box crushed, contents may be broken",
+}
 _HUBS = ["Leipzig", "Kassel", "Hannover", "Erfurt", "Dortmund", "Nuremberg"]
 _EVENTS = [
     "label printed at Kettle & Co warehouse, bay {bay}, weight {kg} kg",
@@ -300,7 +331,10 @@ _EVENTS = [
 
 
 def delivery_log(order_id: str) -> str:
-    """The carrier's log of one shipment: about 40 lines, the final status last."""
+    """The carrier's log of one shipment: about 40 lines, the final status last.
+
+    A shipment in EXCEPTIONS has one EXCEPTION line in the middle of its log.
+    """
     key = order_id.strip().upper()
     if key not in SHIPMENTS:
         raise LookupError(f"No shipment {order_id!r} last week. See list_shipments.")
@@ -319,6 +353,9 @@ def delivery_log(order_id: str) -> str:
         )
         minutes = 7 * 60 + step % 10 * 70 + pick % 45  # ten scans a day, in order
         lines.append(f"day {step // 10 + 1} {minutes // 60:02d}:{minutes % 60:02d}  {key}  {event}")
+        if step == 18 and key in EXCEPTIONS:
+            stamp = lines[-1].split(f"  {key}  ")[0]
+            lines.append(f"{stamp}  {key}  EXCEPTION: {EXCEPTIONS[key]}")
     if key in FAILED:
         lines.append(f"FINAL STATUS: delivery attempt failed: {FAILED[key]}")
     else:
@@ -341,9 +378,29 @@ def read_delivery_log(order_id: str) -> str:
 
 AUDIT_TOOLS: list[Tool] = [tool(list_shipments), tool(read_delivery_log)]
 
+
+# The guard against blind truncation (notebook 10): where you know the format, cut by meaning.
+def keep_what_matters(log: str, marks: tuple[str, ...] = ("EXCEPTION", "FINAL STATUS")) -> str:
+    """A log shortened by meaning: its first line and every line holding one of `marks`.
+
+    The routine scans in between are left out, and the result says how many, so the model
+    knows it did not see everything. Unlike a cut by position, no marked line is ever lost.
+    """
+    lines = log.splitlines()
+    kept = [line for line in lines[1:] if any(mark in line for mark in marks)]
+    note = f"[{len(lines) - 1 - len(kept)} routine scan lines left out]"
+    return "\n".join([lines[0], note, *kept])
+
+
 AUDIT_TASK = (
-    "Audit last week's shipments: read the delivery log of every order shipped last week, one "
-    "at a time, and list the orders with a failed delivery attempt and why each one failed."
+    "Audit last week's shipments: read the delivery log of every order shipped last week and "
+    "list the orders with a problem (a failed delivery attempt, or an exception on the way) "
+    "and what happened to each one."
+)
+
+# The rule the handbook's first version had; many agent prompts have one like it.
+ONE_PER_TURN_RULE = (
+    "Read the logs one at a time: one log per turn, so that each log is checked before you move on."
 )
 
 HANDBOOK = """You are the logistics assistant of Kettle & Co, a small kitchenware shop that \
@@ -359,10 +416,15 @@ carrier's log of one shipment: one line per scan, oldest first, and a FINAL STAT
 end. Logs are long and mostly routine; the final status line is what matters, and the lines \
 just before it say where the parcel was last seen.
 
-Reading a final status. "delivered" means the parcel reached the customer: nothing to report. \
-"delivery attempt failed" means the driver could not hand it over: report the order and the \
-reason given. "lost in transit" appears when there has been no scan for ten days: report it as \
-urgent. A status you do not recognise is reported as it is, with the order id.
+Reading a final status. "delivered" means the parcel reached the customer: nothing to report, \
+unless the log has an EXCEPTION line. "delivery attempt failed" means the driver could not hand \
+it over: report the order and the reason given. "lost in transit" appears when there has been \
+no scan for ten days: report it as urgent. A status you do not recognise is reported as it is, \
+with the order id.
+
+Exceptions. An EXCEPTION line anywhere in a log (a damaged parcel, a customs hold, a wrong \
+address corrected on the way) is reported even when the parcel was delivered in the end: the \
+customer may have received a broken item.
 
 Carriers. Standard parcels go with DHL Parcel; bulky items (pans, bread bins) with DPD; \
 express orders with UPS. A failed attempt with DHL is retried the next working day unless the \
@@ -381,11 +443,10 @@ exclamation marks. Numbers as digits. Order ids exactly as the tools give them.
 Privacy. Logs can contain names and addresses of customers. Never copy a name, an address or \
 a phone number into your report: the order id is enough for customer care to look them up.
 
-Limits. You work in turns: each turn you may call tools or write the report. Read the logs \
-one at a time, so that each log is checked before you move on; if a log is incomplete, read \
-it again once before reporting it as unreadable. Stop and report as soon as every shipment of \
-the week has been read. If you are told that your budget is spent, report what you found so \
-far and name the shipments you did not read.
+Limits. You work in turns: each turn you may call tools or write the report. If a log is \
+incomplete, read it again once before reporting it as unreadable. Stop and report as soon as \
+every shipment of the week has been read. If you are told that your budget is spent, report \
+what you found so far and name the shipments you did not read.
 
 Depots. Failed parcels wait at the carrier's depot nearest to the customer. DHL depots \
 (Leipzig, Kassel, Hannover, Erfurt, Dortmund, Nuremberg) are open on working days from 8:00 \
@@ -402,3 +463,5 @@ Examples of good report lines. "A1234: delivery attempt failed, nobody at home; 
 at depot Kassel." "A1250: lost in transit, last scan at hub Erfurt nine days ago (urgent)." \
 "Read 31 logs; every parcel was delivered."
 """
+
+HANDBOOK_ONE_PER_TURN = f"{HANDBOOK}\n{ONE_PER_TURN_RULE}\n"

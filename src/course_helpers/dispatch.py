@@ -2,16 +2,19 @@
 
 `run_tool()` turns one `tool_use` block into one `tool_result` block, and never raises for
 anything a tool or the model can do wrong. Every failure becomes a result with
-`is_error: true` and a message the model can act on. The checks run in this order:
+`is_error: true` and a message the model can act on, cut to the result limit like any other
+result. The checks run in this order:
 
 1. the tool exists,
 2. the arguments are valid (the Tool's pydantic model),
-3. a person or a policy allows the call (`approve`),
-4. the tool runs, and any exception it raises is caught.
+3. a person or a policy allows the call (`approve`): only an explicit yes approves,
+4. the tool runs, and whatever it raises is caught, `SystemExit` (a tool calling `sys.exit()`,
+   argparse on bad arguments) and `GeneratorExit` included.
 
 There is nothing AI-specific here: it is the same code you would write for a web form.
-`KeyboardInterrupt` (a BaseException, not an Exception) is deliberately not caught: stopping
-is the loop's decision, see `course_helpers.loop`. Neither is `PendingApproval` from
+Two things pass through on purpose. `KeyboardInterrupt` (Ctrl-C): stopping is the person's
+decision, and the loop answers every call of the turn before it stops, so the history stays
+valid (see `course_helpers.loop.run_tools`). And `PendingApproval` from
 `course_helpers.approvals`: it means "no answer yet", and the loop pauses on it.
 """
 
@@ -63,6 +66,14 @@ def as_text(value: Any) -> str:
         return str(value)
 
 
+def short_json(value: Any, width: int = 80) -> str:
+    """A value as JSON, cut to `width` characters; never fails, even on hostile values."""
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)[:width]
+    except (TypeError, ValueError, RecursionError):
+        return f"a {type(value).__name__}"
+
+
 def describe_problems(error: pydantic.ValidationError) -> str:
     """One plain line per problem pydantic found in the arguments."""
     lines = []
@@ -74,27 +85,60 @@ def describe_problems(error: pydantic.ValidationError) -> str:
         elif kind == "extra_forbidden":
             lines.append(f"- {where}: this tool has no such argument")
         else:
-            got = json.dumps(problem.get("input"), ensure_ascii=False, default=str)[:80]
+            got = short_json(problem.get("input"))
             lines.append(f"- {where}: {problem.get('msg', 'invalid')} (got {got})")
     return "\n".join(lines)
 
 
-def ask_permission(approve: Any, name: str, tool_input: Any) -> tuple[bool, str]:
+YES = frozenset({"y", "yes", "allow", "approve"})
+NO_PERSON = "no person was asked"  # how a result says a rule or a script decided, not a person
+
+
+def is_yes(answer: Any) -> bool:
+    """Only an explicit yes approves: True, or one of the words in YES (any case).
+
+    Everything else is a no: False, None, "", "n", "no", "false", "deny", a typo, 1, an object.
+    `bool(answer)` would approve the string "no"; a gate must fail closed.
+    """
+    if answer is True:
+        return True
+    return isinstance(answer, str) and answer.strip().lower() in YES
+
+
+def ask_permission(approve: Any, name: str, tool_input: Any) -> tuple[bool, str, str]:
     """Ask `approve` about one call: a function or an object with `decide()` (a policy).
 
-    It may answer True/False, or a Decision-like object with `.allowed` and `.reason`.
+    It may answer True/"yes", or a Decision-like object with `.allowed`, `.reason` and `.who`.
+    Returns (allowed, reason, who decided); who is "" when the answer does not say.
     """
     decide = getattr(approve, "decide", approve)
     answer = decide(name, tool_input)
     if hasattr(answer, "allowed"):
-        return bool(answer.allowed), str(getattr(answer, "reason", "") or "")
-    return bool(answer), ""
+        reason = str(getattr(answer, "reason", "") or "")
+        return is_yes(answer.allowed), reason, str(getattr(answer, "who", "") or "")
+    return is_yes(answer), "", ""
 
 
-def failure_text(name: str, error: Exception) -> str:
+def declined_text(name: str, reason: str, who: str) -> str:
+    """Tell the model the call did not run, and who said no: a person, or a rule or script."""
+    because = f" ({reason})" if reason else ""
+    if who == "person":
+        said = f"The user declined to run {name}{because}."
+    else:
+        policy = f"The approval policy {who}" if who else "The approval policy"
+        said = f"{policy} declined {name}{because}; {NO_PERSON}."
+    return f"{said} It was not run. Do not try the same call again; ask the user how to continue."
+
+
+def failure_text(name: str, error: BaseException) -> str:
     """How a tool's exception reads for the model: what failed, and the exception's words."""
-    detail = str(error).strip()
     kind = type(error).__name__
+    try:
+        detail = str(error).strip()
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # an exception whose __str__ fails must still be reported
+        detail = "(its message could not be read)"
     return f"{name} failed with {kind}: {detail}" if detail else f"{name} failed with {kind}"
 
 
@@ -107,49 +151,50 @@ def run_tool(
 ) -> dict:
     """Answer one tool_use block with a tool_result block. Never raises for a tool's failure.
 
-    What the tool returns (or the error it raised) is cut to `result_limit` characters,
-    keeping the head and the tail.
+    What the tool returns, and every error message, is cut to `result_limit` characters,
+    keeping the head and the tail: a 1 MB tool name must not become a 1 MB result.
     """
     tool_id, name, tool_input = call_parts(block)
     registry = dict(tools) if isinstance(tools, Mapping) else {t.name: t for t in tools}
+
+    def error(message: str) -> dict:
+        return tool_result(tool_id, truncate(message, result_limit), is_error=True)
+
     # 1. The tool exists.
     tool = registry.get(name)
     if tool is None:
         available = ", ".join(sorted(registry)) or "(none)"
-        message = f"Unknown tool {name!r}. Available tools: {available}."
-        return tool_result(tool_id, message, is_error=True)
+        return error(f"Unknown tool {name!r}. Available tools: {available}.")
     # 2. The arguments are valid.
     if not isinstance(tool_input, Mapping):
-        message = f"Invalid arguments for {name}: expected a JSON object, got {tool_input!r:.80}."
-        return tool_result(tool_id, message, is_error=True)
+        return error(
+            f"Invalid arguments for {name}: expected a JSON object, got {short_json(tool_input)}."
+        )
     try:
         arguments = tool.arguments.model_validate(dict(tool_input))
-    except pydantic.ValidationError as error:
-        message = f"Invalid arguments for {name}:\n{describe_problems(error)}"
-        return tool_result(tool_id, message, is_error=True)
-    except Exception as error:
-        return tool_result(tool_id, f"Invalid arguments for {name}: {error}", is_error=True)
+    except pydantic.ValidationError as problem:
+        return error(f"Invalid arguments for {name}:\n{describe_problems(problem)}")
+    except Exception as problem:
+        return error(failure_text(f"Checking the arguments of {name}", problem))
     # 3. Permission is granted (only asked when there is someone to ask).
     if approve is not None:
         try:
-            allowed, reason = ask_permission(approve, name, dict(tool_input))
-        except Exception as error:
-            if type(error).__name__ == "PendingApproval":
+            allowed, reason, who = ask_permission(approve, name, dict(tool_input))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as problem:
+            if type(problem).__name__ == "PendingApproval":
                 raise  # not an answer yet: the loop pauses and asks again later
-            allowed, reason = False, f"the approval check failed ({failure_text(name, error)})"
+            allowed, who = False, ""
+            reason = failure_text("the approval check", problem)
         if not allowed:
-            because = f" ({reason})" if reason else ""
-            message = (
-                f"The user declined to run {name}{because}. It was not run. "
-                "Do not try the same call again; ask the user how to continue."
-            )
-            return tool_result(tool_id, message, is_error=True)
-    # 4. Run it, catching whatever it raises.
+            return error(declined_text(name, reason, who))
+    # 4. Run it, catching whatever it raises (SystemExit too), except Ctrl-C.
     try:
         fields = type(arguments).model_fields
         output = tool.function(**{field: getattr(arguments, field) for field in fields})
-        content = truncate(as_text(output), result_limit)
-    except Exception as error:
-        message = truncate(failure_text(name, error), result_limit)
-        return tool_result(tool_id, message, is_error=True)
-    return tool_result(tool_id, content)
+        return tool_result(tool_id, truncate(as_text(output), result_limit))
+    except KeyboardInterrupt:
+        raise
+    except BaseException as problem:
+        return error(failure_text(name, problem))

@@ -9,8 +9,9 @@ else (stored notebook outputs, GitHub, a terminal, doctests) it is deterministic
     [tool_use #1 get_weather] {"city": "Paris"}
 
 Every `tool_use` id gets a short label (`#1`, `#2`, ...) in order of appearance, and the
-`tool_result` that answers it shows the same label and the tool's name, so the pairing the
-API insists on can be seen at a glance. A result that answers no earlier call is flagged.
+`tool_result` that answers it shows the same label, so the pairing the API insists on can be
+seen at a glance. A result shows no tool name: a `tool_result` block carries only the id of
+its call. A result that answers no earlier call is flagged.
 
 The display never raises on odd input: a learner's broken list is exactly what it must show.
 """
@@ -24,6 +25,8 @@ import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from course_helpers.truncate import visible
 
 __all__ = [
     "MAX_LINES",
@@ -219,6 +222,7 @@ def _tool_result(raw: dict, links: _Links) -> Block:
     block = _link(
         Block("tool_result", "tool_result", error=raw.get("is_error") is True), raw, links
     )
+    block.name = ""  # a tool_result carries only its call's id, not the tool's name
     content = raw.get("content")
     if isinstance(content, str):
         block.children = [Block("text", "text", text=content)]
@@ -455,9 +459,14 @@ def _meta(turn: Turn) -> str:
 
 
 def _json(value: Any, pretty: bool = False) -> str:
-    """JSON for display: unicode kept, key order kept (it is the model's order)."""
+    """JSON for display: unicode kept, key order kept (it is the model's order).
+
+    Invisible formatting characters (U+202E and its kind) are written as escapes, so a tool
+    input shown to a person reads as what it is (notebook 07).
+    """
     try:
-        return json.dumps(value, ensure_ascii=False, indent=2 if pretty else None, default=str)
+        text = json.dumps(value, ensure_ascii=False, indent=2 if pretty else None, default=str)
+        return visible(text, keep_newlines=True)
     except Exception:
         return f"<{type(value).__name__}>"
 

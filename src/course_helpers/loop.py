@@ -4,7 +4,9 @@ One turn has five phases: sample (call the model) → check `stop_reason` → ex
 asked for → append the assistant's whole content and one user message with the results →
 go round again. `run_agent()` repeats turns until a terminal condition:
 
-- `end_turn`, `stop_sequence`, `refusal`: the model is done (or will not go on);
+- `end_turn`, `stop_sequence`: the model is done;
+- `refusal`: the model will not go on; the refused turn is taken out of the history (as the
+  API's guidance says), so the person can rephrase it and call `run_agent()` again;
 - `step_limit` or `budget_limit`: your program decides it has gone on long enough;
 - `error`: an API error the SDK's retries and the loop's own recoveries could not fix;
 - `aborted`: the person pressed Ctrl-C (or the stop button);
@@ -13,6 +15,11 @@ go round again. `run_agent()` repeats turns until a terminal condition:
 Other notebooks change the loop through its parameters, not with a second loop: notebook 10
 cuts tool results shorter (`result_limit`), adds prompt caching to every request (`prepare`)
 and ends a run on a budget of what its calls cost (`budget`).
+
+A cut-off answer is recovered, never run: cut-off text is kept and the model is asked to
+continue where it stopped; a cut-off `tool_use` is thrown away and the turn retried with a
+higher `max_tokens`, never above the model's maximum. Every call counts toward `max_steps`,
+retries included.
 
 Whatever the ending, `messages` is left a valid history: every `tool_use` in it is answered,
 so you can add a user message and call `run_agent()` again. A history that ends with
@@ -31,11 +38,21 @@ from course_helpers.client import MODEL
 from course_helpers.dispatch import RESULT_LIMIT, call_parts, run_tool, tool_result
 from course_helpers.tools import Tool
 
-# max_tokens is multiplied by this after a cut-off turn, up to MAX_TOKENS_CEILING.
+# max_tokens is multiplied by this after a cut-off turn, up to the model's maximum.
 MAX_TOKENS_GROWTH = 4
-MAX_TOKENS_CEILING = 16_000
+# The model's maximum when the API cannot tell (`max_output_tokens`): what every current model
+# can write in one answer.
+MAX_TOKENS_CEILING = 64_000
 # How many times in a row one turn may be retried by the loop itself.
 MAX_RECOVERIES = 3
+# Above this max_tokens the SDK refuses a call that does not stream ("may take longer than 10
+# minutes": it allows 3,600 s for 128,000 tokens), so the loop streams it.
+STREAM_ABOVE = 21_333
+# Sent after an answer cut off in its text: the partial answer stays in the history.
+CONTINUE = (
+    "Your answer was cut off by the length limit. Continue exactly where it stopped, "
+    "without repeating anything and without apologising."
+)
 
 
 class StepLimitReached(RuntimeError):
@@ -54,6 +71,8 @@ class AgentRun:
     usage: list[dict] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
     error: BaseException | None = None
+    continued: list[str] = field(default_factory=list)  # text of answers cut off and continued
+    refused_turn: list = field(default_factory=list)  # messages taken out after a refusal
 
     def tokens(self, kind: str) -> int:
         """One usage field added up over the calls, e.g. `run.tokens("cache_read_input_tokens")`."""
@@ -82,9 +101,13 @@ class AgentRun:
 
     @property
     def final_text(self) -> str:
-        """The text of the last response (empty if there is none)."""
+        """The text of the last answer (empty if there is none).
+
+        An answer cut off by max_tokens and continued is joined back into one text.
+        """
         content = getattr(self.response, "content", None) or []
-        return "\n".join(b.text for b in content if getattr(b, "type", "") == "text")
+        last = "\n".join(b.text for b in content if getattr(b, "type", "") == "text")
+        return "".join(self.continued) + last
 
     def finish(self, ending: str, detail: str = "", error: BaseException | None = None):
         self.ending, self.detail, self.error = ending, detail, error
@@ -190,6 +213,40 @@ def compact_history(messages: list, keep_turns: int = 2) -> int:
     return len(dropped)
 
 
+def drop_refused_turn(messages: list) -> list:
+    """Take the refused turn out of a history, in place; return the messages taken out.
+
+    The refused turn is the person's last message with text of their own (with the user
+    messages right before it: two user messages in a row are one turn), and everything after
+    it. Left in place, a rephrase sent after it would be merged into it and refused again.
+    Tool results in that turn answer the turn before it, so they stay.
+    """
+    for index in range(len(messages) - 1, -1, -1):
+        if _role(messages[index]) == "user" and _own_text(messages[index]):
+            break
+    else:
+        return []
+    while index > 0 and _role(messages[index - 1]) == "user":
+        index -= 1
+    removed = messages[index:]
+    del messages[index:]
+    content = removed[0]["content"]
+    results = [b for b in content if _kind(b) == "tool_result"] if isinstance(content, list) else []
+    if results:
+        messages.append({"role": "user", "content": results})
+    return removed
+
+
+def _own_text(message: dict) -> bool:
+    """True when a message says something itself (not only tool results)."""
+    content = message["content"]
+    return (
+        bool(content.strip())
+        if isinstance(content, str)
+        else any(_kind(b) == "text" for b in content)
+    )
+
+
 def _role(message: Any) -> str:
     return message.get("role", "") if isinstance(message, dict) else getattr(message, "role", "")
 
@@ -217,13 +274,26 @@ def describe_api_error(error: anthropic.APIStatusError) -> str:
     return f"{kind}: {error.status_code} {message}"
 
 
+def max_output_tokens(client: anthropic.Anthropic, model: str) -> int:
+    """The most `model` may write in one answer, as the API's model list says.
+
+    A server that does not list its models gets MAX_TOKENS_CEILING.
+    """
+    try:
+        return client.models.retrieve(model).max_tokens or MAX_TOKENS_CEILING
+    except anthropic.APIError:
+        return MAX_TOKENS_CEILING
+
+
 def sample(client: anthropic.Anthropic, request: dict, on_text: Callable | None = None):
-    """Phase 1: one call to the model. Streams when `on_text` wants the text as it comes."""
-    if on_text is None:
+    """Phase 1: one call to the model. Streams when `on_text` wants the text as it comes,
+    and for long answers, which the SDK only takes streamed (STREAM_ABOVE)."""
+    if on_text is None and request["max_tokens"] <= STREAM_ABOVE:
         return client.messages.create(**request)
     with client.messages.stream(**request) as stream:
         for text in stream.text_stream:
-            on_text(text)
+            if on_text is not None:
+                on_text(text)
         return stream.get_final_message()
 
 
@@ -235,6 +305,7 @@ def run_agent(
     system: str | None = None,
     model: str = MODEL,
     max_tokens: int = 2048,
+    max_tokens_ceiling: int | None = None,
     max_steps: int = 20,
     max_total_tokens: int | None = None,
     budget: Callable[[AgentRun], str | None] | None = None,
@@ -248,10 +319,13 @@ def run_agent(
     """Run turns until a terminal condition; return the AgentRun (see the module docstring).
 
     Checked before every call to the model, in this order:
-    - `max_steps`: the number of calls to the model;
+    - `max_steps`: the number of calls to the model, retries included;
     - `max_total_tokens`: every token processed so far, input (cached or not) plus output;
     - `budget(run)`: your own limit. It returns None to go on, or a reason to stop, which ends
       the run with `budget_limit` (notebook 10's `Budget` counts what the calls cost).
+
+    After a cut-off answer `max_tokens` grows fourfold, up to `max_tokens_ceiling` (by default
+    the model's own maximum, asked from the API the first time it is needed).
 
     Two settings change what the model is sent:
     - `result_limit`: tool results are cut to this many characters (head and tail kept)
@@ -262,7 +336,7 @@ def run_agent(
     """
     registry, definitions = split_tools(tools)
     run = AgentRun(messages)
-    limit, recoveries = max_tokens, 0
+    limit, ceiling, recoveries = max_tokens, max_tokens_ceiling, 0
     if messages and _role(messages[-1]) == "assistant" and tool_calls(messages[-1]):
         # Resume: the last turn's calls still wait for their results (after pending_approval).
         ending = _answer_calls(run, tool_calls(messages[-1]), registry, approve, result_limit)
@@ -286,7 +360,8 @@ def run_agent(
             request["stop_sequences"] = stop_sequences
         if prepare is not None:
             request = prepare(request)
-        # Phase 1: sample.
+        # Phase 1: sample. Every call counts toward max_steps, a retried one too.
+        run.steps += 1
         try:
             response = sample(client, request, on_text)
         except KeyboardInterrupt as stop:
@@ -294,52 +369,72 @@ def run_agent(
         except anthropic.APIStatusError as error:
             if is_prompt_too_long(error) and recoveries < MAX_RECOVERIES:
                 removed = compact_history(messages)
-                if removed:
+                if removed:  # nothing removed: the same request would fail the same way
                     recoveries += 1
-                    run.log.append(f"prompt too long: removed {removed} old messages, retrying")
+                    run.log.append(
+                        f"step {run.steps}: prompt too long: removed {removed} old messages, "
+                        "retrying"
+                    )
                     continue
             if error.status_code == 200 and recoveries < MAX_RECOVERIES:
                 recoveries += 1  # an error event inside a stream: nothing was appended yet
-                run.log.append(f"stream error ({describe_api_error(error)}), retrying the turn")
+                run.log.append(
+                    f"step {run.steps}: stream error ({describe_api_error(error)}), "
+                    "retrying the turn"
+                )
                 continue
-            detail = describe_api_error(error)
-            return run.finish("error", detail, error)
+            return run.finish("error", describe_api_error(error), error)
         except anthropic.APIConnectionError as error:
             return run.finish("error", f"connection failed after retries: {error}", error)
-        run.steps += 1
         run.response = response
         run.usage.append(response.usage.model_dump(exclude_none=True))
         run.log.append(f"step {run.steps}: stop_reason={response.stop_reason}")
+        if response.stop_reason == "max_tokens" and ceiling is None:
+            ceiling = max_output_tokens(client, model)  # asked once, when first needed
         # Phase 2: stop_reason decides what happens next.
         ended = None
         match response.stop_reason:
             case "tool_use":
                 # Phases 3 and 4: run the calls, append the whole turn and the results.
                 messages.append({"role": "assistant", "content": response.content})
-                recoveries = 0  # a raised max_tokens stays raised for the rest of the run
+                recoveries, run.continued = 0, []  # a raised max_tokens stays raised
                 ended = _answer_calls(run, tool_calls(response), registry, approve, result_limit)
             case "pause_turn":
                 # A server tool paused a long turn: send it back as it is, no new user message.
                 messages.append({"role": "assistant", "content": response.content})
-            case "max_tokens" | "model_context_window_exceeded" as cut:
-                # Cut off: a tool_use in it is incomplete and must never run. Retry the turn.
-                if recoveries >= MAX_RECOVERIES or (
-                    cut == "max_tokens" and limit >= MAX_TOKENS_CEILING
-                ):
-                    if response.content and not tool_calls(response):
-                        messages.append({"role": "assistant", "content": response.content})
-                    ended = run.finish(cut, f"still cut off after {recoveries} retries")
-                elif cut == "max_tokens":
-                    recoveries += 1
-                    limit = min(limit * MAX_TOKENS_GROWTH, MAX_TOKENS_CEILING)
-                    where = " inside a tool_use (not run)" if tool_calls(response) else ""
-                    run.log.append(f"cut off{where}: retrying the turn with max_tokens={limit}")
+            case "max_tokens" if _cut_call(response) or not _text(response):
+                # Cut inside a tool call (yours, or a server tool's that never ran), or before
+                # any text: nothing in it can be used, and a half-written call must never run.
+                # Drop the turn, ask again with more room.
+                if limit >= ceiling or recoveries >= MAX_RECOVERIES:
+                    ended = run.finish("max_tokens", f"still cut off at max_tokens={limit}")
                 else:
                     recoveries += 1
-                    removed = compact_history(messages)
-                    run.log.append(f"context window full: removed {removed} old messages, retrying")
+                    limit = min(limit * MAX_TOKENS_GROWTH, ceiling)
+                    call = _cut_call(response)
+                    where = f"inside {call} (not run)" if call else "before any text"
+                    run.log.append(f"cut off {where}: retrying with {limit=}")
+            case "max_tokens":
+                # Cut off in its text: keep what was written, ask for the rest.
+                limit = min(limit * MAX_TOKENS_GROWTH, ceiling)
+                messages.append({"role": "assistant", "content": response.content})
+                messages.append({"role": "user", "content": CONTINUE})
+                run.continued.append(_text(response))
+                run.log.append(f"cut off in its text: kept, asked to continue with {limit=}")
+            case "model_context_window_exceeded":
+                # The window is full: only a shorter history helps, so compact, then retry.
+                removed = compact_history(messages) if recoveries < MAX_RECOVERIES else 0
+                if removed:
+                    recoveries += 1
+                    run.log.append(f"context window full: removed {removed} old messages")
+                else:
+                    if _text(response) and not tool_calls(response):
+                        messages.append({"role": "assistant", "content": response.content})
+                    why = "nothing left to compact" if recoveries < MAX_RECOVERIES else "still full"
+                    ended = run.finish(response.stop_reason, why)
             case "refusal":
-                # Do not retry unchanged: the history stays as it was before the refused turn.
+                # Not resent as it is: the refused turn leaves the history, ready for a rephrase.
+                run.refused_turn = drop_refused_turn(messages)
                 details = response.stop_details
                 category = getattr(details, "category", None) or "unspecified"
                 ended = run.finish("refusal", f"category {category}")
@@ -354,6 +449,20 @@ def run_agent(
             on_turn(run)
         if ended is not None:
             return ended
+
+
+def _text(response: Any) -> str:
+    """The text a response wrote (thinking and tool calls left out)."""
+    return "".join(b.text for b in response.content if getattr(b, "type", "") == "text")
+
+
+def _cut_call(response: Any) -> str:
+    """The call a cut-off response stopped in: "a tool_use", "a server tool call" (the server
+    never ran it: the response ends in its request), or "" when it stopped elsewhere."""
+    if tool_calls(response):
+        return "a tool_use"
+    last = response.content[-1].type if response.content else ""
+    return "a server tool call" if last == "server_tool_use" else ""
 
 
 def _answer_calls(

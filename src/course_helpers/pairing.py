@@ -31,10 +31,10 @@ def _of_type(message: Any, kind: str) -> list[Any]:
     return [block for block in content_blocks(message) if read_field(block, "type") == kind]
 
 
-def results_message(response: Any, run_one: Callable[[Any], dict]) -> dict:
+def results_message(response: Any, run_tool: Callable[[Any], dict]) -> dict:
     """The user message that answers every tool_use of `response`: one result each, in order.
 
-    `run_one(block)` runs one tool_use block and returns its tool_result block. The message
+    `run_tool(block)` runs one tool_use block and returns its tool_result block. The message
     holds the results only, so they come first; add any text of your own after them.
     """
     calls = _of_type(response, "tool_use")
@@ -42,13 +42,13 @@ def results_message(response: Any, run_one: Callable[[Any], dict]) -> dict:
         raise ValueError("the response has no tool_use blocks, so there is nothing to answer")
     results = []
     for call in calls:
-        result = run_one(call)
+        result = run_tool(call)
         # A wrong id would only fail later, at the API: say so here, where the mistake is.
         if read_field(result, "type") != "tool_result" or (
             read_field(result, "tool_use_id") != read_field(call, "id")
         ):
             raise ValueError(
-                f"run_one must return a tool_result block with tool_use_id "
+                f"run_tool must return a tool_result block with tool_use_id "
                 f"{read_field(call, 'id')!r}, got {result!r}"
             )
         results.append(result)

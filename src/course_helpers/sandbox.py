@@ -10,19 +10,33 @@ What is checked, in order: the type, empty paths, NUL bytes, over-long names, ab
 is followed (a link to /etc, a chain of links, a link to a folder outside followed by `..`).
 Everything else is taken literally: `%2e%2e`, `..\\x` or fullwidth dots are ordinary names.
 
-The limit of this design: a path is checked, then opened. Something that changes the folder in
-between (swapping a file for a symbolic link) can still win that race. This is a guard against
-mistakes and injected instructions, not a jail; a real agent that also runs shell commands
-needs an operating-system sandbox (a container, a separate user) as well.
+A path is checked, then opened, and a folder could be swapped for a link in between. So the
+file tools never open the checked path by name: they start from a descriptor of the root and
+open one component at a time with `O_NOFOLLOW` (`os.open(name, ..., dir_fd=folder)`). A link
+put in place after the check makes the open fail instead of leading outside. A write goes to a
+new file that then replaces the name, so it never writes into whatever the name held.
+
+What the file tools refuse besides: anything that is not a regular file (a folder, a named
+pipe that would block forever, a device), a file with more than one name (a hard link inside
+the project can be another name of a file outside it), and a write to a path ending in '/'.
+Names are listed with control characters escaped, so a file name holding a newline cannot
+forge lines of a listing.
+
+This guards the file tools against mistakes and injected instructions. It does nothing for a
+shell command, which can open any file your user can: commands need an operating-system
+sandbox (see `course_helpers.bubblewrap`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import secrets
 import stat
 from pathlib import Path
 
-from course_helpers.truncate import truncate
+from course_helpers.truncate import truncate, visible
 
 MAX_NAME_BYTES = 255  # the longest file name Linux and macOS accept
 MAX_PATH_BYTES = 4096  # the longest path Linux accepts
@@ -30,6 +44,9 @@ MAX_READ_BYTES = 10_000_000  # read_text refuses bigger files rather than loadin
 SKIPPED_FOLDERS = frozenset({".git", "__pycache__", ".venv"})
 
 HINT = "Use a path relative to the project root, like 'src/app.py'."
+FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+# Never follow a link, never wait (a named pipe), never make a terminal our controlling one.
+FILE_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
 
 
 class PathRefused(ValueError):
@@ -41,6 +58,16 @@ def _shown(path: str, width: int = 60) -> str:
     if len(path) > width:
         path = path[: width - 3] + "..."
     return repr(path)
+
+
+def _listed(relative: str) -> str:
+    """A path as one line of a listing: control characters escaped, never mistaken for a note.
+
+    The listing's own notes start with '[' or '('; a name starting with either is shown as
+    './name', which is the same file.
+    """
+    shown = visible(relative)
+    return "./" + shown if shown.startswith(("[", "(")) else shown
 
 
 def _as_text(path: object) -> str:
@@ -108,6 +135,14 @@ def _is_inside(real: str, root: str) -> bool:
     return os.path.commonpath([real, root]) == root
 
 
+def _is_link(name: str, folder: int) -> bool:
+    """True if `name` in the folder open as `folder` is a symbolic link."""
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
 class Sandbox:
     """One project folder that the agent's file tools may read and write, and nothing else."""
 
@@ -165,12 +200,22 @@ class Sandbox:
                 f"max_entries must be a whole number of 1 or more, got {max_entries!r}"
             )
         folder = self.resolve(path)
-        if not folder.exists():
-            raise FileNotFoundError(f"There is no folder {_shown(path)}. Try list_files('.').")
-        if not folder.is_dir():
-            raise NotADirectoryError(f"{_shown(path)} is a file, not a folder; read it instead.")
+        try:
+            fd = self._open_folder(self._parts(folder))
+        except FileNotFoundError:
+            raise FileNotFoundError(
+                f"There is no folder {_shown(path)}. Try list_files('.')."
+            ) from None
+        except NotADirectoryError:
+            raise NotADirectoryError(
+                f"{_shown(path)} is a file, not a folder; read it instead."
+            ) from None
         lines: list[str] = []
-        complete = self._walk(folder, lines, max_entries)
+        prefix = "" if folder == self.root else self.relative(folder) + "/"
+        try:
+            complete = self._walk(fd, prefix, lines, max_entries)
+        finally:
+            os.close(fd)
         if not lines:
             return f"(the folder {_shown(self.relative(folder))} is empty)"
         if not complete:
@@ -179,9 +224,9 @@ class Sandbox:
             )
         return "\n".join(lines)
 
-    def _walk(self, folder: Path, lines: list[str], max_entries: int) -> bool:
+    def _walk(self, fd: int, prefix: str, lines: list[str], max_entries: int) -> bool:
         """Add entries depth first; return False once max_entries is reached."""
-        with os.scandir(folder) as found:
+        with os.scandir(fd) as found:
             entries = sorted(found, key=lambda entry: entry.name)
         for entry in entries:
             is_folder = entry.is_dir(follow_symlinks=False)
@@ -189,12 +234,81 @@ class Sandbox:
                 continue
             if len(lines) >= max_entries:
                 return False
-            shown = self.relative(Path(entry.path))
-            lines.append(shown + "/" if is_folder else shown)
-            if is_folder and not self._walk(Path(entry.path), lines, max_entries):
-                return False
+            lines.append(_listed(prefix + entry.name + ("/" if is_folder else "")))
+            if not is_folder:
+                continue
+            try:
+                inner = os.open(entry.name, FOLDER_FLAGS, dir_fd=fd)
+            except OSError:
+                continue  # replaced or removed while we looked: listed, not entered
+            try:
+                if not self._walk(inner, prefix + entry.name + "/", lines, max_entries):
+                    return False
+            finally:
+                os.close(inner)
         return True
 
+    # -- opening without following links -------------------------------------------------
+    def _parts(self, real: Path) -> list[str]:
+        """The components of a resolved path below the root: 'a/b/c.txt' -> [a, b, c.txt]."""
+        return list(real.relative_to(self.root).parts)
+
+    def _open_folder(self, parts: list[str], *, create: bool = False) -> int:
+        """A descriptor of root/parts, opened one folder at a time, never through a link.
+
+        resolve() has already followed every link, so the real path has none. A link found
+        here was put in place after the check: the open fails (ELOOP) and the path is refused.
+        With create, missing folders are made on the way.
+        """
+        fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            for part in parts:
+                if create:
+                    try:
+                        os.mkdir(part, 0o755, dir_fd=fd)
+                    except FileExistsError:
+                        pass
+                try:
+                    inner = os.open(part, FOLDER_FLAGS, dir_fd=fd)
+                except OSError as error:
+                    if error.errno == errno.ELOOP or _is_link(part, fd):
+                        raise PathRefused(
+                            f"Refused: {part!r} became a symbolic link while the path was being "
+                            f"checked. {HINT}"
+                        ) from None
+                    raise
+                os.close(fd)
+                fd = inner
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def _folder_of(self, path: str, parts: list[str], *, create: bool = False) -> int:
+        """A descriptor of the folder that holds the file root/parts (see _open_folder)."""
+        if not parts:
+            raise IsADirectoryError(f"{_shown(path)} is the project folder, not a file.")
+        try:
+            return self._open_folder(parts[:-1], create=create)
+        except NotADirectoryError:
+            raise NotADirectoryError(
+                f"{_shown(path)}: a part of it is a file, not a folder."
+            ) from None
+
+    def _open_file(self, path: str, flags: int) -> int:
+        """Open the file at `path` (checked by resolve) through descriptors; return its fd."""
+        parts = self._parts(self.resolve(path))
+        folder = self._folder_of(path, parts)
+        try:
+            return os.open(parts[-1], flags | FILE_FLAGS, 0o644, dir_fd=folder)
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                raise PathRefused(f"Refused: {_shown(path)} is a symbolic link.") from None
+            raise
+        finally:
+            os.close(folder)
+
+    # -- reading and writing -------------------------------------------------------------
     def read_text(self, path: str, max_chars: int = 20_000) -> str:
         """Return the file's text, shortened with truncate() if longer than max_chars.
 
@@ -202,51 +316,108 @@ class Sandbox:
         stray binary file does not break the loop. Only regular files are read: a named pipe
         would block forever and a device could be endless.
         """
-        real = self.resolve(path)
         try:
-            fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            fd = self._open_file(path, os.O_RDONLY)
         except FileNotFoundError:
             raise FileNotFoundError(
                 f"There is no file {_shown(path)}. Call list_files to see what exists."
             ) from None
         try:
-            self._check_readable(path, os.fstat(fd))
+            self._check_regular(path, os.fstat(fd))
         except BaseException:
             os.close(fd)
             raise
         with open(fd, "rb") as file:
             data = file.read(MAX_READ_BYTES + 1)
+            self._check_still_named(path, os.fstat(file.fileno()))
         return truncate(data.decode("utf-8", errors="replace"), max_chars)
 
+    def _check_still_named(self, path: str, info: os.stat_result) -> None:
+        """After reading: the file still has exactly one name, the one in the project.
+
+        A second name added and removed around the first check could belong to a file outside
+        (a hard link swapped in and out): then the text read is not given back.
+        """
+        try:
+            named = os.stat(self.resolve(path), follow_symlinks=False)
+        except OSError:
+            named = None
+        same = named is not None and (named.st_dev, named.st_ino) == (info.st_dev, info.st_ino)
+        if not same or named.st_nlink != 1:  # the name's count: taken with the name, not before
+            raise PathRefused(
+                f"Refused: {_shown(path)} changed while it was read (a name was added or "
+                "removed). Try again."
+            )
+
     @staticmethod
-    def _check_readable(path: str, info: os.stat_result) -> None:
-        """Refuse what read_text must not read: folders, pipes, devices, huge files."""
+    def _check_regular(path: str, info: os.stat_result, *, writing: bool = False) -> None:
+        """Refuse what the file tools must not touch: folders, pipes, devices, hard links."""
         if stat.S_ISDIR(info.st_mode):
+            if writing:
+                raise IsADirectoryError(f"{_shown(path)} is a folder; choose a file name.")
             raise IsADirectoryError(f"{_shown(path)} is a folder; call list_files on it.")
         if not stat.S_ISREG(info.st_mode):
-            raise PathRefused(f"Refused: {_shown(path)} is not a regular file.")
-        if info.st_size > MAX_READ_BYTES:
+            raise PathRefused(
+                f"Refused: {_shown(path)} is not a regular file (a link, pipe or device)."
+            )
+        if info.st_nlink > 1:
+            raise PathRefused(
+                f"Refused: {_shown(path)} has {info.st_nlink} names (hard links); another "
+                "name may be outside the project, so the file tools leave it alone."
+            )
+        if not writing and info.st_size > MAX_READ_BYTES:
             raise PathRefused(
                 f"Refused: {_shown(path)} is {info.st_size:,} bytes, too large to read "
                 "whole. Look at part of it with a command such as head or grep."
             )
 
+    def _check_writable(self, path: str, name: str, folder: int) -> os.stat_result | None:
+        """Before writing: an existing name must be a regular file with one name."""
+        try:
+            info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
+        self._check_regular(path, info, writing=True)
+        return info
+
     def write_text(self, path: str, text: str) -> str:
         """Write `text` to the file (replacing it), creating missing folders inside the root.
 
         resolve() has already followed every link, so a link that leads outside is refused
-        before anything is created. The file is opened with O_NOFOLLOW so a link put in its
-        place after the check is not followed either. Returns a one-line confirmation.
+        before anything is created. Then every folder is opened through descriptors without
+        following links. A link, a named pipe, a device or a hard-linked file at the name is
+        refused. The text goes to a new file beside it, which then takes the name: the old file
+        is never opened, so whatever is swapped in after the check only loses its name here.
+        Returns a one-line confirmation.
         """
         if not isinstance(text, str):
             raise TypeError(f"The text to write must be a string, got {type(text).__name__}.")
-        real = self.resolve(path)
-        real.parent.mkdir(parents=True, exist_ok=True)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+        real = self.resolve(path)  # refuse a hostile path before anything else
+        if path.endswith(("/", "/.", "/..")) or path in (".", ".."):
+            raise IsADirectoryError(
+                f"{_shown(path)} names a folder; give a file name, like 'notes/todo.txt'."
+            )
+        data = text.encode("utf-8")
+        parts = self._parts(real)
+        folder = self._folder_of(path, parts, create=True)
+        temp = f".{secrets.token_hex(8)}.writing"
         try:
-            fd = os.open(real, flags, 0o644)
-        except IsADirectoryError:
-            raise IsADirectoryError(f"{_shown(path)} is a folder; choose a file name.") from None
-        with open(fd, "w", encoding="utf-8", newline="") as file:
-            file.write(text)
-        return f"Wrote {len(text):,} characters to {self.relative(real)!r}."
+            old = self._check_writable(path, parts[-1], folder)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | FILE_FLAGS
+            fd = os.open(temp, flags, 0o644, dir_fd=folder)
+            try:
+                if old is not None:
+                    os.fchmod(fd, stat.S_IMODE(old.st_mode))  # a script stays executable
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+            finally:
+                os.close(fd)
+            os.replace(temp, parts[-1], src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=folder)
+            raise
+        finally:
+            os.close(folder)
+        return f"Wrote {len(text):,} characters to {visible(self.relative(real))!r}."

@@ -1,7 +1,8 @@
 """Tools described once, in typed Python (built in notebook 02).
 
 The function's signature is the single source for the JSON Schema the model reads and for the
-validation of the arguments the model sends back.
+validation of the arguments the model sends back. Validation is strict: the model writes JSON,
+and `"3"` is a string, not an integer.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ def tool(function: Callable[..., Any]) -> Tool:
         fields[name] = (parameter.annotation, default)
     arguments = pydantic.create_model(
         f"{function.__name__}_arguments",
-        __config__=pydantic.ConfigDict(extra="forbid"),
+        # strict: "3" is not an integer; extra="forbid": no argument the function lacks.
+        __config__=pydantic.ConfigDict(extra="forbid", strict=True),
         **fields,
     )
     description = inspect.cleandoc(function.__doc__ or "")

@@ -8,9 +8,46 @@ was cut, so the model knows the text is incomplete and can ask for a narrower vi
 `truncate()` shortens a string you already have. `HeadTail` does the same job piece by piece,
 for output that arrives in chunks and may be far too large to hold in memory (a command that
 prints 50 MB). Both give exactly the same result for the same text.
+
+`visible()` is the other half of showing untrusted text to a person: it writes control
+characters (a newline inside a file name, a terminal escape, the right-to-left override U+202E
+that makes `exe.txt` look like `txt.exe`) as escapes, so what is shown is what is there.
 """
 
 from __future__ import annotations
+
+import unicodedata
+
+# Characters that change how the text around them is displayed: bidirectional embeddings,
+# overrides and isolates (U+202A-U+202E, U+2066-U+2069), the marks U+200E/U+200F/U+061C,
+# zero-width characters, and marks and fillers that draw nothing (the combining grapheme
+# joiner U+034F, Hangul fillers, variation selectors), which hide a difference between names.
+_INVISIBLE = frozenset(
+    "\u061c\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+    "\u2060\u2066\u2067\u2068\u2069\ufeff"
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u3164\uffa0"
+    + "".join(map(chr, range(0xFE00, 0xFE10)))
+    + "".join(map(chr, range(0xE0100, 0xE01F0)))
+)
+
+
+def visible(text: str, *, keep_newlines: bool = False) -> str:
+    """`text` with every control or invisible formatting character written as an escape.
+
+    A tab becomes `\\t`, a newline `\\n` (kept as a real line break with keep_newlines), U+202E
+    `\\u202e`, an escape character `\\x1b`. Printable text, accents and emoji are unchanged.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"visible() needs text (str), got {type(text).__name__}")
+    out = []
+    for char in text:
+        if char == "\n" and keep_newlines:
+            out.append(char)
+        elif char in _INVISIBLE or unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Cs"):
+            out.append(char.encode("unicode_escape").decode("ascii"))
+        else:
+            out.append(char)
+    return "".join(out)
 
 
 def cut_marker(count: int) -> str:

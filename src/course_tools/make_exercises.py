@@ -12,6 +12,11 @@ that still runs but is wrong, so the check cells run on the blank notebook and f
 own message. The placeholder is given inside the block by lines `# BLANK: <code>` (several
 lines allowed, in order); without any, it is `pass`. Indentation follows the BEGIN line.
 
+The course's convention for a function to write is `# BLANK: raise NotWrittenYet` (from
+`course_helpers.checks`): a cell that calls it then says in one line that it is not written
+yet, and its check fails with the same words, instead of running a placeholder that returns
+something plausible (an empty list of problems reads like success).
+
 Markdown and code cells tagged `solution-only` are left out of the exercise notebook. Outputs,
 execution counts and widget state are removed. The output depends only on the solution files,
 so a test can regenerate into a temporary folder and compare bytes.

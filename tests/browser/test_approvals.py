@@ -3,9 +3,10 @@
 The notebook runs whole first (Run All Cells). The first cell that shows an approval request
 (buttons "Approve" and "Deny") is the gate; if the notebook's own code already answered it,
 the cells are run again up to that cell so that a fresh request waits. Clicking Deny must show
-a tool result saying the call was declined. Then Approve is clicked on the next request (in
-the same output or a later cell; if there is none, the gate cell is run again and the same
-request is approved): the tool must run, so a new tool result appears that is not a refusal.
+a tool result saying the call was declined, and the panel's header must say that Deny was
+clicked. Then Approve is clicked on the next request (in the same output or a later cell; if
+there is none, the gate cell is run again and the same request is approved): the tool must
+run, so a new tool result appears that is not a refusal.
 """
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ def test_deny_then_approve(lab_page: LabPage) -> None:
     click(lab_page, cell, "Deny")
     after_results, after_declined = results_in(cell)
     assert after_declined > declined, "after Deny, no shown tool result says it was declined"
+    header = cell.locator(".jp-Cell-outputArea").inner_text()
+    assert "You clicked Deny" in header, "after Deny, the panel's header does not say so"
     lab_page.screenshot("denied", cell.get_by_text(DECLINED).last)
 
     # Approve the next request: in the same output, in a later cell, or the gate asked again.

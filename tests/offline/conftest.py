@@ -208,43 +208,77 @@ def _search_resumed(client: anthropic.Anthropic) -> dict:
 
 # max_tokens 35 fits the text (11 estimated tokens) and the Paris call (16), leaving 8 tokens
 # (32 characters, 16 of them for the name and framing) of the Tokyo call: its JSON is cut as
-# `{"city": "Tokyo"`, so the partial input keeps `city` and loses `unit`.
-CUT_IN_TOOL_USE = ask(WEATHER_QUESTION, tools=[GET_WEATHER_UNIT], max_tokens=35)
+# `{"city": "Tokyo"`, so the partial input keeps `city` and loses `unit`. Thinking is turned off
+# (`between_tools`, the way on the default model) so that no thinking block takes a share.
+CUT_IN_TOOL_USE = ask(
+    WEATHER_QUESTION,
+    tools=[GET_WEATHER_UNIT],
+    max_tokens=35,
+    thinking={"type": "between_tools"},
+)
+# A model that accepts a forced tool_choice (the default model refuses it).
+FORCING_MODEL = "claude-haiku-5-5"
+# A model that takes budget thinking ({"type": "enabled"}) and does not think by default.
+BUDGET_MODEL = "claude-sonnet-4-6"
+FORECAST_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string"},
+        "celsius": {"type": "integer", "minimum": -60, "maximum": 60},
+        "conditions": {"type": "string", "enum": ["sunny", "cloudy", "rain"]},
+        "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+    },
+    "required": ["city", "celsius", "conditions", "tags"],
+    "additionalProperties": False,
+}
+STRUCTURED = {"format": {"type": "json_schema", "schema": FORECAST_SCHEMA}}
 
 CASES = [
-    Case("hello", _fixed(ask("Hello")), "end_turn", blocks=("text",)),
-    Case("count", _fixed(ask("Count from 1 to 20.")), "end_turn", blocks=("text",)),
+    Case("hello", _fixed(ask("Hello")), "end_turn", blocks=("thinking", "text")),
+    Case("count", _fixed(ask("Count from 1 to 20.")), "end_turn", blocks=("thinking", "text")),
     Case(
         "stop_sequence",
         _fixed(ask("Count from 1 to 20.", stop_sequences=[", 10,"])),
         "stop_sequence",
-        blocks=("text",),
+        blocks=("thinking", "text"),
     ),
     Case("essay", _fixed(ask("Write a long essay about agents.", max_tokens=4096)), "end_turn"),
     Case(
         "max_tokens_text",
         _fixed(ask("Write a long essay about agents.", max_tokens=50)),
         "max_tokens",
-        blocks=("text",),
+        blocks=("thinking", "text"),
     ),
-    Case("remember", _remember_name, "end_turn", blocks=("text",)),
+    Case("remember", _remember_name, "end_turn", blocks=("thinking", "text")),
     Case(
         "weather_calls",
         _fixed(ask(WEATHER_QUESTION, tools=[GET_WEATHER])),
         "tool_use",
-        blocks=("text", "tool_use", "tool_use"),
+        blocks=("thinking", "text", "tool_use", "tool_use"),
     ),
-    Case("weather_answer", _weather_answer, "end_turn", blocks=("text",)),
+    Case("weather_answer", _weather_answer, "end_turn", blocks=("thinking", "text")),
     Case(
         "tool_choice_any",
-        _fixed(ask(WEATHER_QUESTION, tools=[GET_WEATHER], tool_choice={"type": "any"})),
+        _fixed(
+            ask(
+                WEATHER_QUESTION,
+                model=FORCING_MODEL,
+                tools=[GET_WEATHER],
+                tool_choice={"type": "any"},
+            )
+        ),
         "tool_use",
         blocks=("tool_use", "tool_use"),
     ),
     Case(
         "tool_choice_tool",
         _fixed(
-            ask("Hello", tools=[GET_WEATHER], tool_choice={"type": "tool", "name": "get_weather"})
+            ask(
+                "Hello",
+                model=FORCING_MODEL,
+                tools=[GET_WEATHER],
+                tool_choice={"type": "tool", "name": "get_weather"},
+            )
         ),
         "tool_use",
         blocks=("tool_use",),
@@ -253,7 +287,7 @@ CASES = [
         "tool_choice_none",
         _fixed(ask(WEATHER_QUESTION, tools=[GET_WEATHER], tool_choice={"type": "none"})),
         "end_turn",
-        blocks=("text",),
+        blocks=("thinking", "text"),
     ),
     Case(
         "no_parallel",
@@ -265,7 +299,7 @@ CASES = [
             )
         ),
         "tool_use",
-        blocks=("text", "tool_use"),
+        blocks=("thinking", "text", "tool_use"),
     ),
     Case(
         "max_tokens_in_tool_use",
@@ -280,6 +314,20 @@ CASES = [
                 WEATHER_QUESTION,
                 tools=[GET_WEATHER],
                 max_tokens=4096,
+                thinking={"type": "adaptive"},
+            )
+        ),
+        "tool_use",
+        blocks=("thinking", "text", "tool_use", "tool_use"),
+    ),
+    Case(
+        "thinking_budget",
+        _fixed(
+            ask(
+                WEATHER_QUESTION,
+                model=BUDGET_MODEL,
+                tools=[GET_WEATHER],
+                max_tokens=4096,
                 thinking={"type": "enabled", "budget_tokens": 2048},
             )
         ),
@@ -288,7 +336,39 @@ CASES = [
     ),
     Case(
         "thinking_chat",
-        _fixed(ask("Hello", max_tokens=4096, thinking={"type": "enabled", "budget_tokens": 1024})),
+        _fixed(ask("Hello", max_tokens=4096, thinking={"type": "adaptive"})),
+        "end_turn",
+        blocks=("thinking", "text"),
+    ),
+    Case(
+        "thinking_off",
+        _fixed(ask("Hello", thinking={"type": "between_tools"})),
+        "end_turn",
+        blocks=("text",),
+    ),
+    Case(
+        "no_default_thinking",
+        _fixed(ask("Hello", model=BUDGET_MODEL)),
+        "end_turn",
+        blocks=("text",),
+    ),
+    Case(
+        "structured_output",
+        _fixed(ask("What's the weather in Paris?", output_config=STRUCTURED)),
+        "end_turn",
+        blocks=("thinking", "text"),
+    ),
+    Case(
+        "system_in_messages",
+        _fixed(
+            ask("Hello")
+            | {
+                "messages": [
+                    user("Hello"),
+                    {"role": "system", "content": "Answer in one short sentence."},
+                ]
+            }
+        ),
         "end_turn",
         blocks=("thinking", "text"),
     ),
@@ -297,26 +377,21 @@ CASES = [
         "pause_turn",
         _fixed(ask(SEARCH_QUESTION, tools=[WEB_SEARCH])),
         "pause_turn",
-        blocks=("text", "server_tool_use", "web_search_tool_result"),
+        blocks=("thinking", "text", "server_tool_use", "web_search_tool_result"),
     ),
-    Case(
-        "search_resumed",
-        _search_resumed,
-        "end_turn",
-        blocks=("text", "server_tool_use", "web_search_tool_result", "text"),
-    ),
+    Case("search_resumed", _search_resumed, "end_turn"),
     Case(
         "context_window",
         _fixed(ask("Write a long essay about agents.")),
         "model_context_window_exceeded",
         fault="context_window",
-        blocks=("text",),
+        blocks=("thinking", "text"),
     ),
     Case(
         "fallback",
         _fixed(ask("What is the capital of Peru?", max_tokens=4096)),
         "end_turn",
-        blocks=("text",),
+        blocks=("thinking", "text"),
     ),
 ]
 
@@ -338,6 +413,10 @@ def kit() -> SimpleNamespace:
         SEARCH_QUESTION=SEARCH_QUESTION,
         WEATHER_RESULTS=WEATHER_RESULTS,
         CUT_IN_TOOL_USE=CUT_IN_TOOL_USE,
+        FORCING_MODEL=FORCING_MODEL,
+        BUDGET_MODEL=BUDGET_MODEL,
+        FORECAST_SCHEMA=FORECAST_SCHEMA,
+        STRUCTURED=STRUCTURED,
         CASES=CASES,
         ask=ask,
         user=user,

@@ -8,9 +8,11 @@ behaves differently while staying valid.
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import anthropic
+import jsonschema
 import pytest
 
 from course_helpers.offline import CourseModel, CourseModelApp
@@ -21,7 +23,7 @@ MSG_ID = re.compile(rf"^msg_01{BASE62}$")
 TOOLU_ID = re.compile(rf"^toolu_01{BASE62}$")
 SRVTOOLU_ID = re.compile(rf"^srvtoolu_01{BASE62}$")
 REQ_ID = re.compile(rf"^req_01{BASE62}$")
-HEADERS = {"x-api-key": "k", "content-type": "application/json"}
+HEADERS = {"x-api-key": "k", "content-type": "application/json", "anthropic-version": "2023-06-01"}
 
 
 def _text(message) -> str:
@@ -49,7 +51,8 @@ def _check_essay(m, kit) -> None:
 def _check_max_tokens_text(m, kit) -> None:
     assert m.usage.output_tokens == 50
     assert ESSAY_PARAGRAPH.startswith(_text(m)[3:])
-    assert len(_text(m)) == 50 * 4
+    thought = m.content[0].thinking  # the default model thinks first, within the same budget
+    assert len(_text(m)) == (50 - math.ceil(len(thought) / 4)) * 4
 
 
 def _check_remember(m, kit) -> None:
@@ -79,7 +82,8 @@ def _check_tool_choice_none(m, kit) -> None:
 
 
 def _check_no_parallel(m, kit) -> None:
-    assert m.content[1].input == {"city": "Paris"}
+    (call,) = [b for b in m.content if b.type == "tool_use"]
+    assert call.input == {"city": "Paris"}
 
 
 def _check_cut_in_tool_use(m, kit) -> None:
@@ -91,6 +95,15 @@ def _check_cut_in_tool_use(m, kit) -> None:
 def _check_thinking(m, kit) -> None:
     thinking = m.content[0]
     assert thinking.thinking and re.fullmatch(r"sig_01[0-9A-Za-z]{40}", thinking.signature)
+
+
+def _check_thinking_off(m, kit) -> None:
+    assert _text(m).startswith("Hello! I am the offline course model.")
+
+
+def _check_structured(m, kit) -> None:
+    document = json.loads(_text(m))
+    jsonschema.validate(document, kit.FORECAST_SCHEMA)
 
 
 def _check_refusal(m, kit) -> None:
@@ -111,6 +124,13 @@ def _check_search(m, kit) -> None:
 
 def _check_search_resumed(m, kit) -> None:
     _check_search(m, kit)
+    assert m.content[0].type == "thinking"
+    assert [b.type for b in m.content if b.type != "thinking"] == [
+        "text",
+        "server_tool_use",
+        "web_search_tool_result",
+        "text",
+    ]
     assert m.content[-1].text.startswith("Here is what I found:")
 
 
@@ -141,6 +161,11 @@ CHECKS = {
     "no_parallel": _check_no_parallel,
     "max_tokens_in_tool_use": _check_cut_in_tool_use,
     "thinking_tools": _check_thinking,
+    "thinking_budget": _check_thinking,
+    "thinking_off": _check_thinking_off,
+    "no_default_thinking": _check_thinking_off,
+    "structured_output": _check_structured,
+    "system_in_messages": _check_hello,
     "refusal": _check_refusal,
     "pause_turn": _check_search,
     "search_resumed": _check_search_resumed,
@@ -164,7 +189,7 @@ def test_every_kind_of_response_parses_strictly(case, app, client, kit):
     if case.blocks is not None:
         assert tuple(b.type for b in message.content) == case.blocks
     assert MSG_ID.match(message.id)
-    assert message.model == kit.MODEL
+    assert message.model == kwargs["model"]
     for block in message.content:
         if block.type == "tool_use":
             assert TOOLU_ID.match(block.id)
@@ -220,7 +245,8 @@ def test_ids_follow_the_api_shapes(client, wire, kit):
     assert REQ_ID.match(message.headers["request-id"])
     assert message.request_id == message.headers["request-id"]
     search = client.messages.create(**kit.ask(kit.SEARCH_QUESTION, tools=[kit.WEB_SEARCH]))
-    assert SRVTOOLU_ID.match(search.content[1].id)
+    use = next(b for b in search.content if b.type == "server_tool_use")
+    assert SRVTOOLU_ID.match(use.id)
     calls = client.messages.create(**kit.ask(kit.WEATHER_QUESTION, tools=[kit.GET_WEATHER]))
     assert all(TOOLU_ID.match(b.id) for b in calls.content if b.type == "tool_use")
 
@@ -277,11 +303,11 @@ def test_variant_model_double_checks_but_stays_valid(client, variant_client, kit
     assert [r.stop_reason for r in course] == ["tool_use", "end_turn"]
     assert [r.stop_reason for r in variant] == ["tool_use", "tool_use", "end_turn"]
     extra = variant[1]
-    assert [b.type for b in extra.content] == ["text", "tool_use"]
-    assert extra.content[0].text == "Let me double-check that."
-    assert extra.content[1].input == {"city": "Tokyo"}
-    assert variant[-1].content[0].text.startswith("To sum up: ")
-    assert not course[-1].content[0].text.startswith("To sum up: ")
+    assert [b.type for b in extra.content] == ["thinking", "text", "tool_use"]
+    assert extra.content[1].text == "Let me double-check that."
+    assert extra.content[2].input == {"city": "Tokyo"}
+    assert _text(variant[-1]).startswith("To sum up: ")
+    assert not _text(course[-1]).startswith("To sum up: ")
     ids = _tool_use_ids(variant)
     assert len(ids) == 3 and len(set(ids)) == 3
 
@@ -291,14 +317,19 @@ def test_variant_model_talks_before_a_tool_call(client, variant_client, kit):
     extra = {"tool_choice": {"type": "auto", "disable_parallel_tool_use": True}}
     course = _run_weather_loop(client, kit, **extra)
     variant = _run_weather_loop(variant_client, kit, **extra)
-    assert [b.type for b in course[1].content] == ["tool_use"]
-    assert [b.type for b in variant[1].content] == ["text", "tool_use"]
-    assert variant[1].content[0].text == "Let me look that up first."
+    assert [b.type for b in course[1].content] == ["thinking", "tool_use"]
+    assert [b.type for b in variant[1].content] == ["thinking", "text", "tool_use"]
+    assert variant[1].content[1].text == "Let me look that up first."
     assert variant[-1].stop_reason == "end_turn"
 
 
 def test_variant_model_obeys_a_forced_tool(variant_client, kit):
     forced = variant_client.messages.create(
-        **kit.ask(kit.WEATHER_QUESTION, tools=[kit.GET_WEATHER], tool_choice={"type": "any"})
+        **kit.ask(
+            kit.WEATHER_QUESTION,
+            model=kit.FORCING_MODEL,
+            tools=[kit.GET_WEATHER],
+            tool_choice={"type": "any"},
+        )
     )
     assert [b.type for b in forced.content] == ["tool_use", "tool_use"]

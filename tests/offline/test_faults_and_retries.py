@@ -111,20 +111,22 @@ def test_prompt_too_long_fault(app, wire, make_client, kit):
         make_client(max_retries=2).messages.create(**kit.ask("Hello"))
     _assert_error_envelope(caught.value, 400, "invalid_request_error")
     assert caught.value.body["error"]["message"] == (
-        "prompt is too long: 200001 tokens > 200000 maximum"
+        "prompt is too long: 1000001 tokens > 1000000 maximum"  # the default model's window
     )
     assert len(wire.requests) == 1
 
 
 def test_a_prompt_longer_than_the_context_window_is_refused(wire, client, kit):
-    kwargs = kit.ask("Summarise this: " + "agent loop " * 75_000)
+    # About 206k tokens: above a 200k window (Claude 4.5), within a 1M one (the default model).
+    kwargs = kit.ask("Summarise this: " + "agent loop " * 75_000, model="claude-opus-4-5")
     counted = client.messages.count_tokens(model=kwargs["model"], messages=kwargs["messages"])
-    assert counted.input_tokens > 200_000
+    assert 200_000 < counted.input_tokens < 1_000_000
     with pytest.raises(anthropic.BadRequestError) as caught:
         client.messages.create(**kwargs)
     assert caught.value.body["error"]["message"] == (
         f"prompt is too long: {counted.input_tokens} tokens > 200000 maximum"
     )
+    assert client.messages.create(**{**kwargs, "model": kit.MODEL}).stop_reason == "end_turn"
 
 
 def test_stream_error_is_raised_with_status_200_and_not_retried(app, wire, make_client, kit):

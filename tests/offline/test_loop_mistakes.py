@@ -56,7 +56,8 @@ def _rejected(client, kit, messages: list) -> str:
 
 def test_a_dropping_the_tool_use_block_orphans_the_results(client, kit, turn, wire):
     question, reply, calls = turn
-    only_text = reply.content[0].text  # the learner kept the words, not the tool calls
+    # the learner kept the words, not the tool calls (nor the thinking)
+    only_text = next(b.text for b in reply.content if b.type == "text")
     messages = [
         question,
         {"role": "assistant", "content": only_text},
@@ -146,15 +147,19 @@ def test_e_the_same_result_twice(client, kit, turn):
     )
 
 
-def test_dropping_the_thinking_block_with_thinking_enabled(client, kit):
-    thinking = {"type": "enabled", "budget_tokens": 1024}
+THINKING_WAYS = {
+    "budget": ("claude-sonnet-4-6", {"thinking": {"type": "enabled", "budget_tokens": 1024}}),
+    "adaptive": ("claude-sonnet-5-5", {"thinking": {"type": "adaptive"}}),
+    "by_default": ("claude-sonnet-5-5", {}),
+    "by_default_haiku": ("claude-haiku-5-5", {}),
+}
+
+
+@pytest.mark.parametrize("way", THINKING_WAYS)
+def test_dropping_the_thinking_block_with_thinking_enabled(client, kit, way):
+    model, thinking = THINKING_WAYS[way]
     question = kit.user(kit.WEATHER_QUESTION)
-    kwargs = {
-        "model": kit.MODEL,
-        "max_tokens": 2048,
-        "tools": [kit.GET_WEATHER],
-        "thinking": thinking,
-    }
+    kwargs = {"model": model, "max_tokens": 2048, "tools": [kit.GET_WEATHER], **thinking}
     reply = client.messages.create(**kwargs, messages=[question])
     assert reply.content[0].type == "thinking"
     without_thinking = [b for b in reply.content if b.type != "thinking"]
@@ -189,7 +194,7 @@ def test_f_the_correct_loop_runs_to_end_turn(client, kit, turn, wire):
         )
     assert response.stop_reason == "end_turn"
     assert len(messages) == 4  # question, calls, results, answer
-    text = response.content[0].text
+    text = "".join(b.text for b in response.content if b.type == "text")
     assert "Paris: 18°C, light rain" in text and "Tokyo: 24°C, sunny" in text
     assert len(wire.requests) == 2
 

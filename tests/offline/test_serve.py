@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 import anthropic
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from course_helpers.client import make_client
 from course_helpers.offline import CourseModelApp
@@ -237,6 +239,7 @@ def test_oversized_body_gets_413_without_being_read(served, kit):
 def _post(path: str, body: bytes) -> bytes:
     head = (
         f"POST {path} HTTP/1.1\r\nhost: localhost\r\nx-api-key: k\r\n"
+        "anthropic-version: 2023-06-01\r\n"
         f"content-type: application/json\r\ncontent-length: {len(body)}\r\n\r\n"
     )
     return head.encode() + body
@@ -282,6 +285,11 @@ def test_client_disconnects_mid_stream(served, kit):
 # -- python -m course_helpers.offline serve ----------------------------------------------------
 
 
+# Generous bounds: they only tell "stopped" from "hung" on a loaded machine, never measure speed.
+STARTUP_BOUND = 120
+STOP_BOUND = 60
+
+
 def test_serve_command_prints_its_address_and_stops_on_ctrl_c(kit):
     process = subprocess.Popen(
         [sys.executable, "-m", "course_helpers.offline", "serve", "--port", "0", "--verbose"],
@@ -289,8 +297,9 @@ def test_serve_command_prints_its_address_and_stops_on_ctrl_c(kit):
         stderr=subprocess.PIPE,
     )
     try:
-        ready, _, _ = select.select([process.stdout], [], [], 20)
-        assert ready, "the server printed nothing"
+        # Wait for the readiness line (printed once the socket listens), not for a fixed time.
+        ready, _, _ = select.select([process.stdout], [], [], STARTUP_BOUND)
+        assert ready, f"the server printed nothing in {STARTUP_BOUND} s"
         first = process.stdout.readline().decode()
         assert first.startswith("Offline course model listening on http://127.0.0.1:")
         url = first.split()[-1]
@@ -302,8 +311,10 @@ def test_serve_command_prints_its_address_and_stops_on_ctrl_c(kit):
         assert client.messages.create(**kit.ask("Hello")).stop_reason == "end_turn"
         client.close()
 
+        # The answered request proves the main thread is inside serve_forever(): Ctrl-C now
+        # can only land where the server handles it.
         process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=5)
+        out, err = process.communicate(timeout=STOP_BOUND)
     finally:
         if process.poll() is None:
             process.kill()
@@ -311,3 +322,141 @@ def test_serve_command_prints_its_address_and_stops_on_ctrl_c(kit):
     assert process.returncode == 0
     assert "Stopped." in out.decode()
     assert '"POST /v1/messages HTTP/1.1" 200' in err.decode()  # --verbose logs requests
+
+
+# -- what real clients send ---------------------------------------------------------------------
+
+
+def _chunked(path: str, body: bytes, *, sizes: tuple[int, ...] = (7, 50)) -> bytes:
+    """A POST whose body is sent with `Transfer-Encoding: chunked`, in pieces of these sizes."""
+    head = (
+        f"POST {path} HTTP/1.1\r\nhost: localhost\r\nx-api-key: k\r\n"
+        "anthropic-version: 2023-06-01\r\ncontent-type: application/json\r\n"
+        "transfer-encoding: chunked\r\nconnection: close\r\n\r\n"
+    ).encode()
+    chunks, rest, turn = b"", body, 0
+    while rest:
+        size = sizes[turn % len(sizes)]
+        piece, rest = rest[:size], rest[size:]
+        extension = b";note=1" if turn == 0 else b""  # chunk extensions are allowed
+        chunks += b"%x%s\r\n%s\r\n" % (len(piece), extension, piece)
+        turn += 1
+    return head + chunks + b"0\r\nx-trailer: yes\r\n\r\n"
+
+
+def _read_http(sock: socket.socket) -> tuple[int, dict, bytes]:
+    raw = _read_all(sock)
+    head, _, body = raw.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+    return int(status_line.split()[1]), headers, body
+
+
+def test_chunked_request_body_is_read(served, kit):
+    body = json.dumps(kit.ask("Hello")).encode()
+    with _connect(served) as sock:
+        sock.sendall(_chunked("/v1/messages", body))
+        status, headers, reply = _read_http(sock)
+    assert status == 200, reply
+    message = anthropic.types.Message.model_validate_json(reply)
+    in_process = CourseModelApp().client(**kit.STRICT).messages.create(**kit.ask("Hello"))
+    assert message.model_dump() == in_process.model_dump()
+    assert_still_serving(served, kit)
+
+
+def test_broken_chunked_body_gets_the_envelope(served, kit):
+    head = _chunked("/v1/messages", b"{}").split(b"\r\n\r\n")[0] + b"\r\n\r\n"
+    status, headers, body = exchange(served, head + b"zz\r\n{}\r\n0\r\n\r\n")
+    assert status == 400
+    _assert_envelope(body, headers, "invalid_request_error")
+    assert body["error"]["message"] == "Invalid chunked request body."
+    assert_still_serving(served, kit)
+
+
+def test_chunked_body_above_the_limit_gets_413(served, kit):
+    head = _chunked("/v1/messages", b"{}").split(b"\r\n\r\n")[0] + b"\r\n\r\n"
+    status, headers, body = exchange(
+        served, head + b"%x\r\n" % (32 * 1024 * 1024 + 1), finish=False
+    )
+    assert status == 413
+    _assert_envelope(body, headers, "request_too_large")
+    assert_still_serving(served, kit)
+
+
+def test_models_endpoints_over_http(served, kit):
+    client = sdk_client(served)
+    listed = [model.id for model in client.models.list()]
+    assert listed[:3] == ["claude-fable-5-2", "claude-mythos-5-2", "claude-haiku-5-5"]
+    assert kit.MODEL in listed and len(listed) == len(set(listed))
+    info = client.models.retrieve(kit.MODEL)
+    assert info.id == kit.MODEL and info.max_input_tokens == 1_000_000
+    with pytest.raises(anthropic.NotFoundError) as caught:
+        client.models.retrieve("claude-imaginary-9")
+    assert caught.value.body["error"]["message"] == "model: claude-imaginary-9"
+    assert_still_serving(served, kit)
+
+
+def test_missing_version_header_is_refused_over_http(served, kit):
+    body = json.dumps(kit.ask("Hello")).encode()
+    raw = _post("/v1/messages", body).replace(b"anthropic-version: 2023-06-01\r\n", b"")
+    status, headers, reply = exchange(served, raw)
+    assert status == 400
+    _assert_envelope(reply, headers, "invalid_request_error")
+    assert reply["error"]["message"] == "anthropic-version: header is required"
+    assert_still_serving(served, kit)
+
+
+# Request lines, headers and bodies a broken or hostile client may send.
+_METHODS = st.sampled_from(["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "BREW", ""])
+_PATHS = st.sampled_from(
+    ["/v1/messages", "/v1/messages/count_tokens", "/v1/models", "/v1/models/x", "/", "*", "/%"]
+)
+_HEADER_LINES = st.lists(
+    st.sampled_from(
+        [
+            "x-api-key: k",
+            "anthropic-version: 2023-06-01",
+            "anthropic-version: 1999",
+            "anthropic-beta: nope",
+            "anthropic-beta: prompt-caching-2024-07-31",
+            "content-length: 5",
+            "content-length: -3",
+            "content-length: many",
+            "transfer-encoding: chunked",
+            "expect: 100-continue",
+            "course-fault: unknown",
+            "\x00\xff: \x01",
+        ]
+    ),
+    max_size=6,
+)
+_BODIES = st.one_of(
+    st.binary(max_size=200),
+    st.sampled_from([b"{}", b"[]", b'{"model": 1}', b"null", b"0\r\n\r\n", b"5\r\nab"]),
+)
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(method=_METHODS, path=_PATHS, header_lines=_HEADER_LINES, body=_BODIES)
+def test_garbage_never_crashes_serve(served, kit, method, path, header_lines, body):
+    head = f"{method} {path} HTTP/1.1\r\n" + "".join(f"{h}\r\n" for h in header_lines) + "\r\n"
+    with _connect(served) as sock:
+        sock.sendall(head.encode("latin-1") + body)
+        sock.shutdown(socket.SHUT_WR)
+        raw = _read_all(sock)
+    # Always HTTP answers (several when the garbage holds several requests); every error is the
+    # API's JSON envelope.
+    assert raw.startswith(b"HTTP/1.1 "), raw[:80]
+    while raw:
+        head, _, raw = raw.partition(b"\r\n\r\n")
+        status_line, *lines = head.decode("latin-1").split("\r\n")
+        assert status_line.startswith("HTTP/1.1 "), status_line
+        status = int(status_line.split()[1])
+        headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+        if status == 100:
+            continue
+        length = int(headers["content-length"])
+        payload, raw = raw[:length], raw[length:]
+        if status != 200:
+            _assert_envelope(json.loads(payload), headers, json.loads(payload)["error"]["type"])
+    assert served.errors == []

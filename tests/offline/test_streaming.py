@@ -9,7 +9,7 @@ import pytest
 
 from course_helpers.offline.sse import JSON_CHARS_PER_DELTA, TEXT_WORDS_PER_DELTA
 
-HEADERS = {"x-api-key": "k", "content-type": "application/json"}
+HEADERS = {"x-api-key": "k", "content-type": "application/json", "anthropic-version": "2023-06-01"}
 ORDER = re.compile(
     r"message_start( content_block_start( content_block_delta)* content_block_stop)*"
     r" message_delta message_stop"
@@ -144,10 +144,11 @@ def _delta_counts(client, kwargs) -> list[tuple[str, int]]:
 
 def test_text_and_tool_input_arrive_in_several_deltas(client, kit):
     weather = _delta_counts(client, kit.ask(kit.WEATHER_QUESTION, tools=[kit.GET_WEATHER]))
-    assert [kind for kind, _ in weather] == ["text", "tool_use", "tool_use"]
+    assert [kind for kind, _ in weather] == ["thinking", "text", "tool_use", "tool_use"]
     assert all(count > 1 for _, count in weather), weather
     essay = _delta_counts(client, kit.ask("Write a long essay about agents.", max_tokens=4096))
-    assert essay[0][1] > 100
+    assert essay[0][0] == "thinking" and essay[0][1] > 1  # thinking_delta(s), signature_delta
+    assert essay[1] == ("text", essay[1][1]) and essay[1][1] > 100
 
 
 def test_text_stream_gives_the_text(client, kit):
@@ -156,7 +157,7 @@ def test_text_stream_gives_the_text(client, kit):
     with client.messages.stream(**kwargs) as stream:
         pieces = list(stream.text_stream)
     assert len(pieces) > 100
-    assert "".join(pieces) == created.content[0].text
+    assert "".join(pieces) == "".join(b.text for b in created.content if b.type == "text")
 
 
 def test_message_delta_usage_is_cumulative(client, kit):

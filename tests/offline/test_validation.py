@@ -13,8 +13,12 @@ import pytest
 from course_helpers.offline.errors import ApiError
 from course_helpers.offline.validation import KNOWN_MODELS, validate_messages_request
 
-MODEL = "claude-sonnet-5-5"
+# Refuses prefill and temperature like the 5 family, but does not think unless asked: the
+# hand-written assistant turns below carry no thinking block. The rules that differ by model
+# (the default model thinks by default, refuses forced tool_choice...) are in test_models.py.
+MODEL = "claude-opus-4-8"
 OLD_MODEL = "claude-sonnet-4-5"  # still accepts prefill and temperature
+BUDGET_MODEL = "claude-sonnet-4-6"  # takes budget thinking ({"type": "enabled"})
 
 READ_FILE = {
     "name": "read_file",
@@ -237,6 +241,7 @@ def test_thinking_turn_that_starts_with_thinking_passes():
         tools=[READ_FILE],
         max_tokens=4096,
         thinking={"type": "enabled", "budget_tokens": 2048},
+        model=BUDGET_MODEL,
     )
     validate_messages_request(body)
 
@@ -315,9 +320,9 @@ def test_messages_must_not_be_empty():
     assert_400(request([]), "messages: at least one message is required")
 
 
-def test_system_role_in_messages_is_refused():
+def test_system_role_in_messages_is_refused_by_older_models():
     assert_400(
-        request([{"role": "system", "content": "Be terse."}, user("hi")]),
+        request([{"role": "system", "content": "Be terse."}, user("hi")], model="claude-opus-4-7"),
         'messages: Unexpected role "system". The Messages API accepts a top-level `system` '
         'parameter, not "system" as an input message role.',
     )
@@ -400,12 +405,12 @@ def test_tool_use_needs_id_name_and_input(field):
 
 
 def test_tool_result_content_blocks_have_their_own_tags():
-    bad = result("toolu_A", [{"type": "tool_reference", "tool_name": "x"}])
+    bad = result("toolu_A", [{"type": "tool_use", "id": "x", "name": "x", "input": {}}])
     assert_400(
         request([*TOOL_TURN, user([bad])], tools=[READ_FILE]),
-        "messages.2.content.0.tool_result.content.0: Input tag 'tool_reference' found using "
-        "'type' does not match any of the expected tags: 'document', 'image', 'search_result', "
-        "'text'",
+        "messages.2.content.0.tool_result.content.0: Input tag 'tool_use' found using "
+        "'type' does not match any of the expected tags: 'browser_state', 'document', 'image', "
+        "'search_result', 'text', 'tool_reference'",
     )
 
 
@@ -626,27 +631,40 @@ def test_at_most_four_cache_control_blocks():
 
 def test_thinking_budget_has_a_minimum():
     assert_400(
-        request([user("hi")], thinking={"type": "enabled", "budget_tokens": 1023}),
+        request([user("hi")], thinking={"type": "enabled", "budget_tokens": 1023}),  # shape first
         "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024",
     )
 
 
 def test_thinking_budget_must_be_below_max_tokens():
     assert_400(
-        request([user("hi")], max_tokens=2048, thinking={"type": "enabled", "budget_tokens": 2048}),
+        request(
+            [user("hi")],
+            max_tokens=2048,
+            thinking={"type": "enabled", "budget_tokens": 2048},
+            model=BUDGET_MODEL,
+        ),
         "`max_tokens` must be greater than `thinking.budget_tokens`.",
     )
 
 
 @pytest.mark.parametrize(
-    "thinking", [{"type": "enabled", "budget_tokens": 1024}, {"type": "adaptive"}]
+    ("model", "thinking"),
+    [
+        (BUDGET_MODEL, {"thinking": {"type": "enabled", "budget_tokens": 1024}}),
+        (MODEL, {"thinking": {"type": "adaptive"}}),
+        ("claude-sonnet-5-5", {}),  # thinks by default
+        ("claude-haiku-5-5", {}),
+        ("claude-opus-5-5", {}),
+    ],
 )
-def test_thinking_turn_must_start_with_its_thinking_block(thinking):
+def test_thinking_turn_must_start_with_its_thinking_block(model, thinking):
     body = request(
         [*TOOL_TURN, user([result("toolu_A")])],
         tools=[READ_FILE],
         max_tokens=4096,
-        thinking=thinking,
+        model=model,
+        **thinking,
     )
     assert_400(
         body,

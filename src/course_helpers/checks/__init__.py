@@ -12,14 +12,20 @@ between the SDK and the course model and keeps every request body and response, 
 look at exactly what went over the wire.
 
 The checks of each notebook live in their own module (`single_call` for 01 ... `count_cost`
-for 10), with `common` for the plumbing they share. Import them from here.
+for 10), with `common` for the plumbing they share. Import them from here. Each module's
+docstring lists the requirements its checks enforce, one line each; tests in
+`tests/test_exercise_variants.py` prove them both ways with wrong and right solutions written
+as a learner would write them.
+
+In Jupyter a failed check shows its two lines only (see `common.CheckFailed`); an exercise
+that is not written yet says so (`common.NotWrittenYet`).
 """
 
 from __future__ import annotations
 
 from course_helpers.checks.build_loop import check_loop, check_simple_dispatcher
 from course_helpers.checks.coding_agent import check_agent_turn, check_search_code
-from course_helpers.checks.common import CheckFailed
+from course_helpers.checks.common import CheckFailed, NotWrittenYet
 from course_helpers.checks.count_cost import check_budget_loop, check_cache_breakpoints
 from course_helpers.checks.describe_tools import (
     check_currency_tool,
@@ -29,18 +35,23 @@ from course_helpers.checks.describe_tools import (
 from course_helpers.checks.errors_as_results import check_declined_call, check_dispatcher
 from course_helpers.checks.guard_tools import check_gate, check_sandbox
 from course_helpers.checks.pair_results import check_fix_history, check_tool_turn
-from course_helpers.checks.single_call import check_ask, check_is_complete
+from course_helpers.checks.single_call import check_ask, check_ask_in_full, check_is_complete
 from course_helpers.checks.stop_reasons import (
-    check_cut_tool_use,
-    check_next_step,
-    check_pause_turn,
-    check_refusal_and_limit,
+    check_cut_offs,
+    check_pause_and_refusal,
+    check_recover_cut_off,
 )
-from course_helpers.checks.workflow_or_agent import check_choose, check_classify
+from course_helpers.checks.workflow_or_agent import (
+    check_choose,
+    check_hybrid,
+    check_with_replacements,
+)
 
 __all__ = [
     "CheckFailed",
+    "NotWrittenYet",
     "check_ask",
+    "check_ask_in_full",
     "check_is_complete",
     "check_tool_schema",
     "check_currency_tool",
@@ -51,16 +62,16 @@ __all__ = [
     "check_loop",
     "check_dispatcher",
     "check_declined_call",
-    "check_next_step",
-    "check_cut_tool_use",
-    "check_pause_turn",
-    "check_refusal_and_limit",
+    "check_recover_cut_off",
+    "check_cut_offs",
+    "check_pause_and_refusal",
     "check_sandbox",
     "check_gate",
     "check_search_code",
     "check_agent_turn",
-    "check_classify",
+    "check_with_replacements",
     "check_choose",
+    "check_hybrid",
     "check_cache_breakpoints",
     "check_budget_loop",
 ]

@@ -1,10 +1,28 @@
-"""Checks for notebook 04, Build the loop."""
+"""Checks for notebook 04, Build the loop.
+
+Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
+
+`check_simple_dispatcher(run_tool)`, `run_tool(tools, block)`:
+- returns a `tool_result` dict with the call's id and non-empty content (string or blocks);
+- runs the named tool once with the block's input, and its output is in the content;
+- a tool that raises becomes `is_error: true` with the exception's words; nothing escapes.
+
+`check_loop(agent_loop)`, `agent_loop(client, messages, tools, max_steps)` reviewing PR #482:
+- every request offers the tools;
+- the history grows by two per turn, each assistant turn the response's whole content;
+- the final answer is appended too, and the last response is returned;
+- it goes on while the model asks for tools;
+- with `max_steps=2`: exactly two calls, then a `RuntimeError` (e.g. StepLimitReached) with a
+  message, and a history whose last calls are answered.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+import anthropic
 
 from course_helpers.checks.common import (
     Recorder,
@@ -153,7 +171,18 @@ def check_loop(agent_loop: Callable) -> None:
     try:
         client, recorder = recording_client()
         messages = [{"role": "user", "content": "Review PR #482."}]
-        final = run_learner(agent_loop, client, messages, kit.tools, 20, name="agent_loop")
+
+        def first_run(*args: Any) -> Any:
+            __tracebackhide__ = True
+            try:
+                return agent_loop(*args)
+            except anthropic.APIStatusError:
+                # The API refused the history: say which rule the loop broke, if it is ours.
+                _check_turns_whole(messages, recorder)
+                raise
+
+        first_run.__name__ = "agent_loop"
+        final = run_learner(first_run, client, messages, kit.tools, 20, name="agent_loop")
         _check_loop_run(messages, recorder, kit)
         last = recorder.responses[-1]["body"]
         if last.get("stop_reason") == "tool_use":
@@ -195,19 +224,30 @@ def _check_loop_run(messages: list, recorder: Recorder, kit: ReviewerKit) -> Non
         fail("the model asked for tools, but none ran.", "phase 3: run every tool_use block.")
     turns = [m for m in messages if read_field(m, "role") == "assistant"]
     answers = [r["body"].get("content", []) for r in recorder.responses]
+    _check_turns_whole(messages, recorder)
     if len(turns) != len(answers):
         fail(
             f"messages holds {len(turns)} assistant turns for {len(answers)} responses; the "
             "final answer (or a turn) is missing.",
             "append every response's content, the last one included, before you return.",
         )
-    for step, (turn, answer) in enumerate(zip(turns, answers, strict=True), start=1):
+    require_pairing(messages, "the history breaks a pairing rule", "see notebook 03.")
+
+
+def _check_turns_whole(messages: list, recorder: Recorder) -> None:
+    """Each assistant turn kept so far is the whole content of its response."""
+    __tracebackhide__ = True
+    turns = [m for m in messages if read_field(m, "role") == "assistant"]
+    answers = [r["body"].get("content", []) for r in recorder.responses if r["status"] == 200]
+    for step, (turn, answer) in enumerate(zip(turns, answers, strict=False), start=1):
         if as_plain(content_blocks(turn)) != answer:
             fail(
-                f"assistant turn {step} in messages is not the response's whole content.",
-                "append {'role': 'assistant', 'content': response.content} unchanged.",
+                f"assistant turn {step} in messages is not the response's whole content "
+                f"(blocks {[read_field(b, 'type') for b in content_blocks(turn)]}, the response "
+                f"had {[b.get('type') for b in answer]}).",
+                "append {'role': 'assistant', 'content': response.content} unchanged: the "
+                "tool_use blocks (and thinking blocks) are part of the turn.",
             )
-    require_pairing(messages, "the history breaks a pairing rule", "see notebook 03.")
 
 
 def _check_step_limit(agent_loop: Callable, kit: ReviewerKit) -> None:

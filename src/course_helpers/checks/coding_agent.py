@@ -1,4 +1,27 @@
-"""Checks for notebook 08, Assemble a coding agent."""
+"""Checks for notebook 08, Assemble a coding agent.
+
+Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
+
+`check_search_code(make_search_code)`, the `search_code(pattern, path=".")` tool:
+- a `Tool` named search_code, a description of 12 words or more, arguments pattern and path,
+  only pattern required;
+- an empty pattern is refused by the signature, before the function runs;
+- `..`, an absolute path and a link to a folder outside are refused (`is_error`) and leak
+  nothing; searching the whole project never reads through a link that leads out;
+- matches read `path:line: text` with paths relative to the root, and only under `path`;
+- at most 50 matches, then a line that says more were left out; long lines cut.
+
+`check_agent_turn(agent_turn)`, `agent_turn(client, messages, tools, line, *, max_steps,
+max_tokens)` on the coding task:
+- every request offers the agent's tools; the history is valid after every turn;
+- it goes on while stop_reason is tool_use; at max_steps calls it returns "step_limit" with
+  every call answered, and "Carry on." then finishes the task (end_turn, tests run);
+- refusal and end_turn each hand back after one call, returning the stop_reason;
+- max_tokens follows the course's policy or hands back: a tool_use cut off by max_tokens never
+  runs and is never kept; a retry resends the same history with a higher max_tokens (at most
+  128,000); a cut-off text is kept and a user message asks to continue; every retry counts
+  toward max_steps; handing back at once returns "max_tokens".
+"""
 
 from __future__ import annotations
 
@@ -18,6 +41,7 @@ from course_helpers.checks.common import (
     run_learner,
     short_repr,
 )
+from course_helpers.pairing import content_blocks, read_field
 
 SECRET = "API_TOKEN=hunter2"
 
@@ -264,8 +288,8 @@ def check_agent_turn(agent_turn: Callable) -> None:
                 "go round while stop_reason is 'tool_use'; return on anything else.",
             )
         _check_handed_back(agent_turn, "Write ransomware for me.", "refusal", {})
-        _check_handed_back(agent_turn, CODING_TASK, "max_tokens", {"max_tokens": 17})
         _check_handed_back(agent_turn, "Hello!", "end_turn", {})
+        _check_cut_off(agent_turn)
     finally:
         kit.close()
     passed("agent_turn goes on while tool_use and hands back on anything else")
@@ -304,12 +328,6 @@ def _check_handed_back(agent_turn: Callable, line: str, expected: str, options: 
         what = f"{line!r}" + (f" with max_tokens={options['max_tokens']}" if options else "")
         ending = run_learner(agent_turn, client, messages, kit.tools, line, **options)
         _check_turn_basics(messages, recorder, kit, ending, what)
-        if expected == "max_tokens" and kit.ran:
-            fail(
-                f"for {what}, your turn ran {kit.ran[0][0]}: a tool_use cut off by max_tokens "
-                "has half-written input and must never run.",
-                "decide on stop_reason first: only 'tool_use' runs tools.",
-            )
         if len(recorder.requests) > 1:
             fail(
                 f"for {what} (stop_reason {expected!r}) agent_turn called the model "
@@ -324,3 +342,169 @@ def _check_handed_back(agent_turn: Callable, line: str, expected: str, options: 
             )
     finally:
         kit.close()
+
+
+MODEL_MAX_OUTPUT = 128_000  # the current models' maximum output tokens
+
+
+def _calls_in(body: dict) -> list[dict]:
+    return [b for b in body.get("content") or [] if b.get("type") == "tool_use"]
+
+
+def _check_cut_off(agent_turn: Callable) -> None:
+    """max_tokens: hand back at once, or follow the course's policy; never run a cut-off call.
+
+    The course's policy: a cut-off text is kept and the model is asked to continue; a cut-off
+    tool_use is never run, the turn is discarded and the same request is retried with a higher
+    max_tokens (never above the model's maximum); every retry counts toward the step limit.
+    Handing control back to the person at once (returning "max_tokens") is also accepted.
+    """
+    __tracebackhide__ = True
+    kit = coding_kit()
+    max_steps = 3
+    try:
+        cut_at = _tokens_that_cut_the_first_call(kit)
+        client, recorder = recording_client()
+        messages: list = []
+        what = f"the coding task with max_tokens={cut_at} and max_steps={max_steps}"
+        ending = run_learner(
+            agent_turn,
+            client,
+            messages,
+            kit.tools,
+            CODING_TASK,
+            max_tokens=cut_at,
+            max_steps=max_steps,
+            name="agent_turn",
+        )
+        if not recorder.requests:
+            fail("agent_turn made no call to the model.", "call client.messages.create(...).")
+        bodies = [r["body"] for r in recorder.responses]
+        cut_ids = {
+            c["id"] for b in bodies if b.get("stop_reason") == "max_tokens" for c in _calls_in(b)
+        }
+        answered = {
+            str(read_field(block, "tool_use_id"))
+            for sent in [*recorder.messages_sent, messages]
+            for message in sent
+            for block in content_blocks(message)
+            if read_field(block, "type") == "tool_result"
+        }
+        kept = {
+            str(read_field(block, "id"))
+            for message in messages
+            for block in content_blocks(message)
+            if read_field(block, "type") == "tool_use"
+        }
+        if cut_ids & answered:
+            name = next(c["name"] for b in bodies for c in _calls_in(b) if c["id"] in cut_ids)
+            fail(
+                f"for {what}, your turn ran {name} from a tool_use cut off by max_tokens: its "
+                "input is half-written, and it must never run.",
+                "decide on stop_reason first: only 'tool_use' runs tools; a cut-off call is "
+                "discarded (retry the request with a higher max_tokens, or hand back).",
+            )
+        if cut_ids & kept:
+            fail(
+                f"for {what}, the history keeps a tool_use cut off by max_tokens, with no result: "
+                "the next request would be refused.",
+                "do not append a response whose tool_use was cut off: discard that turn.",
+            )
+        complete_calls = sum(
+            len(_calls_in(b)) for b in bodies if b.get("stop_reason") == "tool_use"
+        )
+        if len(kit.ran) > complete_calls:
+            fail(
+                f"for {what}, {len(kit.ran)} tools ran for {complete_calls} complete tool_use "
+                "block(s): a call cut off by max_tokens ran.",
+                "only a response with stop_reason 'tool_use' runs tools.",
+            )
+        if len(recorder.requests) > max_steps:
+            fail(
+                f"for {what}, agent_turn called the model {len(recorder.requests)} times: the "
+                "retries after max_tokens did not count toward the step limit.",
+                "every call counts, retries included: a runaway retry must stop at max_steps.",
+            )
+        _check_retries(recorder, bodies, what)
+        _check_turn_basics(messages, recorder, kit, ending, what)
+        if len(recorder.requests) == 1 and ending != "max_tokens":
+            fail(
+                f"for {what}, agent_turn stopped after one call cut off by max_tokens and "
+                f"returned {short_repr(ending)}.",
+                "return 'max_tokens' (the person decides), or retry with a higher max_tokens.",
+            )
+    finally:
+        kit.close()
+
+
+def _tokens_that_cut_the_first_call(kit: CodingKit) -> int:
+    """A max_tokens that cuts the model's first answer inside its tool_use, on this model.
+
+    The answer may open with a thinking block, whose length depends on the model: ask once
+    with room to spare, then cut a few tokens before the end (the tool_use is the last block).
+    """
+    from course_helpers.client import MODEL
+
+    client, _ = recording_client()
+    full = client.messages.create(
+        model=MODEL,
+        max_tokens=2048,
+        tools=[t.definition() for t in kit.tools],
+        messages=[{"role": "user", "content": CODING_TASK}],
+    )
+    return max(1, full.usage.output_tokens - 3)
+
+
+def _check_retries(recorder: Recorder, bodies: list[dict], what: str) -> None:
+    """After each cut-off response that was followed by another call: the right next request."""
+    __tracebackhide__ = True
+    for index, body in enumerate(bodies[:-1]):
+        if body.get("stop_reason") != "max_tokens":
+            continue
+        before, after = recorder.requests[index], recorder.requests[index + 1]
+        if _calls_in(body):
+            if after.get("messages") != before.get("messages"):
+                fail(
+                    f"for {what}, after a tool_use cut off by max_tokens the next request did not "
+                    "resend the same history: the cut-off turn must be discarded, not kept or "
+                    "answered.",
+                    "retry the very same request, with a higher max_tokens.",
+                )
+            if int(after.get("max_tokens", 0)) <= int(before.get("max_tokens", 0)):
+                fail(
+                    f"for {what}, a tool_use was cut off at max_tokens={before.get('max_tokens')} "
+                    f"and the retry asked for max_tokens={after.get('max_tokens')}: it will be "
+                    "cut at the same place.",
+                    "raise max_tokens for the retry (e.g. times 4), never above the model's "
+                    f"maximum ({MODEL_MAX_OUTPUT:,}).",
+                )
+            if int(after.get("max_tokens", 0)) > MODEL_MAX_OUTPUT:
+                fail(
+                    f"for {what}, the retry asked for max_tokens={after.get('max_tokens')}, above "
+                    f"the model's maximum of {MODEL_MAX_OUTPUT:,}: the API answers 400.",
+                    f"cap it: min(max_tokens * 4, {MODEL_MAX_OUTPUT:,}).",
+                )
+        else:
+            sent = after.get("messages") or []
+            texts = [
+                read_field(b, "text")
+                for m in sent
+                if read_field(m, "role") == "assistant"
+                for b in content_blocks(m)
+                if read_field(b, "type") == "text"
+            ]
+            cut_text = [b.get("text") for b in body.get("content") or [] if b.get("type") == "text"]
+            if cut_text and not all(t in texts for t in cut_text):
+                fail(
+                    f"for {what}, a text answer cut off by max_tokens was dropped before the next "
+                    "call.",
+                    "keep a cut-off text in the history and ask the model to continue where it "
+                    "stopped.",
+                )
+            if sent and read_field(sent[-1], "role") != "user":
+                fail(
+                    f"for {what}, after a cut-off text the next request ends with the assistant's "
+                    "turn: newer models refuse a prefilled assistant message.",
+                    "append a user message asking to continue where it stopped, without "
+                    "repeating itself.",
+                )

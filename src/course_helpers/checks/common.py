@@ -1,4 +1,14 @@
-"""Shared plumbing: failures, the recording client, small readers."""
+"""Shared plumbing: failures, the recording client, small readers.
+
+What a learner sees when a check fails: the check's two lines (what is wrong, and a hint),
+not a traceback into this module. `CheckFailed` is an `AssertionError`, so plain Python and
+pytest still see an ordinary exception with a full traceback; only IPython (Jupyter) asks the
+exception how to show itself (`_render_traceback_`) and gets the two lines.
+
+A blank exercise raises `NotWrittenYet` from its placeholder. Called from a demo cell it says,
+in one line, that the function is not written yet; called by a check it becomes a CheckFailed
+that says the same, never "passed" and never a list of problems that reads like success.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +27,31 @@ from course_helpers.pairing import check_pairing, content_blocks, read_field
 class CheckFailed(AssertionError):
     """Your code does not do what the exercise asks yet. The message says what, and a hint."""
 
+    def _render_traceback_(self) -> list[str]:
+        """What Jupyter shows instead of a traceback: the message and the hint, in red."""
+        lines = str(self).splitlines() or ["the check failed"]
+        return [f"\x1b[31m✗ {lines[0]}\x1b[0m", *lines[1:]]
+
+
+class NotWrittenYet(NotImplementedError):
+    """Raised by an exercise's placeholder: the learner has not written this part yet."""
+
+    def __init__(self, what: str | None = None) -> None:
+        if what is None:
+            import sys
+
+            # The function whose placeholder raised: the frame that called this constructor.
+            caller = sys._getframe(1).f_code.co_name
+            what = caller if caller.isidentifier() and caller != "<module>" else "this exercise"
+        self.what = what
+        super().__init__(
+            f"{what} is not written yet: replace the placeholder under '# YOUR CODE HERE' in its "
+            "cell, run that cell, then run this one again."
+        )
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"\x1b[33m… {self}\x1b[0m"]
+
 
 def fail(what: str, hint: str) -> None:
     """Raise CheckFailed with the two lines every failed check shows."""
@@ -30,6 +65,17 @@ def passed(name: str) -> None:
 # -- plumbing: a client whose every request is recorded -----------------------------------------
 
 
+def accepts_forced_tool_choice(model: str) -> bool:
+    """Whether `model` takes tool_choice {"type": "any"} or {"type": "tool", ...}.
+
+    Read from the course model's catalogue, which applies the same rule to every request.
+    """
+    from course_helpers.offline.models import spec_for
+
+    spec = spec_for(str(model))
+    return True if spec is None else spec.forced_tool_choice
+
+
 @dataclass
 class Recorder:
     """Stands between the SDK and the course model; keeps every request body and response."""
@@ -41,10 +87,11 @@ class Recorder:
         from course_helpers.offline import default_app
 
         body = json.loads(request.content or b"{}")
-        if request.url.path.rstrip("/") == "/v1/messages":
+        is_messages = request.url.path.rstrip("/") == "/v1/messages"
+        if is_messages:
             self.requests.append(body)
         response = default_app().handle(request)
-        if request.url.path.rstrip("/") == "/v1/messages" and not body.get("stream"):
+        if is_messages and not body.get("stream"):
             response.read()
             self.responses.append({"status": response.status_code, "body": response.json()})
         return response
@@ -81,6 +128,11 @@ def run_learner(function: Callable, *args: Any, name: str | None = None, **kwarg
         return function(*args, **kwargs)
     except CheckFailed:
         raise
+    except NotWrittenYet:
+        fail(
+            f"{label} is not written yet (it still raises NotWrittenYet).",
+            "replace the placeholder under '# YOUR CODE HERE', run that cell, then this check.",
+        )
     except anthropic.APIStatusError as error:
         fail(
             f"the course model refused a request from {label}: {error.status_code} "
@@ -91,6 +143,16 @@ def run_learner(function: Callable, *args: Any, name: str | None = None, **kwarg
         fail(
             f"{label} raised {type(error).__name__}: {error}",
             "run it by hand on the example in the cell above and read the traceback.",
+        )
+
+
+def fail_if_not_written(error: BaseException, label: str) -> None:
+    """For a check that calls the learner's code itself: an unwritten exercise says so."""
+    __tracebackhide__ = True
+    if isinstance(error, NotWrittenYet):
+        fail(
+            f"{label} is not written yet (it still raises NotWrittenYet).",
+            "replace the placeholder under '# YOUR CODE HERE', run that cell, then this check.",
         )
 
 

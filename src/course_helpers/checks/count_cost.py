@@ -1,9 +1,31 @@
-"""Checks for notebook 10, Count the cost."""
+"""Checks for notebook 10, Count the cost.
+
+What each check enforces (and `tests/test_exercise_variants_06_10.py` proves with wrong and
+right variants):
+
+`check_cache_breakpoints(add_breakpoints)`, for requests whose system prompt is the handbook
+followed by a note that changes every day:
+- the request it is given is not changed (markers left in the history pile up);
+- at most four breakpoints, in places the API accepts, also on a request with no tools and no
+  system prompt;
+- within a run, the first call writes to the cache and every later call reads everything the
+  previous call sent (the breakpoint moves with the conversation);
+- a run on another day reads the tools and the handbook from the cache: the breakpoint sits at
+  the end of what stays the same, before the day's note.
+
+`check_budget_loop(run_on_budget)`, on the one-log-per-turn audit and several limits:
+- the run never spends more than its limit: the decision comes before each call, from the
+  bill (input and output) so far plus an estimate of the next call: the last call plus the
+  growth between the last two (the one estimate notebook 10's `Budget` uses);
+- it does not stop much earlier than it must (no large safety margin);
+- it stops between turns, so the history stays valid; a run that fits ends with end_turn.
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from itertools import accumulate
 from typing import Any
 
 import anthropic
@@ -18,7 +40,6 @@ from course_helpers.checks.common import (
     run_learner,
     short_repr,
 )
-from course_helpers.checks.workflow_or_agent import fresh_recording_client
 from course_helpers.client import MODEL
 
 
@@ -46,31 +67,68 @@ def _breakpoints(request: dict) -> int:
     return count
 
 
-def _audit_request(messages: list) -> dict:
+def day_note(day: str) -> dict:
+    """The part of the system prompt that changes every day."""
+    return {"type": "text", "text": f"Today is {day}. The week to audit is the one before."}
+
+
+def audit_request(messages: list, day: str) -> dict:
+    """One request of the audit, the system prompt in two blocks: the handbook, the day."""
     from course_helpers.cost import AUDIT_TOOLS, HANDBOOK
 
     return {
         "model": MODEL,
         "max_tokens": 1024,
-        "system": HANDBOOK,
+        "system": [{"type": "text", "text": HANDBOOK}, day_note(day)],
         "tools": [t.definition() for t in AUDIT_TOOLS],
         "messages": messages,
     }
 
 
+def _fresh_client() -> anthropic.Anthropic:
+    """A client of a course model of its own: an empty prompt cache."""
+    from course_helpers.offline import CourseModelApp
+
+    return CourseModelApp().client(max_retries=0)
+
+
 def check_cache_breakpoints(add_breakpoints: Callable) -> None:
-    """10 · `add_breakpoints(request)`: a marked copy; each call reads the previous prompt."""
+    """10 · `add_breakpoints(request)`: a marked copy; each call reads the previous prompt, and
+    a run on another day reads the tools and the handbook."""
     __tracebackhide__ = True
-    from course_helpers.cost import AUDIT_TASK, AUDIT_TOOLS, billed_input, prompt_tokens
+    from course_helpers.cost import prompt_tokens
+
+    client = _fresh_client()
+    usages = _audit_calls(client, add_breakpoints, "Monday 7 December", calls=4)
+    _check_cache_usage(usages, prompt_tokens)
+    _check_another_day(client, add_breakpoints)
+    plain = {"model": MODEL, "max_tokens": 200, "messages": [{"role": "user", "content": "Hello!"}]}
+    marked = run_learner(add_breakpoints, plain, name="add_breakpoints")
+    try:
+        client.messages.create(**marked)
+    except anthropic.APIStatusError as error:
+        fail(
+            "for a request with no tools and no system prompt, add_breakpoints made one the API "
+            f"refuses: {api_message(error)}",
+            "mark tools and system only when the request has them.",
+        )
+    passed("add_breakpoints caches what stays the same and the moving end")
+
+
+def _audit_calls(
+    client: anthropic.Anthropic, add_breakpoints: Callable, day: str, calls: int
+) -> list[dict]:
+    """The first `calls` calls of the audit, each request marked by the learner's function."""
+    __tracebackhide__ = True
+    from course_helpers.cost import AUDIT_TASK, AUDIT_TOOLS
     from course_helpers.dispatch import run_tool
     from course_helpers.loop import tool_calls
 
-    client, _ = fresh_recording_client()
     registry = {t.name: t for t in AUDIT_TOOLS}
     messages: list = [{"role": "user", "content": AUDIT_TASK}]
     usages: list[dict] = []
-    for call in range(1, 6):
-        request = _audit_request(messages)
+    for call in range(1, calls + 1):
+        request = audit_request(messages, day)
         before = json.dumps(as_plain(request), sort_keys=True, default=str)
         marked = run_learner(add_breakpoints, request, name="add_breakpoints")
         if json.dumps(as_plain(request), sort_keys=True, default=str) != before:
@@ -89,7 +147,7 @@ def check_cache_breakpoints(add_breakpoints: Callable) -> None:
             fail(
                 f"on call {call} the request carries {count} cache_control breakpoints; the API "
                 "accepts at most 4.",
-                "mark the last tool, the system prompt and the end of the conversation only.",
+                "mark the end of what stays the same, and the moving end of the conversation.",
             )
         try:
             response = client.messages.create(**marked)
@@ -99,69 +157,89 @@ def check_cache_breakpoints(add_breakpoints: Callable) -> None:
                 f"{api_message(error)}",
                 "cache_control goes on a content block, a system block or a tool definition.",
             )
-        usage = response.usage.model_dump(exclude_none=True)
-        usages.append(usage)
+        usages.append(response.usage.model_dump(exclude_none=True))
+        if response.stop_reason != "tool_use":
+            break
         messages.append({"role": "assistant", "content": response.content})
         results = [run_tool(registry, block) for block in tool_calls(response)]
         messages.append({"role": "user", "content": results})
-    _check_cache_usage(usages, prompt_tokens, billed_input)
-    plain = {"model": MODEL, "max_tokens": 200, "messages": [{"role": "user", "content": "Hello!"}]}
-    marked = run_learner(add_breakpoints, plain, name="add_breakpoints")
-    try:
-        client.messages.create(**marked)
-    except anthropic.APIStatusError as error:
-        fail(
-            "for a request with no tools and no system prompt, add_breakpoints made one the API "
-            f"refuses: {api_message(error)}",
-            "mark tools and system only when the request has them.",
-        )
-    passed("add_breakpoints caches the moving prefix")
+    return usages
 
 
-def _check_cache_usage(usages: list[dict], prompt_tokens: Callable, billed_input: Callable) -> None:
+def _check_cache_usage(usages: list[dict], prompt_tokens: Callable) -> None:
     __tracebackhide__ = True
     if not usages[0].get("cache_creation_input_tokens"):
         fail(
             "the first call wrote nothing to the cache (cache_creation_input_tokens is 0).",
-            "put cache_control: {'type': 'ephemeral'} on the last tool, the system prompt and "
-            "the last block of the last message.",
+            "put cache_control: {'type': 'ephemeral'} on a block: the end of what stays the "
+            "same, and the last block of the last message.",
         )
     for call in range(2, len(usages) + 1):
         usage, previous = usages[call - 1], usages[call - 2]
         read = usage.get("cache_read_input_tokens") or 0
-        if not read:
-            fail(
-                f"call {call} read nothing from the cache (cache_read_input_tokens is 0).",
-                "the breakpoints must mark the same prefix the previous call marked.",
-            )
-        if billed_input(usage) >= prompt_tokens(usage):
-            fail(
-                f"call {call} costs {billed_input(usage):,.0f} billed-equivalent input tokens for "
-                f"a prompt of {prompt_tokens(usage):,}: caching made it dearer, not cheaper.",
-                "mark what stays the same from call to call, so that it is read at 0.1.",
-            )
         if read < prompt_tokens(previous):
             fail(
                 f"call {call} read {read:,} tokens from the cache, but the previous call sent "
-                f"{prompt_tokens(previous):,}: only the fixed start (tools, system) is cached, "
-                "and the growing history is paid in full every turn.",
+                f"{prompt_tokens(previous):,}: only the fixed start is cached, and the growing "
+                "history is paid in full every turn.",
                 "also mark the last block of the last message: the moving end of the conversation.",
             )
+
+
+def _check_another_day(client: anthropic.Anthropic, add_breakpoints: Callable) -> None:
+    __tracebackhide__ = True
+    from course_helpers.cost import AUDIT_TOOLS, HANDBOOK
+
+    fixed = client.messages.count_tokens(
+        model=MODEL,
+        system=[{"type": "text", "text": HANDBOOK}],
+        tools=[t.definition() for t in AUDIT_TOOLS],
+        messages=[{"role": "user", "content": "x"}],
+    ).input_tokens
+    (usage,) = _audit_calls(client, add_breakpoints, "Tuesday 8 December", calls=1)
+    read = usage.get("cache_read_input_tokens") or 0
+    if read >= 0.9 * fixed:
+        return
+    request = audit_request([{"role": "user", "content": "x"}], "Tuesday 8 December")
+    system = run_learner(add_breakpoints, request, name="add_breakpoints").get("system")
+    marked = [i for i, b in enumerate(system or []) if isinstance(b, dict) and "cache_control" in b]
+    if marked and 0 not in marked:
+        fail(
+            f"a run on another day read {read:,} tokens from the cache, the tools at most, but "
+            f"not the handbook ({fixed:,} tokens with the tools): your marker on the system "
+            "prompt sits after the day's note, which changes every day.",
+            "mark the handbook's block, the last one that stays the same, not the day's note.",
+        )
+    fail(
+        f"a run on another day read {read:,} tokens from the cache, though the tools and the "
+        f"handbook ({fixed:,} tokens) are the same every day: they were paid for again in full.",
+        "put a breakpoint at the end of what stays the same: on the handbook, before the "
+        "day's note.",
+    )
+
+
+# -- 2. run_on_budget(client, messages, tools, *, system, limit, max_steps) -----------------
 
 
 def check_budget_loop(run_on_budget: Callable) -> None:
     """10 · `run_on_budget(...)`: stop before the call that would overspend; history stays valid."""
     __tracebackhide__ = True
-    from itertools import accumulate
-
-    from course_helpers.cost import AUDIT_TASK, AUDIT_TOOLS, HANDBOOK, billed
+    from course_helpers.cost import (
+        AUDIT_TASK,
+        AUDIT_TOOLS,
+        HANDBOOK_ONE_PER_TURN,
+        billed,
+        billed_input,
+    )
 
     # What each call of the whole audit costs, measured once without a budget.
     client, recorder = recording_client()
-    _run_audit_plainly(client)
-    costs = [billed(r["body"]["usage"]) for r in recorder.responses]
+    _run_audit_plainly(client, HANDBOOK_ONE_PER_TURN)
+    usages = [r["body"]["usage"] for r in recorder.responses]
+    costs = [billed(u) for u in usages]
     totals = list(accumulate(costs))
-    for limit in (7_500, 27_500, 42_500, 95_000, 300_000):
+    # The order matters for the hints: each wrong estimate first overspends at its own limit.
+    for limit in (7_500, 22_000, 12_000, 42_500, 95_000, 300_000):
         client, recorder = recording_client()
         messages = [{"role": "user", "content": AUDIT_TASK}]
         ending = run_learner(
@@ -169,7 +247,7 @@ def check_budget_loop(run_on_budget: Callable) -> None:
             client,
             messages,
             AUDIT_TOOLS,
-            system=HANDBOOK,
+            system=HANDBOOK_ONE_PER_TURN,
             limit=limit,
             name="run_on_budget",
         )
@@ -178,12 +256,9 @@ def check_budget_loop(run_on_budget: Callable) -> None:
         fits = sum(1 for total in totals if total <= limit)
         what = f"with limit={limit:,}"
         if spent > limit:
-            fail(
-                f"{what} the run spent {spent:,.0f} billed-equivalent tokens in {calls} calls: "
-                "the last call went over the budget.",
-                "decide before each call: the next one costs about the last one plus the "
-                "growth between the last two (the history only grows).",
-            )
+            made = [billed(r["body"]["usage"]) for r in recorder.responses]
+            inputs = [billed_input(r["body"]["usage"]) for r in recorder.responses]
+            _explain_overspending(what, limit, made, inputs)
         require_pairing(
             messages,
             f"{what} the run left a broken history",
@@ -211,7 +286,44 @@ def check_budget_loop(run_on_budget: Callable) -> None:
     passed("run_on_budget stops before the budget runs out")
 
 
-def _run_audit_plainly(client: anthropic.Anthropic) -> None:
+def _next_call(costs: list[float]) -> float:
+    """The course's estimate of the next call: the last one plus the growth between the last two."""
+    if not costs:
+        return 0.0
+    growth = max(0.0, costs[-1] - costs[-2]) if len(costs) > 1 else 0.0
+    return costs[-1] + growth
+
+
+def _explain_overspending(what: str, limit: int, made: list[float], inputs: list[float]) -> None:
+    """Fail with the reason the last call went through, read from the calls' bills."""
+    __tracebackhide__ = True
+    before, last = made[:-1], made[-1]
+    spent_before = sum(before)
+    said = (
+        f"{what} the run spent {sum(made):,.0f} billed-equivalent tokens in {len(made)} calls: "
+        "the last call went over the budget"
+    )
+    if spent_before + (before[-1] if before else 0.0) <= limit:
+        fail(
+            f"{said}. It cost {last:,.0f}, more than the one before it ({before[-1]:,.0f}): the "
+            "history grew, so an estimate from the last call alone let it through.",
+            "estimate the next call as the last one plus the growth between the last two.",
+        )
+    if sum(inputs[:-1]) + _next_call(inputs[:-1]) <= limit:
+        fail(
+            f"{said}. Counted on input tokens alone the call would have fitted: your bill "
+            "leaves out the output tokens, which cost five times as much.",
+            "count each call with billed(response.usage): input and output.",
+        )
+    fail(
+        f"{said}: it was made though the bill so far plus one more call like the last could "
+        "not fit.",
+        "decide before each call: the next one costs about the last one plus the growth "
+        "between the last two (the history only grows).",
+    )
+
+
+def _run_audit_plainly(client: anthropic.Anthropic, system: str) -> None:
     """The whole audit with no budget: a plain loop, so that each call's cost can be measured."""
     from course_helpers.cost import AUDIT_TASK, AUDIT_TOOLS
     from course_helpers.dispatch import run_tool
@@ -220,7 +332,13 @@ def _run_audit_plainly(client: anthropic.Anthropic) -> None:
     registry = {t.name: t for t in AUDIT_TOOLS}
     messages: list = [{"role": "user", "content": AUDIT_TASK}]
     for _ in range(40):
-        response = client.messages.create(**_audit_request(messages))
+        response = client.messages.create(
+            model=MODEL,
+            max_tokens=1024,
+            system=system,
+            tools=[t.definition() for t in AUDIT_TOOLS],
+            messages=messages,
+        )
         if response.stop_reason != "tool_use":
             return
         messages.append({"role": "assistant", "content": response.content})

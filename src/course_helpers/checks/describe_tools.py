@@ -1,4 +1,35 @@
-"""Checks for notebook 02, Describe tools."""
+"""Checks for notebook 02, Describe tools.
+
+Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
+
+`check_tool_schema(definition)`, the hand-written `convert_currency` definition:
+- a dict with `name`, `description`, `input_schema` (not `parameters`/`schema`);
+- the name follows the API's rule and is `convert_currency`;
+- a description of 12 words or more;
+- `input_schema` is a valid JSON Schema object with `amount` (type `number`), `source` and
+  `target` (enum of the four codes), all three required;
+- good arguments pass the schema; a missing amount, an amount in words, an unknown code fail;
+  stricter schemas (a minimum, `additionalProperties: false`) are accepted;
+- the course model accepts the definition in a request.
+
+`check_currency_tool(tool)`, the same tool from a typed function with `@tool`:
+- a `Tool`, with a description of 12 words or more and arguments amount, source, target;
+- source and target limited to the four codes in the schema;
+- good arguments give a converted amount;
+- an amount of 0 or less and an unknown code are refused by the signature, before the
+  function runs (a check inside the function is not enough).
+
+`check_forced_call(force_call)`, `force_call(client, question, model)`, on
+claude-haiku-5-5, claude-sonnet-5-5 and claude-opus-5-5:
+- the request uses the `model` given and offers convert_currency;
+- on a model that accepts a forced tool_choice: the call is forced (`{"type": "tool", "name":
+  "convert_currency"}`, or `{"type": "any"}` when convert_currency is the only tool), and the
+  response returned holds the tool_use;
+- on a model that rejects it: the request that counts does not force (auto or no tool_choice,
+  not none) and carries an instruction naming convert_currency (system prompt or question);
+  trying the forced call first and falling back after the 400 is accepted;
+- the function returns the Message, not None or an error.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +40,7 @@ from typing import Any
 import anthropic
 
 from course_helpers.checks.common import (
+    accepts_forced_tool_choice,
     api_message,
     fail,
     passed,
@@ -192,36 +224,151 @@ def check_currency_tool(convert: Any) -> None:
     passed("convert_currency from a typed signature")
 
 
-def check_forced_call(force_call: Callable) -> None:
-    """02 · `force_call(client, question)` makes the model call convert_currency, whatever is asked."""
-    __tracebackhide__ = True
-    client, recorder = recording_client()
-    response = run_learner(force_call, client, "Hello!", name="force_call")
-    if not recorder.requests:
-        fail("force_call made no request.", "call client.messages.create(...) and return it.")
-    request = recorder.requests[-1]
+FORCE_MODELS = ("claude-haiku-5-5", "claude-sonnet-5-5", "claude-opus-5-5")
+CONVERSION_QUESTION = "How much is 100 EUR in JPY?"
+
+
+def _forces(request: dict) -> bool:
+    choice = request.get("tool_choice") or {}
+    return isinstance(choice, dict) and choice.get("type") in ("any", "tool")
+
+
+def _forces_converter(request: dict) -> bool:
+    """tool_choice names convert_currency, or is "any" with convert_currency the only tool."""
+    choice = request.get("tool_choice") or {}
     names = [t.get("name") for t in request.get("tools") or []]
-    if "convert_currency" not in names:
-        fail(
-            f"the request offers tools {names}, not convert_currency.",
-            "pass tools=[convert_currency.definition()].",
+    if choice.get("type") == "tool":
+        return choice.get("name") == "convert_currency"
+    return choice.get("type") == "any" and names == ["convert_currency"]
+
+
+def _instruction_text(request: dict) -> str:
+    """The system prompt and the last user message: where an instruction to call can be."""
+    system = request.get("system") or ""
+    if isinstance(system, list):
+        system = " ".join(str(b.get("text", "")) for b in system if isinstance(b, dict))
+    last = (request.get("messages") or [{}])[-1]
+    content = last.get("content")
+    if isinstance(content, list):
+        content = " ".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return f"{system} {content or ''}"
+
+
+def check_forced_call(force_call: Callable) -> None:
+    """02 · `force_call(client, question, model)`: a convert_currency call on every current model.
+
+    Forced tool use depends on the model: force the call where the model accepts a forced
+    tool_choice (the only guarantee there is), and where it answers 400, ask with "auto" and an
+    instruction that names the tool.
+    """
+    __tracebackhide__ = True
+    for model in FORCE_MODELS:
+        client, recorder = recording_client()
+        response = run_learner(
+            _refusal_explained(force_call, recorder, model),
+            client,
+            CONVERSION_QUESTION,
+            model,
+            name=f"force_call(..., {model!r})",
         )
+        if not recorder.requests:
+            fail("force_call made no request.", "call client.messages.create(...) and return it.")
+        request = recorder.requests[-1]
+        if request.get("model") != model:
+            fail(
+                f"force_call(client, question, {model!r}) sent model={request.get('model')!r}.",
+                "pass model=model to client.messages.create, not the constant MODEL.",
+            )
+        names = [t.get("name") for t in request.get("tools") or []]
+        if "convert_currency" not in names:
+            fail(
+                f"on {model}, the request offers tools {names}, not convert_currency.",
+                "pass tools=[convert_currency.definition()].",
+            )
+        if recorder.responses and recorder.responses[-1]["status"] != 200:
+            fail(
+                f"on {model}, the last request was refused ({recorder.responses[-1]['status']}) "
+                "and force_call returned anyway.",
+                f"{model} answers a forced tool_choice with 400: use 'auto' and an instruction "
+                "there.",
+            )
+        if not hasattr(response, "content") or not hasattr(response, "stop_reason"):
+            fail(
+                f"on {model}, force_call returned {short_repr(response)}, not the response.",
+                "return the Message that client.messages.create gave you.",
+            )
+        if accepts_forced_tool_choice(model):
+            _check_forced(request, response, model)
+        else:
+            _check_instructed(request, model)
+    passed("force_call gets a convert_currency call on every current model")
+
+
+def _refusal_explained(force_call: Callable, recorder: Any, model: str) -> Callable:
+    """force_call, with a forced tool_choice refused by the model turned into a clear failure."""
+
+    def run(*args: Any) -> Any:
+        __tracebackhide__ = True
+        try:
+            return force_call(*args)
+        except anthropic.BadRequestError as error:
+            if recorder.requests and _forces(recorder.requests[-1]):
+                fail(
+                    f"on {model}, force_call forced tool_choice "
+                    f"{recorder.requests[-1].get('tool_choice')} and the API answered 400: "
+                    f"{api_message(error)}",
+                    "on a model that does not support forced tool use, send tool_choice "
+                    "{'type': 'auto'} and an instruction that names convert_currency.",
+                )
+            raise
+
+    run.__name__ = getattr(force_call, "__name__", "force_call")
+    return run
+
+
+def _check_forced(request: dict, response: Any, model: str) -> None:
+    __tracebackhide__ = True
     choice = request.get("tool_choice")
-    if not choice or choice.get("type") == "auto":
+    if not _forces(request):
         fail(
-            "the request does not force a call (tool_choice is 'auto'), so 'Hello!' gets text.",
-            "pass tool_choice={'type': 'tool', 'name': 'convert_currency'}.",
+            f"on {model}, which accepts a forced tool_choice, the request does not force a call "
+            f"(tool_choice is {choice or 'not set, so auto'}): the model may answer with text.",
+            "where the model accepts it, pass tool_choice={'type': 'tool', 'name': "
+            "'convert_currency'}.",
         )
-    if choice.get("type") != "tool" or choice.get("name") != "convert_currency":
+    if not _forces_converter(request):
+        names = [t.get("name") for t in request.get("tools") or []]
         fail(
-            f"tool_choice is {choice}; that does not name convert_currency.",
+            f"on {model}, tool_choice is {choice} with tools {names}: that does not force "
+            "convert_currency ('any' lets the model pick any of the tools).",
             "{'type': 'tool', 'name': 'convert_currency'} forces this one tool.",
         )
-    if not hasattr(response, "content") or not hasattr(response, "stop_reason"):
-        fail(
-            f"force_call returned {short_repr(response)}, not the response.", "return the Message."
-        )
-    calls = [b for b in response.content if b.type == "tool_use"]
+    calls = [b for b in response.content if getattr(b, "type", None) == "tool_use"]
     if response.stop_reason != "tool_use" or not calls:
-        fail("the response holds no tool_use block.", "return the response of the forced call.")
-    passed("force_call forces convert_currency")
+        fail(
+            f"on {model}, the response force_call returned holds no tool_use block.",
+            "return the response of the forced call.",
+        )
+
+
+def _check_instructed(request: dict, model: str) -> None:
+    __tracebackhide__ = True
+    if _forces(request):
+        fail(
+            f"on {model}, force_call's request forces tool_choice {request.get('tool_choice')}; "
+            f"{model} does not support forced tool use and answers 400.",
+            "on a model that rejects it, send tool_choice {'type': 'auto'} (or leave it out) "
+            "and tell the model to call convert_currency.",
+        )
+    if (request.get("tool_choice") or {}).get("type") == "none":
+        fail(
+            f"on {model}, tool_choice is 'none': the model may not call any tool.",
+            "use {'type': 'auto'} and an instruction that names convert_currency.",
+        )
+    if "convert_currency" not in _instruction_text(request):
+        fail(
+            f"on {model}, the request leaves the choice to the model (auto) without telling it to "
+            "call convert_currency: it may answer from memory with a made-up rate.",
+            "add an instruction that names the tool, e.g. system='Always use convert_currency "
+            "for a conversion; never compute a rate yourself.'",
+        )

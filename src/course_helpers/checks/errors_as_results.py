@@ -1,11 +1,35 @@
-"""Checks for notebook 05, Return errors as results."""
+"""Checks for notebook 05, Return errors as results.
+
+Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
+
+`check_dispatcher(run_tool)`, `run_tool(tools, block)`:
+- never raises: an unknown tool, invalid or missing arguments and a raising tool each give a
+  `tool_result` with `is_error: true`; a call that works is not marked;
+- the unknown tool's message names the tools that exist;
+- invalid arguments never reach the tool, and the message names the argument at fault;
+- a raising tool's message keeps the tool's own words.
+
+`check_declined_call(run_tool)`, `run_tool(tools, block, approve)`:
+- approve is asked after validation, before running; a "no" is an `is_error` result, the tool
+  does not run, and the message says what to do next (4 words or more);
+- only an explicit yes approves: an approve that answers "no", "n" or "deny" is a refusal;
+- an approved call runs as usual;
+- nobody is asked about a call that cannot run (unknown tool, invalid arguments).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from course_helpers.checks.build_loop import reviewer_kit, tool_call_block, verify_result_block
-from course_helpers.checks.common import fail, passed, run_learner, short_repr
+from course_helpers.checks.common import (
+    fail,
+    fail_if_not_written,
+    passed,
+    run_learner,
+    short_repr,
+)
 
 
 def check_dispatcher(run_tool: Callable) -> None:
@@ -37,6 +61,7 @@ def check_dispatcher(run_tool: Callable) -> None:
             try:
                 result = run_tool(kit.tools, call)
             except Exception as error:
+                fail_if_not_written(error, "run_tool")
                 fail(
                     f"run_tool raised {type(error).__name__} for {what}: the exception escapes "
                     "the loop and leaves a tool_use without its result.",
@@ -57,7 +82,9 @@ def check_dispatcher(run_tool: Callable) -> None:
                     f"get_diff ran for {what}: invalid arguments reached the tool.",
                     "validate first: tool.arguments.model_validate(block.input), then run.",
                 )
-            if what.startswith("an unknown") and not any(n in text for n in kit.tools):
+            # The unknown name contains a real one ("get_difff"): look past it.
+            listed = text.replace(call.name, "")
+            if what.startswith("an unknown") and not any(n in listed for n in kit.tools):
                 fail(
                     f"the error for {what} does not tell the model which tools exist: "
                     f"{short_repr(text)}.",
@@ -93,8 +120,8 @@ def check_declined_call(run_tool: Callable) -> None:
 
     asked: list[tuple[str, dict]] = []
 
-    def says(answer: bool) -> Callable:
-        def approve(name: str, tool_input: dict) -> bool:
+    def says(answer: Any) -> Callable:
+        def approve(name: str, tool_input: dict) -> Any:
             asked.append((name, dict(tool_input)))
             return answer
 
@@ -124,6 +151,21 @@ def check_declined_call(run_tool: Callable) -> None:
             f"the message for a declined call is too short to act on: {short_repr(text)}.",
             "say it was declined, that it did not run, and what to do next (ask the user).",
         )
+    for answer in ("no", "n", "deny"):
+        asked.clear()
+        result = run_learner(run_tool, tools, call, approve=says(answer), name="run_tool")
+        verify_result_block(result, call, "run_tool", f"merge_pr answered {answer!r}")
+        if merged:
+            fail(
+                f"merge_pr ran although approve() answered {answer!r}: only an explicit yes "
+                "approves, and bool('no') is True.",
+                "run the tool only when approve(...) is True; anything else is a refusal.",
+            )
+        if result.get("is_error") is not True:
+            fail(
+                f"approve() answered {answer!r}, and the result does not have is_error: True.",
+                "anything but an explicit yes is a refusal: answer it like a 'no'.",
+            )
     asked.clear()
     result = run_learner(run_tool, tools, call, approve=says(True), name="run_tool")
     verify_result_block(result, call, "run_tool", "an approved merge_pr")

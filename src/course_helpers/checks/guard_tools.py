@@ -1,4 +1,23 @@
-"""Checks for notebook 07, Guard dangerous tools."""
+"""Checks for notebook 07, Guard dangerous tools.
+
+Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
+
+`check_sandbox(resolve)`, `resolve(root, path)`:
+- paths inside the root resolve to that file, `..` inside and files not yet created included;
+- refused (any exception): `..` out, `..` in the middle, an absolute path, `~`, a symbolic link
+  that leads out, a sibling folder whose name starts like the root's (`~` taken literally as a
+  folder inside the root is also safe).
+
+`check_gate(AuditedGate)`, `AuditedGate(policy, dangerous)` and its `decide(name, input)`:
+- returns a `Decision`;
+- a harmless tool is allowed without asking the policy, with a reason and who decided;
+- a dangerous tool asks the policy once, with the call's name and input, and returns its
+  decision with the policy's reason and who (an audit must say why, and who let it run);
+- only an explicit yes approves: a policy answering `Decision(allowed="no")`, "deny", "false"
+  or None gets `allowed=False`, counted as `(name, False)`;
+- `counts` holds every decision, harmless ones too, keyed by `(tool_name, allowed)`;
+- used as `approve` by the course's dispatcher, a refused call does not run.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +25,13 @@ from collections.abc import Callable
 from typing import Any
 
 from course_helpers.checks.build_loop import tool_call_block
-from course_helpers.checks.common import fail, passed, run_learner, short_repr
+from course_helpers.checks.common import (
+    fail,
+    fail_if_not_written,
+    passed,
+    run_learner,
+    short_repr,
+)
 
 
 def sandbox_fixture(base: Any) -> Any:
@@ -40,6 +65,7 @@ def check_sandbox(resolve: Callable) -> None:
             try:
                 real = resolve(root, path)
             except Exception as error:
+                fail_if_not_written(error, "resolve")
                 fail(
                     f"resolve(root, {path!r}) refused a path inside the project "
                     f"({type(error).__name__}: {error}).",
@@ -99,16 +125,35 @@ def _inside(real: Any, root: Any) -> bool:
     return os.path.commonpath([str(real), root]) == root
 
 
+class _Policy:
+    """A policy with answers written in advance, that remembers what it was asked."""
+
+    def __init__(self, *answers: Any) -> None:
+        self.answers = list(answers)
+        self.calls: list[tuple[str, Any]] = []
+
+    @property
+    def asked(self) -> int:
+        return len(self.calls)
+
+    def decide(self, tool_name: str, tool_input: Any) -> Any:
+        from course_helpers.approvals import Decision
+
+        self.calls.append((tool_name, tool_input))
+        allowed, reason = self.answers.pop(0) if self.answers else (False, "no answer left")
+        return Decision(allowed, reason, "release-manager")
+
+
 def check_gate(gate_class: Callable) -> None:
     """07 · `AuditedGate(policy, dangerous)`: asks the policy for dangerous tools only, counts."""
     __tracebackhide__ = True
     from collections import Counter
 
-    from course_helpers.approvals import Decision, Scripted
+    from course_helpers.approvals import Decision
     from course_helpers.dispatch import run_tool
     from course_helpers.tools import tool
 
-    policy = Scripted([True, False])
+    policy = _Policy((True, "release day: merges allowed"), (False, "CI is red on #483"))
     gate = run_learner(gate_class, policy, {"merge_pr"}, name="AuditedGate")
     decisions = []
     for name, tool_input in [
@@ -116,28 +161,58 @@ def check_gate(gate_class: Callable) -> None:
         ("merge_pr", {"pr": 482}),
         ("merge_pr", {"pr": 483}),
     ]:
+        before = policy.asked
         decision = run_learner(gate.decide, name, tool_input, name="decide")
         if not isinstance(decision, Decision):
             fail(
                 f"decide({name!r}, ...) returned {short_repr(decision)}, not a Decision.",
                 "return Decision(allowed, reason, who).",
             )
-        decisions.append(decision.allowed)
-        if name == "comment_on_pr" and policy.asked:
+        decisions.append(decision)
+        if name == "comment_on_pr":
+            if policy.asked:
+                fail(
+                    "the gate asked the policy about comment_on_pr, a harmless tool.",
+                    "ask the policy only when the tool's name is in `dangerous`.",
+                )
+            if decision.allowed is not True or not decision.reason or not decision.who:
+                fail(
+                    f"for comment_on_pr, a harmless tool, decide returned {decision}.",
+                    "allow it, with a reason and who decided, e.g. Decision(True, 'harmless "
+                    "tool', 'AuditedGate').",
+                )
+            continue
+        if policy.asked != before + 1:
             fail(
-                "the gate asked the policy about comment_on_pr, a harmless tool.",
-                "ask the policy only when the tool's name is in `dangerous`.",
+                f"the policy was asked {policy.asked - before} times for {name}({tool_input}).",
+                "ask the policy once per dangerous call, and use its answer.",
             )
-    if policy.asked != 2:
+        if policy.calls[-1] != (name, tool_input):
+            fail(
+                f"the policy was asked about {policy.calls[-1]}, not {(name, tool_input)}.",
+                "pass the call on as it is: self.policy.decide(tool_name, tool_input).",
+            )
+    expected_allowed = [True, True, False]
+    if [d.allowed for d in decisions] != expected_allowed:
         fail(
-            f"the policy was asked {policy.asked} times for two merge_pr calls.",
-            "ask the policy once per dangerous call, and use its answer.",
-        )
-    if decisions != [True, True, False]:
-        fail(
-            f"the gate's answers were {decisions}; the script said yes then no to merge_pr.",
+            f"the gate's answers were {[d.allowed for d in decisions]}; the policy said yes "
+            "then no to merge_pr.",
             "harmless tools pass; for dangerous ones, return the policy's Decision.",
         )
+    for decision, (reason, who) in zip(
+        decisions[1:],
+        [
+            ("release day: merges allowed", "release-manager"),
+            ("CI is red on #483", "release-manager"),
+        ],
+        strict=True,
+    ):
+        if decision.reason != reason or decision.who != who:
+            fail(
+                f"for merge_pr the policy decided {(decision.allowed, reason, who)}, but the gate "
+                f"returned {decision}: the audit loses why, and who decided.",
+                "return the policy's Decision itself (its reason and who), not a new one.",
+            )
     counts = getattr(gate, "counts", None)
     expected = Counter({("comment_on_pr", True): 1, ("merge_pr", True): 1, ("merge_pr", False): 1})
     if Counter(counts or {}) != expected:
@@ -145,6 +220,7 @@ def check_gate(gate_class: Callable) -> None:
             f"gate.counts is {dict(counts or {})}; expected {dict(expected)}.",
             "count every decision, harmless ones too: self.counts[(tool_name, allowed)] += 1.",
         )
+    _check_explicit_yes(gate_class)
     merged: list[int] = []
 
     @tool
@@ -153,7 +229,7 @@ def check_gate(gate_class: Callable) -> None:
         merged.append(pr)
         return f"merged #{pr}"
 
-    gate = gate_class(Scripted([False]), {"merge_pr"})
+    gate = gate_class(_Policy((False, "not today")), {"merge_pr"})
     result = run_tool(
         {"merge_pr": merge_pr}, tool_call_block("merge_pr", "toolu_gate", pr=482), approve=gate
     )
@@ -162,4 +238,31 @@ def check_gate(gate_class: Callable) -> None:
             "with your gate as `approve`, a refused merge_pr still ran.",
             "decide() must return Decision(False, ...) when the policy says no.",
         )
-    passed("the gate guards dangerous tools and counts every decision")
+    passed("the gate guards dangerous tools, keeps the policy's reasons and counts every decision")
+
+
+def _check_explicit_yes(gate_class: Callable) -> None:
+    """A policy answering allowed="no" (or another non-True value) is a no, not a truthy string."""
+    __tracebackhide__ = True
+    from collections import Counter
+
+    for answer in ("no", "deny", "false", None):
+        gate = run_learner(
+            gate_class, _Policy((answer, f"answered {answer!r}")), {"merge_pr"}, name="AuditedGate"
+        )
+        decision = run_learner(gate.decide, "merge_pr", {"pr": 482}, name="decide")
+        if getattr(decision, "allowed", None) is not False:
+            fail(
+                f"a policy answering Decision(allowed={answer!r}, ...) got a gate decision with "
+                f"allowed={getattr(decision, 'allowed', None)!r}: only an explicit yes approves, "
+                "and bool('no') is True.",
+                "allow only when the policy's decision.allowed is True; anything else is a "
+                "refusal: Decision(decision.allowed is True, decision.reason, decision.who).",
+            )
+        counts = Counter(getattr(gate, "counts", None) or {})
+        if counts != Counter({("merge_pr", False): 1}):
+            fail(
+                f"after a policy answered allowed={answer!r}, gate.counts is {dict(counts)}; "
+                "the call was refused, so it counts as ('merge_pr', False).",
+                "count the decision you return, after turning the answer into True or False.",
+            )

@@ -1,4 +1,23 @@
-"""Checks for notebook 03, Pair tool results."""
+"""Checks for notebook 03, Pair tool results.
+
+Requirements, one per line (each proven both ways in tests/test_exercise_variants.py and
+tests/test_exercises.py):
+
+`check_tool_turn(add_tool_turn)`, `add_tool_turn(messages, response)` for two parallel calls
+(Paris succeeds, Atlantis fails); appending or returning a new list are both accepted:
+- exactly two messages added: the assistant turn, then one user message;
+- the assistant turn is the response's whole content (tool_use blocks included);
+- the results are in ONE message, tool_result blocks first (any text after);
+- one result per call, each with the call's own id;
+- the failed call is answered too, with `is_error: true`; the successful one is not marked and
+  holds the tool's output (as a string or a list of text blocks);
+- the course model accepts the history.
+
+`check_fix_history(fix_history)`, on four histories (one already valid):
+- returns a list with no pairing problem and no two same-role messages in a row;
+- no block lost or changed (moved only);
+- the course model accepts each repaired history.
+"""
 
 from __future__ import annotations
 
@@ -202,29 +221,25 @@ def _history(*messages: dict) -> list[dict]:
     return [copy.deepcopy(m) for m in messages]
 
 
-def _broken_histories() -> dict[str, list[dict]]:
-    """Histories a buggy program produced, each broken in one typical way."""
+def _broken_histories(turn_content: list[dict]) -> dict[str, list[dict]]:
+    """Histories a buggy program produced, each broken in one typical way.
+
+    `turn_content` is a real answer of the course model to the question (thinking block
+    included on a model that thinks): a model that thinks refuses a history whose tool_use turn
+    lost its thinking block, so the histories are built around the answer it really gave.
+    """
     question = {"role": "user", "content": "What's the weather in Paris and Tokyo?"}
-    turn = {
-        "role": "assistant",
-        "content": [
-            {"type": "text", "text": "I'll check the weather in Paris and Tokyo."},
-            {
-                "type": "tool_use",
-                "id": "toolu_01Paris",
-                "name": "get_weather",
-                "input": {"city": "Paris"},
-            },
-            {
-                "type": "tool_use",
-                "id": "toolu_02Tokyo",
-                "name": "get_weather",
-                "input": {"city": "Tokyo"},
-            },
-        ],
-    }
-    paris = {"type": "tool_result", "tool_use_id": "toolu_01Paris", "content": "18°C, light rain"}
-    tokyo = {"type": "tool_result", "tool_use_id": "toolu_02Tokyo", "content": "24°C, clear sky"}
+    turn = {"role": "assistant", "content": turn_content}
+    weather = {"Paris": "18°C, light rain", "Tokyo": "24°C, clear sky"}
+    paris, tokyo = (
+        {
+            "type": "tool_result",
+            "tool_use_id": block["id"],
+            "content": weather.get(block["input"].get("city"), "no data"),
+        }
+        for block in turn_content
+        if block["type"] == "tool_use"
+    )
     note = {"type": "text", "text": "Answer in one line, please."}
     answer = {"role": "assistant", "content": [{"type": "text", "text": "Paris 18°C, Tokyo 24°C."}]}
     thanks = {"role": "user", "content": "Thanks! And Oslo?"}
@@ -262,8 +277,15 @@ def _block_keys(messages: list) -> list[str]:
 def check_fix_history(fix_history: Callable) -> None:
     """03 · `fix_history(history)`: repair split results and text-first results, losing nothing."""
     __tracebackhide__ = True
-    client, _ = recording_client()
-    for label, broken in _broken_histories().items():
+    client, recorder = recording_client()
+    client.messages.create(
+        model=MODEL,
+        max_tokens=500,
+        tools=[WEATHER_TOOL],
+        messages=[{"role": "user", "content": "What's the weather in Paris and Tokyo?"}],
+    )
+    turn_content = recorder.responses[-1]["body"]["content"]
+    for label, broken in _broken_histories(turn_content).items():
         original = copy.deepcopy(broken)
         fixed = run_learner(fix_history, broken, name="fix_history")
         if not isinstance(fixed, list):

@@ -1,9 +1,38 @@
-"""Checks for notebook 01, Make a single call."""
+"""Checks for notebook 01, Make a single call.
+
+Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
+
+`check_ask(ask)`, `ask(client, history, text)`:
+- one call to the model per question;
+- `history` holds the question (user) then the answer (assistant) after each call: two
+  messages per call, in the learner's own list;
+- the assistant message is the response's whole content (a list of blocks, not the text);
+- the second call sends the whole history (user, assistant, user), not only the new question;
+- the return value is the text of the latest answer (its text blocks, whatever comes first).
+
+`check_ask_in_full(ask_in_full)`, `ask_in_full(client, history, text, *, max_tokens, max_calls)`,
+asking for an essay longer than max_tokens:
+- it reads stop_reason: while the answer is cut off (`max_tokens`), it goes on; on anything
+  else it stops;
+- each cut part is kept in the history (the assistant's whole content), followed by a user
+  message asking to continue; no request ends with an assistant turn (no prefill);
+- the parts, joined as they are, are the whole answer, written once (the model continued, it
+  did not start again), and that is what it returns;
+- it makes at most `max_calls` calls, and leaves a history that ends with the last part.
+
+`check_is_complete(is_complete)`, `is_complete(response)` (kept for older copies):
+- returns a bool;
+- True only for `stop_reason == "end_turn"`: False for `max_tokens` and `stop_sequence`,
+  including a cut answer that happens to end with a full stop, and True for a finished answer
+  without one (the text cannot tell).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+import anthropic
 
 from course_helpers.checks.common import (
     Recorder,
@@ -39,6 +68,12 @@ def check_ask(ask: Callable) -> None:
         fail(
             "history is still empty after ask(...): neither your question nor the answer was kept.",
             "append {'role': 'user', 'content': text} before the call, the answer after it.",
+        )
+    if len(history) == 1 and read_field(history[0], "role") == "assistant":
+        fail(
+            "history holds only the answer after the first question: your question was not kept, "
+            "so the next call will not show the model what it answered.",
+            "append {'role': 'user', 'content': text} to history itself, then send history.",
         )
     if len(history) == 1:
         fail(
@@ -145,4 +180,134 @@ def check_is_complete(is_complete: Callable) -> None:
                 f"{verdict}.",
                 "read response.stop_reason, not the text: only 'end_turn' means finished.",
             )
+    # Two answers whose text misleads: a cut that happens to end a sentence, and a finished
+    # answer without a full stop. Only stop_reason tells them apart.
+    for text, stop_reason, expected in [
+        ("An agent is a loop. The model reads the history and answers.", "max_tokens", False),
+        ("1, 2, 3, 4, 5", "end_turn", True),
+    ]:
+        response = _message(text, stop_reason)
+        said = run_learner(is_complete, response, name="is_complete")
+        if said is not expected:
+            verdict = "finished" if said else "unfinished"
+            fail(
+                f"is_complete called {text!r} with stop_reason={stop_reason!r} {verdict}.",
+                "the text cannot tell you: read response.stop_reason; only 'end_turn' means "
+                "finished.",
+            )
     passed("is_complete reads stop_reason")
+
+
+def _message(text: str, stop_reason: str) -> Any:
+    """A response as the SDK gives it, with this text and stop_reason."""
+
+    return anthropic.types.Message.model_validate(
+        {
+            "id": "msg_check",
+            "type": "message",
+            "role": "assistant",
+            "model": MODEL,
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": stop_reason,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 12, "output_tokens": 14},
+        }
+    )
+
+
+ESSAY = "Write a long essay about agents."
+
+
+def _check_no_prefill(recorder: Recorder) -> None:
+    __tracebackhide__ = True
+    for number, sent in enumerate(recorder.messages_sent, start=1):
+        if sent and read_field(sent[-1], "role") == "assistant":
+            fail(
+                f"call {number} ended with the assistant's cut part (a prefill): current models "
+                "refuse it.",
+                "after the cut part, append a user message asking the model to continue.",
+            )
+
+
+def check_ask_in_full(ask_in_full: Callable) -> None:
+    """01 · `ask_in_full(...)`: a cut answer is kept, continued, and joined; stop_reason decides."""
+    __tracebackhide__ = True
+    client, _ = recording_client()
+    whole = client.messages.create(
+        model=MODEL, max_tokens=8000, messages=[{"role": "user", "content": ESSAY}]
+    )
+    expected = text_of(whole.content)
+    client, recorder = recording_client()
+    history: list = []
+
+    def learner(*args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True
+        try:
+            return ask_in_full(*args, **kwargs)
+        except anthropic.APIStatusError:
+            _check_no_prefill(recorder)
+            raise
+
+    learner.__name__ = "ask_in_full"
+    answer = run_learner(
+        learner, client, history, ESSAY, max_tokens=300, max_calls=8, name="ask_in_full"
+    )
+    calls = len(recorder.requests)
+    if not calls:
+        fail("ask_in_full made no call to the model.", "start as ask() does.")
+    _check_no_prefill(recorder)
+    stops = [r["body"].get("stop_reason") for r in recorder.responses]
+    if calls == 1 and stops[0] == "max_tokens":
+        fail(
+            "ask_in_full stopped after one call, but the answer was cut off "
+            "(stop_reason 'max_tokens').",
+            "go on while response.stop_reason == 'max_tokens'; stop on anything else.",
+        )
+    if stops[-1] == "max_tokens" and calls < 8:
+        fail(
+            f"ask_in_full stopped after {calls} calls though the last answer was still cut off.",
+            "go on while response.stop_reason == 'max_tokens'.",
+        )
+    parts = [text_of(r["body"].get("content", [])) for r in recorder.responses]
+    if calls > 1 and parts[1][:40] == parts[0][:40]:
+        fail(
+            "the second call started the answer again: the model did not see where it stopped.",
+            "keep the cut part in the history (the assistant's whole content), then ask it to "
+            "continue where it stopped, without repeating.",
+        )
+    turns = [m for m in history if read_field(m, "role") == "assistant"]
+    kept = [text_of(content_blocks(m)) for m in turns]
+    if kept != parts:
+        fail(
+            f"history holds {len(turns)} assistant turn(s) for {calls} answers: every part, cut "
+            "or not, must be kept.",
+            "append {'role': 'assistant', 'content': response.content} after every call.",
+        )
+    if "".join(parts) != expected:
+        fail(
+            "the parts do not make the whole answer once: the model started again or repeated "
+            "itself.",
+            "ask it to continue exactly where it stopped, without repeating.",
+        )
+    if not isinstance(answer, str) or answer != expected:
+        fail(
+            f"ask_in_full returned {short_repr(answer)}; expected the parts joined as they are "
+            f"({len(expected):,} characters).",
+            "join the parts with '' (a cut can fall in the middle of a word).",
+        )
+    client, recorder = recording_client()
+    history = []
+    run_learner(
+        ask_in_full, client, history, ESSAY, max_tokens=300, max_calls=2, name="ask_in_full"
+    )
+    if len(recorder.requests) > 2:
+        fail(
+            f"with max_calls=2, ask_in_full called the model {len(recorder.requests)} times.",
+            "count the calls: for _ in range(max_calls): ...",
+        )
+    if not history or read_field(history[-1], "role") != "assistant":
+        fail(
+            "with max_calls=2, the history does not end with the last part of the answer.",
+            "append the last answer before you stop, even when it is still cut off.",
+        )
+    passed("ask_in_full continues a cut answer until stop_reason says it is finished")

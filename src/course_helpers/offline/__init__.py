@@ -3,7 +3,9 @@
 The real `anthropic` SDK talks to it through an in-process HTTP transport (see
 `course_helpers.make_client`) or over loopback HTTP (`python -m course_helpers.offline serve`).
 It validates requests like the real API, answers from small scenario policies, streams real
-server-sent events and can fail on demand (`faults.inject(...)`).
+server-sent events and can fail on demand (`faults.inject(...)`). Each model id of the SDK is
+played by its own rules (context window, forced `tool_choice`, thinking types and thinking by
+default...): see `models.CATALOGUE`, served by `GET /v1/models`, and docs/models.md.
 """
 
 from __future__ import annotations

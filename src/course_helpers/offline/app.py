@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
+from urllib.parse import parse_qs, unquote
 
 import anthropic
 import httpx2
@@ -17,7 +18,9 @@ from course_helpers.offline import sse
 from course_helpers.offline.engine import CourseModel
 from course_helpers.offline.errors import ApiError
 from course_helpers.offline.faults import Fault, status_error
+from course_helpers.offline.headers import check_headers
 from course_helpers.offline.ids import make_id
+from course_helpers.offline.models import CATALOGUE, model_info, models_page
 from course_helpers.offline.validation import validate_messages_request
 
 MAX_BODY_BYTES = 32 * 1024 * 1024
@@ -25,6 +28,7 @@ MAX_BODY_BYTES = 32 * 1024 * 1024
 OFFLINE_API_KEY = "offline-course-key"
 OFFLINE_BASE_URL = "http://course-model.local"
 ROUTES = {"/v1/messages": "messages", "/v1/messages/count_tokens": "count_tokens"}
+MODELS_PATH = "/v1/models"
 
 
 @dataclass
@@ -53,7 +57,7 @@ class CourseModelApp:
         headers = {k.lower(): v for k, v in headers.items()}
         request_id = make_id("req", method, path, body.decode("utf-8", "replace"))
         try:
-            return self._route(method, path.split("?", 1)[0], headers, body, request_id)
+            return self._route(method, path, headers, body, request_id)
         except ApiError as error:
             return _error_reply(error, request_id)
         except Exception as error:  # a bug in the course model must still look like the API
@@ -62,17 +66,23 @@ class CourseModelApp:
             return _error_reply(bug, request_id)
 
     def _route(
-        self, method: str, path: str, headers: dict[str, str], body: bytes, request_id: str
+        self, method: str, target: str, headers: dict[str, str], body: bytes, request_id: str
     ) -> HttpReply:
-        endpoint = ROUTES.get(path.rstrip("/"))
-        if endpoint is None or method != "POST":
+        path, _, query = target.partition("?")
+        path = path.rstrip("/")
+        models = method == "GET" and (path == MODELS_PATH or path.startswith(MODELS_PATH + "/"))
+        endpoint = ROUTES.get(path)
+        if not models and (endpoint is None or method != "POST"):
             raise ApiError(404, "Not Found")
         if not (headers.get("x-api-key") or headers.get("authorization", "").strip()):
             raise ApiError(401, "x-api-key header is required")
+        betas = check_headers(headers)
+        if models:
+            return _json_reply(_models_answer(path, query), request_id)
         if len(body) > MAX_BODY_BYTES:
             raise ApiError(413, "Request exceeds the maximum allowed number of bytes.")
         payload = _parse_json(body)
-        validate_messages_request(payload, endpoint=endpoint)
+        validate_messages_request(payload, endpoint=endpoint, betas=betas)
         if "thread" in payload:
             # The course model keeps no server-side threads. This rejection is the one the SDK
             # recognises: its tool runner then resends the whole conversation without `thread`.
@@ -155,6 +165,47 @@ class CourseModelApp:
                 yield chunk
 
         return httpx2.Response(reply.status, headers=reply.headers, content=chunks())
+
+
+def _models_answer(path: str, query: str) -> dict:
+    """`GET /v1/models` (a page of the catalogue) and `GET /v1/models/{id}`."""
+    if path != MODELS_PATH:
+        model_id = unquote(path[len(MODELS_PATH) + 1 :])
+        if model_id not in CATALOGUE or "/" in model_id:
+            raise ApiError(404, f"model: {model_id}")
+        return model_info(CATALOGUE[model_id])
+    params = parse_qs(query)
+
+    def first(name: str) -> str | None:
+        return params[name][0] if name in params else None
+
+    limit_text = first("limit") or "20"
+    try:
+        limit = int(limit_text)
+    except ValueError:
+        raise ApiError(400, "limit: Input should be a valid integer") from None
+    if limit < 1:
+        raise ApiError(400, "limit: Input should be greater than or equal to 1")
+    if limit > 1000:
+        raise ApiError(400, "limit: Input should be less than or equal to 1000")
+    lifecycles = {
+        value
+        for key in ("lifecycle", "lifecycle[]")
+        for item in params.get(key, [])
+        for value in item.split(",")
+    }
+    unknown = lifecycles - {"active", "deprecated", "retired"}
+    if unknown:
+        raise ApiError(
+            400,
+            "lifecycle: Input should be 'active', 'deprecated' or 'retired'",
+        )
+    return models_page(
+        after_id=first("after_id"),
+        before_id=first("before_id"),
+        limit=limit,
+        lifecycles=lifecycles or None,
+    )
 
 
 def _parse_json(body: bytes) -> object:

@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from course_helpers.offline.models import CATALOGUE
+from course_helpers.offline.schemas import example_for
+
 
 def blocks_of(message: dict) -> list[dict]:
     """A message's content as a list of blocks (a plain string becomes one text block)."""
@@ -127,8 +130,23 @@ class Conversation:
 
     @property
     def thinking_enabled(self) -> bool:
-        thinking = self.body.get("thinking") or {}
-        return thinking.get("type") in ("enabled", "adaptive")
+        """Whether the answer opens with a thinking block.
+
+        Asked for (`enabled`, `adaptive`), or by default on models that think unless told not
+        to (models.CATALOGUE). A forced tool call starts the turn at once: no thinking then.
+        """
+        spec = CATALOGUE.get(self.model)
+        thinking = self.body.get("thinking")
+        if spec is None:
+            return (thinking or {}).get("type") in ("enabled", "adaptive")
+        return spec.thinks(thinking) and not (self.must_use_tool and self.tools_allowed)
+
+    @property
+    def output_schema(self) -> dict | None:
+        """The JSON Schema of `output_config.format` (structured output), if the request has one."""
+        fmt = (self.body.get("output_config") or {}).get("format") or {}
+        schema = fmt.get("schema") if fmt.get("type") == "json_schema" else None
+        return schema if isinstance(schema, dict) else None
 
     # -- what was said -----------------------------------------------------------------
     @property
@@ -228,23 +246,4 @@ class Conversation:
 
 def example_value(schema: dict[str, Any], name: str = "value") -> Any:
     """A plausible value for a JSON Schema, used when a tool is forced but no scenario knows it."""
-    if "enum" in schema and schema["enum"]:
-        return schema["enum"][0]
-    if "default" in schema:
-        return schema["default"]
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "string")
-    if kind == "object":
-        props = schema.get("properties") or {}
-        required = schema.get("required") or list(props)
-        return {k: example_value(props.get(k, {}), k) for k in required}
-    if kind == "array":
-        return [example_value(schema.get("items") or {}, name)]
-    if kind == "integer":
-        return max(1, int(schema.get("minimum", 1)))
-    if kind == "number":
-        return float(schema.get("minimum", 1))
-    if kind == "boolean":
-        return True
-    return f"example {name}"
+    return example_for(schema, name=name)

@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 import jiter
 
 from course_helpers.offline import policy, scenarios
-from course_helpers.offline.conversation import Conversation, example_value
+from course_helpers.offline.conversation import Conversation
 from course_helpers.offline.errors import ApiError
 from course_helpers.offline.faults import Fault, FaultQueue
 from course_helpers.offline.ids import make_id
+from course_helpers.offline.models import CATALOGUE
 from course_helpers.offline.policy import Reply
+from course_helpers.offline.schemas import conform, example_for
 from course_helpers.offline.tokens import (
     PromptCache,
     Segment,
@@ -26,7 +28,6 @@ from course_helpers.offline.tokens import (
     segments,
 )
 
-CONTEXT_WINDOW = 200_000
 CHARS_PER_TOKEN = 4
 
 
@@ -36,13 +37,15 @@ class Outcome:
 
     message: dict
     partial_json: dict[int, str] = field(default_factory=dict)
+    output_tokens: int = 0  # estimated tokens of the content, as generated
 
 
 class CourseModel:
     """A stand-in for the Messages API that plays the course's scenarios."""
 
-    def __init__(self, *, variant: bool = False, context_window: int = CONTEXT_WINDOW) -> None:
+    def __init__(self, *, variant: bool = False, context_window: int | None = None) -> None:
         self.variant = variant
+        # None: each model's own window (models.CATALOGUE); a number overrides it for every model.
         self.context_window = context_window
         self.cache = PromptCache()
         self.faults = FaultQueue()
@@ -54,16 +57,16 @@ class CourseModel:
     def respond(self, body: dict, fault: Fault | None = None) -> Outcome:
         parts = segments(body)  # the prompt in cache order, sized once for both uses below
         prompt = input_tokens(body, parts)
-        if prompt > self.context_window or (fault and fault.kind == "prompt_too_long"):
-            shown = max(prompt, self.context_window + 1)
-            raise ApiError(
-                400, f"prompt is too long: {shown} tokens > {self.context_window} maximum"
-            )
+        window = self.context_window or CATALOGUE[body["model"]].context_window
+        if prompt > window or (fault and fault.kind == "prompt_too_long"):
+            shown = max(prompt, window + 1)
+            raise ApiError(400, f"prompt is too long: {shown} tokens > {window} maximum")
         conv = Conversation(body)
         reply = self._shape(conv, self._choose(conv))
         if self.variant:
             reply = _vary(conv, reply)
-        limit = min(int(body.get("max_tokens", 4096)), self.context_window - prompt)
+        reply = _structured(conv, reply)
+        limit = min(int(body.get("max_tokens", 4096)), window - prompt)
         window_hit = fault is not None and fault.kind == "context_window"
         if window_hit:
             limit = min(limit, 40)
@@ -72,7 +75,7 @@ class CourseModel:
         cut = message["stop_reason"] == "max_tokens"
         if window_hit or (cut and limit < int(body.get("max_tokens", 0))):
             message["stop_reason"] = "model_context_window_exceeded"
-        message["usage"] = self._usage(body, parts, prompt, message)
+        message["usage"] = self._usage(body, parts, prompt, message, outcome.output_tokens)
         if cut:
             # Generation ran until the budget was spent (a cut tool_use's partial input can
             # estimate above it): output_tokens never exceeds max_tokens.
@@ -105,7 +108,7 @@ class CourseModel:
             if not calls:
                 name = wanted or next(t["name"] for t in conv.tools if "input_schema" in t)
                 schema = (conv.tool(name) or {}).get("input_schema") or {}
-                calls = [policy.tool_use(name, **example_value(schema))]
+                calls = [policy.tool_use(name, **example_for(schema))]
             # A forced tool call starts the turn at once: no text before it.
             content = calls
         if not conv.parallel_allowed:
@@ -129,6 +132,8 @@ class CourseModel:
         message_id = make_id("msg", conv.fingerprint())
         if conv.thinking_enabled and reply.stop_reason != "refusal":
             thought = reply.thinking or _default_thought(conv, content)
+            if (conv.body.get("thinking") or {}).get("display") == "omitted":
+                thought = ""  # the signature alone goes back; the text is left out
             content.insert(0, {"type": "thinking", "thinking": thought, "signature": ""})
         stop_reason, stop_sequence = reply.stop_reason, None
         if stop_reason is None:
@@ -137,7 +142,7 @@ class CourseModel:
         content, hit = _apply_stop_sequences(content, stops)
         if hit is not None:
             stop_reason, stop_sequence = "stop_sequence", hit
-        content, partial, cut = _apply_token_limit(content, limit)
+        content, partial, cut, used = _apply_token_limit(content, limit)
         if cut:
             stop_reason = "max_tokens"
         for index, block in enumerate(content):
@@ -165,13 +170,15 @@ class CourseModel:
             "stop_sequence": stop_sequence,
             "stop_details": reply.stop_details if stop_reason == "refusal" else None,
         }
-        return Outcome(message, partial)
+        return Outcome(message, partial, used)
 
-    def _usage(self, body: dict, parts: list[Segment], prompt: int, message: dict) -> dict:
+    def _usage(
+        self, body: dict, parts: list[Segment], prompt: int, message: dict, generated: int
+    ) -> dict:
         cache = self.cache.account(body, parts)
         usage = {
             "input_tokens": prompt - cache.read - cache.written,
-            "output_tokens": max(1, sum(block_tokens(b) for b in message["content"])),
+            "output_tokens": max(1, generated),
             "cache_creation_input_tokens": cache.written,
             "cache_read_input_tokens": cache.read,
             "cache_creation": {
@@ -188,6 +195,36 @@ class CourseModel:
 
 _NO_TOOLS = "I would use a tool for this, but none may be used in this request."
 _EMPTY = "(The offline course model has nothing to add.)"
+
+
+def _structured(conv: Conversation, reply: Reply) -> Reply:
+    """What constrained decoding guarantees: `strict` tool inputs and `output_config.format`.
+
+    A strict tool's input always matches its schema; with a json_schema format, the answer's
+    text is one JSON document valid against the schema (tool calls are left as they are).
+    """
+    content = []
+    for block in reply.content:
+        if block["type"] == "tool_use":
+            tool = conv.tool(block["name"]) or {}
+            if tool.get("strict") and isinstance(tool.get("input_schema"), dict):
+                block = {**block, "input": conform(block["input"], tool["input_schema"])}
+        content.append(block)
+    schema = conv.output_schema
+    has_call = any(b["type"] == "tool_use" for b in content)
+    if schema is not None and not has_call and reply.stop_reason != "refusal":
+        said = "\n".join(b["text"] for b in content if b["type"] == "text")
+        document = conform(_json_or_none(said), schema, hint=said)
+        others = [b for b in content if b["type"] not in ("text",)]
+        content = [*others, policy.text(json.dumps(document, ensure_ascii=False))]
+    return Reply(content, reply.stop_reason, reply.stop_details, reply.thinking)
+
+
+def _json_or_none(text: str) -> object:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 def _default_thought(conv: Conversation, content: list[dict]) -> str:
@@ -214,7 +251,9 @@ def _apply_stop_sequences(content: list[dict], stops: list[str]) -> tuple[list[d
     return content, None
 
 
-def _apply_token_limit(content: list[dict], limit: int) -> tuple[list[dict], dict[int, str], bool]:
+def _apply_token_limit(
+    content: list[dict], limit: int
+) -> tuple[list[dict], dict[int, str], bool, int]:
     """Cut the content when it does not fit in `limit` output tokens.
 
     A tool_use cut this way keeps the part of its JSON input that was generated; the SDK
@@ -237,8 +276,8 @@ def _apply_token_limit(content: list[dict], limit: int) -> tuple[list[dict], dic
             parsed = jiter.from_json(raw.encode(), partial_mode=True) if raw else {}
             partial[len(kept)] = raw
             kept.append({**block, "input": parsed if isinstance(parsed, dict) else {}})
-        return kept, partial, True
-    return kept, partial, False
+        return kept, partial, True, limit
+    return kept, partial, False, used
 
 
 def _vary(conv: Conversation, reply: Reply) -> Reply:

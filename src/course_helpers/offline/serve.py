@@ -10,6 +10,7 @@ envelope, oversized bodies a 413, and a client that disconnects is simply forgot
 from __future__ import annotations
 
 import json
+import signal
 import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -48,25 +49,30 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self._answer("GET")
 
+    def do_PUT(self) -> None:
+        self._answer("PUT")
+
+    def do_DELETE(self) -> None:
+        self._answer("DELETE")
+
+    def do_PATCH(self) -> None:
+        self._answer("PATCH")
+
+    def do_OPTIONS(self) -> None:
+        self._answer("OPTIONS")
+
     def _answer(self, method: str) -> None:
         try:
-            length = int(self.headers.get("content-length") or 0)
-        except ValueError:
-            length = -1
-        if length < 0:
-            self._send_error(ApiError(400, "Invalid Content-Length header."))
+            body = self._read_body()
+        except ApiError as error:
+            self.close_connection = True  # the rest of the body, if any, is unread
+            self._send_error(error)
             return
-        if length > MAX_BODY_BYTES:
-            # Refuse without reading 32 MB first, and close: the rest of the body is unread.
-            self.close_connection = True
-            self._send_error(ApiError(413, "Request exceeds the maximum allowed number of bytes."))
-            return
-        try:
-            body = self.rfile.read(length)
         except _CLIENT_GONE:
             self.close_connection = True
             return
-        reply = self.app.dispatch(method, self.path, dict(self.headers.items()), body)
+        headers = {k: v for k, v in self.headers.items() if k.lower() != "transfer-encoding"}
+        reply = self.app.dispatch(method, self.path, headers, body)
         try:
             if reply.drop_connection:
                 self.close_connection = True
@@ -88,6 +94,49 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"0\r\n\r\n")
         except _CLIENT_GONE:
             self.close_connection = True
+
+    def _read_body(self) -> bytes:
+        """The request body, sent with a Content-Length or chunked (Transfer-Encoding)."""
+        coding = (self.headers.get("transfer-encoding") or "").lower()
+        if "chunked" in coding:
+            return self._read_chunked()
+        try:
+            length = int(self.headers.get("content-length") or 0)
+        except ValueError:
+            length = -1
+        if length < 0:
+            raise ApiError(400, "Invalid Content-Length header.")
+        if length > MAX_BODY_BYTES:
+            # Refuse without reading 32 MB first.
+            raise ApiError(413, "Request exceeds the maximum allowed number of bytes.")
+        return self.rfile.read(length)
+
+    def _read_chunked(self) -> bytes:
+        body = bytearray()
+        while True:
+            line = self.rfile.readline(1026)
+            if not line.endswith(b"\n"):
+                raise ApiError(400, "Invalid chunked request body.")
+            size_text = line.split(b";", 1)[0].strip()
+            try:
+                size = int(size_text, 16)
+            except ValueError:
+                raise ApiError(400, "Invalid chunked request body.") from None
+            if size < 0:
+                raise ApiError(400, "Invalid chunked request body.")
+            if size == 0:
+                break
+            if len(body) + size > MAX_BODY_BYTES:
+                raise ApiError(413, "Request exceeds the maximum allowed number of bytes.")
+            chunk = self.rfile.read(size)
+            if len(chunk) != size or self.rfile.readline(3) not in (b"\r\n", b"\n"):
+                raise ApiError(400, "Invalid chunked request body.")
+            body += chunk
+        for _ in range(100):  # optional trailer fields, then the blank line
+            trailer = self.rfile.readline(8192)
+            if trailer in (b"\r\n", b"\n", b""):
+                return bytes(body)
+        raise ApiError(400, "Invalid chunked request body.")
 
     def _send_error(self, error: ApiError) -> None:
         request_id = make_id("req", self.requestline)
@@ -167,12 +216,18 @@ def serve(
     host: str = "127.0.0.1", port: int = 8765, *, variant: bool = False, verbose: bool = False
 ) -> None:
     """Serve in the foreground until Ctrl-C."""
+    # A process started in the background by a shell inherits SIGINT *ignored*: Ctrl-C (or a
+    # test's SIGINT) would then never stop the server. Python's own handler is put back.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     server = make_server(host, port, app=CourseModelApp(CourseModel(variant=variant)))
     server.verbose = verbose  # read by _Handler.log_message
     address = f"http://{server.server_address[0]}:{server.server_address[1]}"
-    print(f"Offline course model listening on {address}", flush=True)
-    print(f"Try: ANTHROPIC_BASE_URL={address} (any API key works). Ctrl-C stops it.", flush=True)
     try:
+        # Inside the `try`: a Ctrl-C right after the first line still stops cleanly.
+        print(f"Offline course model listening on {address}", flush=True)
+        print(
+            f"Try: ANTHROPIC_BASE_URL={address} (any API key works). Ctrl-C stops it.", flush=True
+        )
         server.serve_forever()
     except KeyboardInterrupt:
         print("\nStopped.", flush=True)

@@ -99,9 +99,18 @@ def events(message: dict, partial_json: dict[int, str] | None = None) -> Iterato
 def stream_bytes(
     message: dict, partial_json: dict[int, str] | None = None, *, fail_after: int | None = None
 ) -> Iterator[bytes]:
-    """The SSE body; with `fail_after`, an `error` event replaces the rest after that many frames."""
-    for count, (name, data) in enumerate(events(message, partial_json)):
-        if fail_after is not None and count >= fail_after:
+    """The SSE body; with `fail_after`, an `error` event replaces the rest after that many frames.
+
+    Frames of thinking blocks are not counted: the error lands in the answer itself.
+    """
+    thinking = {i for i, block in enumerate(message["content"]) if block["type"] == "thinking"}
+    count = 0
+    for name, data in events(message, partial_json):
+        if data.get("index") in thinking:
+            yield frame(name, data)
+            continue
+        count += 1
+        if fail_after is not None and count > fail_after:
             error = {"type": "overloaded_error", "message": "Overloaded"}
             yield frame("error", {"type": "error", "error": error})
             return

@@ -8,16 +8,25 @@ which reports one error per request.
 Order of the checks (the API's own order is not documented; this one is chosen so that
 shape errors come before meaning errors, and earlier messages before later ones):
 
-1. Shape of the body, field by field (pydantic-style ``path: message``): body, ``model``,
-   ``max_tokens``, ``messages`` (roles, content, every block), ``system``,
-   ``stop_sequences``, ``stream``, ``temperature`` (type and range), ``tools``,
-   ``tool_choice``, ``thinking``.
+1. Shape of the body, field by field (pydantic-style ``path: message``): unknown top-level
+   fields (``name: Extra inputs are not permitted``), ``model``, ``max_tokens``,
+   ``messages`` (roles, content, every block; ``{"role": "system"}`` on the models that take
+   it), ``system``, ``stop_sequences``, ``stream``, ``temperature`` / ``top_p`` / ``top_k``
+   (type and range), ``tools``, ``tool_choice``, ``thinking``, ``output_config``. With an
+   ``anthropic-beta`` header, the SDK's beta block types, tool types and fields are accepted.
 2. Unknown model id: 404 ``not_found_error`` ``model: <id>``.
 3. Meaning: blocks allowed per role, empty content, empty text blocks, tool pairing
    (duplicate ids, missing results, orphan results, duplicate results), ``tool_choice``
-   against ``tools``, at most 4 ``cache_control`` blocks, thinking budget against
-   ``max_tokens``, temperature on models that deprecated it, the thinking block that must
-   open the last assistant turn, and assistant prefill on models without it.
+   against ``tools``, at most 4 ``cache_control`` blocks; then the rules of the model
+   (``models.CATALOGUE``, sources in docs/models.md), in this order: budget thinking with a
+   forced ``tool_choice`` (every model), the thinking types the model accepts, thinking budget
+   against ``max_tokens``, forced ``tool_choice``, sampling parameters, ``max_tokens`` against
+   the model's maximum; the thinking block that must open the last assistant tool turn (when
+   the model thinks: asked to, or by default; with adaptive thinking, on a model that accepts a
+   forced ``tool_choice``, a turn made only of ``tool_use`` blocks is accepted, as a forced call
+   returns no thinking block), and assistant prefill on models without it.
+   The prompt against the model's context window is checked by the engine (it needs the
+   token count).
 
 Rules and the real reports their wording comes from
 ---------------------------------------------------
@@ -45,12 +54,13 @@ Rules and the real reports their wording comes from
   `user` messages``, and ``tool_use`` in a user message, ``messages.N: `tool_use` blocks can
   only be in `assistant` messages``: both quoted as live 400s in public code.
 - Role: ``messages: Unexpected role "system". The Messages API accepts a top-level `system`
-  parameter, not "system" as an input message role.``; any other role: ``messages:
+  parameter, not "system" as an input message role.`` (on models without mid-conversation
+  system messages); any other role: ``messages:
   Unexpected role "tool". Allowed roles are "user" or "assistant".`` (quoted as live 400s).
 - Unknown block type, pydantic's discriminator error with the tag in the path and the
   expected tags sorted: ``messages.N.content.M: Input tag 'x' found using 'type' does not
   match any of the expected tags: 'bash_code_execution_tool_result', ...`` and for tool
-  result content ``...: 'document', 'image', 'search_result', 'text'`` (reports quoted in
+  result content the tags of the SDK's own ``ToolResultBlockParam`` content (reports quoted in
   public code; nested paths carry the tag, e.g.
   ``messages.3.content.0.tool_result.content.0.tool_reference.tool_name: Field required``).
   The list of expected tags is built from the SDK's ``ContentBlockParam`` union.
@@ -84,8 +94,11 @@ Rules and the real reports their wording comes from
 - Temperature: ``temperature is deprecated for this model.``: vogler75/monster-mq#168
   (sonnet-5, direct API, 2026-08), cognizant-ai-lab/neuro-san-studio#1072,
   sipeed/picoclaw#2939 (opus-4-7), The-PR-Agent/pr-agent#2456 (opus-4-8, fable-5). Applied
-  to the 5 family and to opus 4.7 and 4.8; SDK 2.10 no longer has a ``temperature``
-  parameter at all, so it only arrives through ``extra_body``. Older models check 0..1.
+  to the models whose catalogue row refuses sampling parameters, with the same sentence for
+  ``top_p`` and ``top_k``; SDK 2.10 no longer has these parameters at all, so they only
+  arrive through ``extra_body``. Older models check 0..1 (``top_k``: a non-negative int).
+- The per-model messages (forced ``tool_choice``, thinking types, ``max_tokens`` above the
+  maximum) and their sources: docs/models.md.
 
 Consecutive same-role messages and split tool results
 -----------------------------------------------------
@@ -107,7 +120,8 @@ Other decisions
 - Unknown keys are accepted in messages and content blocks (the SDK's response blocks only
   carry fields the request types also have, and ``None`` fields are dropped); custom tool
   definitions are strict, as the API is (``tools.N.custom.x: Extra inputs are not
-  permitted``). Unknown top-level keys are left to the server layer (e.g. ``thread``).
+  permitted``), and so is the top level of the body. ``thread`` is left to the server layer
+  (its own rejection lets the SDK's tool runner fall back).
 - ``cache_control`` is counted on tools, system blocks, message blocks, blocks nested in
   ``tool_result`` content, and the top-level automatic ``cache_control``; ``None`` does not
   count.
@@ -159,11 +173,24 @@ from __future__ import annotations
 import re
 import typing
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any, Literal, get_args, get_origin
 
-from anthropic.types import ContentBlockParam, Model, ToolUnionParam
+from anthropic.types import ContentBlockParam, Model, ToolParam, ToolUnionParam
+from anthropic.types import message_count_tokens_params as _count_params
+from anthropic.types import message_create_params as _create_params
+from anthropic.types.beta import (
+    BetaContentBlockParam,
+    BetaToolParam,
+    BetaToolResultBlockParam,
+    BetaToolUnionParam,
+)
+from anthropic.types.beta import message_count_tokens_params as _beta_count_params
+from anthropic.types.beta import message_create_params as _beta_create_params
+from anthropic.types.tool_result_block_param import Content as _ToolResultContent
 
 from .errors import ApiError, invalid_request
+from .models import CATALOGUE, SAMPLING_PARAMS, ModelSpec
 
 __all__ = ["KNOWN_MODELS", "validate_messages_request"]
 
@@ -182,22 +209,81 @@ def _type_tags(union: Any) -> dict[str, dict[str, Any]]:
     """Map each member's `type` tag to its resolved field annotations."""
     tags: dict[str, dict[str, Any]] = {}
     for member in get_args(union):
-        hints = typing.get_type_hints(member)
+        if get_origin(member) in (typing.Union, typing.Annotated) or not isinstance(member, type):
+            tags.update({k: v for k, v in _type_tags(member).items() if k not in tags})
+            continue
+        hints = _hints(member)
         for tag in _literals(hints.get("type")):
             tags[tag] = hints
     return tags
 
 
+def _hints(kind: Any) -> dict[str, Any]:
+    """Field annotations of a TypedDict or of a pydantic model (SDK response blocks)."""
+    fields = getattr(kind, "model_fields", None)
+    if fields is not None:
+        return {name: field.annotation for name, field in fields.items()}
+    return typing.get_type_hints(kind)
+
+
 KNOWN_MODELS: frozenset[str] = frozenset(_literals(Model))
 """Every model id of the SDK's `anthropic.types.Model` literal."""
 
-_BLOCK_TYPES = frozenset(_type_tags(ContentBlockParam))
-_TOOL_TYPES = _type_tags(ToolUnionParam)
-_CUSTOM_TOOL_FIELDS = frozenset(_TOOL_TYPES["custom"])
-_SERVER_TOOL_NAMES = {
-    tag: _literals(hints.get("name")) for tag, hints in _TOOL_TYPES.items() if tag != "custom"
-}
-_TOOL_RESULT_CONTENT_TYPES = frozenset({"document", "image", "search_result", "text"})
+
+def _fields(*types: Any) -> frozenset[str]:
+    return frozenset(name for kind in types for name in _hints(kind))
+
+
+def _result_content_tags(block_param: Any) -> frozenset[str]:
+    content = typing.get_type_hints(block_param)["content"]
+    iterable = next(arg for arg in get_args(content) if arg is not str)
+    return frozenset(_type_tags(get_args(iterable)[0]))
+
+
+@dataclass(frozen=True)
+class _Surface:
+    """What the request may contain: the GA types, or the beta ones (an `anthropic-beta` sent)."""
+
+    block_types: frozenset[str]
+    tool_types: dict[str, dict[str, Any]]
+    custom_tool_fields: frozenset[str]
+    result_content_types: frozenset[str]
+    create_fields: frozenset[str]
+    count_fields: frozenset[str]
+
+    @property
+    def server_tool_names(self) -> dict[str, list[Any]]:
+        return {
+            tag: _literals(hints.get("name"))
+            for tag, hints in self.tool_types.items()
+            if tag != "custom"
+        }
+
+
+# Request fields that the SDK sends as headers, never in the body.
+_HEADER_FIELDS = frozenset({"betas", "workspace_id"})
+# Accepted as fields (SDK 2.10 dropped them; older models still take them through extra_body).
+_EXTRA_FIELDS = frozenset({"stream", *SAMPLING_PARAMS})
+
+_GA = _Surface(
+    block_types=frozenset(_type_tags(ContentBlockParam)),
+    tool_types=_type_tags(ToolUnionParam),
+    custom_tool_fields=_fields(ToolParam),
+    result_content_types=frozenset(_type_tags(_ToolResultContent)),
+    create_fields=_fields(_create_params.MessageCreateParamsBase) - _HEADER_FIELDS | _EXTRA_FIELDS,
+    count_fields=_fields(_count_params.MessageCountTokensParams) - _HEADER_FIELDS,
+)
+_BETA = _Surface(
+    block_types=_GA.block_types | frozenset(_type_tags(BetaContentBlockParam)),
+    tool_types={**_type_tags(BetaToolUnionParam), **_GA.tool_types},
+    custom_tool_fields=_GA.custom_tool_fields | _fields(BetaToolParam),
+    result_content_types=_GA.result_content_types | _result_content_tags(BetaToolResultBlockParam),
+    create_fields=_GA.create_fields
+    | (_fields(_beta_create_params.MessageCreateParamsBase) - _HEADER_FIELDS),
+    count_fields=_GA.count_fields
+    | (_fields(_beta_count_params.MessageCountTokensParams) - _HEADER_FIELDS),
+)
+_BLOCK_TYPES = _GA.block_types
 _TOOL_CHOICE_TYPES = frozenset({"auto", "any", "tool", "none"})
 _THINKING_TYPES = frozenset({"enabled", "disabled", "adaptive", "between_tools"})
 
@@ -208,15 +294,17 @@ _ASSISTANT_ONLY_BLOCKS = frozenset(
 )
 _THINKING_BLOCKS = ("thinking", "redacted_thinking")
 
+_EFFORTS = ("low", "medium", "high", "xhigh", "max")
 _TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
 _TOOL_NAME_PATTERN = "^[a-zA-Z0-9_-]{1,128}$"
-_MODEL_VERSION = re.compile(r"^claude-([a-z]+)-(\d+)(?:-(\d+))?(?:-\d{8})?$")
 MAX_CACHE_CONTROL_BLOCKS = 4
 MIN_THINKING_BUDGET = 1024
 
 EMPTY_CONTENT = (
     "all messages must have non-empty content except for the optional final assistant message"
 )
+THINKING_WITH_FORCED_TOOL = "Thinking may not be enabled when tool_choice forces tool use."
+FORCED_TOOL_UNSUPPORTED = "tool_choice forces tool use is not compatible with this model."
 PREFILL_UNSUPPORTED = (
     "This model does not support assistant message prefill. "
     "The conversation must end with a user message."
@@ -262,41 +350,25 @@ def _blocks(message: dict) -> list[dict]:
     return content
 
 
-def _model_version(model: str) -> tuple[str, int, int] | None:
-    match = _MODEL_VERSION.match(model)
-    if not match:
-        return None
-    family, major, minor = match.groups()
-    return family, int(major), int(minor or 0)
-
-
-def _refuses_prefill(model: str) -> bool:
-    version = _model_version(model)
-    if version is None:
-        return False
-    _, major, minor = version
-    return major >= 5 or (major == 4 and minor >= 6)
-
-
-def _deprecates_temperature(model: str) -> bool:
-    version = _model_version(model)
-    if version is None:
-        return False
-    family, major, minor = version
-    return major >= 5 or (family == "opus" and major == 4 and minor >= 7)
-
-
 # --------------------------------------------------------------------------- entry point
 
 
-def validate_messages_request(body: Any, *, endpoint: str = "messages") -> None:
-    """Raise `ApiError` when the real API would reject `body` (endpoint: messages|count_tokens)."""
+def validate_messages_request(
+    body: Any, *, endpoint: str = "messages", betas: Iterable[str] = ()
+) -> None:
+    """Raise `ApiError` when the real API would reject `body` (endpoint: messages|count_tokens).
+
+    `betas` are the names of the request's `anthropic-beta` header: with any, the beta block
+    types, tool types and fields are accepted too.
+    """
     if endpoint not in ("messages", "count_tokens"):
         raise ValueError(f"unknown endpoint {endpoint!r}")
     generating = endpoint == "messages"
+    surface = _BETA if frozenset(betas) else _GA
 
-    _check_shape(body, generating=generating)
+    _check_shape(body, generating=generating, surface=surface)
     _check_model_known(body["model"])
+    spec = CATALOGUE[body["model"]]
 
     messages = body["messages"]
     _check_roles_of_blocks(messages)
@@ -305,31 +377,46 @@ def validate_messages_request(body: Any, *, endpoint: str = "messages") -> None:
     _check_tool_choice_against_tools(body)
     _check_cache_control_count(body)
     if generating:
-        _check_thinking_budget(body)
-        _check_temperature_supported(body)
-    _check_thinking_opens_tool_turn(body)
+        _check_model_rules(body, spec)
+    _check_thinking_opens_tool_turn(body, spec)
     if generating:
-        _check_prefill(body)
+        _check_prefill(body, spec)
 
 
 # --------------------------------------------------------------------------- 1. shape
 
 
-def _check_shape(body: Any, *, generating: bool) -> None:
+def _check_shape(body: Any, *, generating: bool, surface: _Surface) -> None:
     if not isinstance(body, dict):
         raise _fail("Input should be a valid dictionary")
+    _check_known_fields(body, generating=generating, surface=surface)
     _check_model_field(body)
     if generating:
         _check_max_tokens(body)
-    _check_messages_shape(body)
+    _check_messages_shape(body, surface)
     _check_system(body)
     _check_stop_sequences(body)
     if generating:
         _check_stream(body)
-        _check_temperature_range(body)
-    _check_tools_shape(body)
+        _check_sampling_ranges(body)
+    _check_tools_shape(body, surface)
     _check_tool_choice_shape(body)
     _check_thinking_shape(body)
+    _check_output_config_shape(body)
+
+
+def _check_known_fields(body: dict, *, generating: bool, surface: _Surface) -> None:
+    """Unknown top-level fields: `name: Extra inputs are not permitted`.
+
+    `thread` is left to the server layer (its own rejection lets the SDK's tool runner fall
+    back). count_tokens also accepts the create fields (clients reuse one body for both).
+    """
+    allowed = surface.create_fields | {"thread"}
+    if not generating:
+        allowed = allowed | surface.count_fields
+    for key in body:
+        if key not in allowed:
+            raise _fail(f"{key}: Extra inputs are not permitted")
 
 
 def _check_model_field(body: dict) -> None:
@@ -349,7 +436,7 @@ def _check_max_tokens(body: dict) -> None:
         raise _fail("max_tokens: Input should be greater than or equal to 0")
 
 
-def _check_messages_shape(body: dict) -> None:
+def _check_messages_shape(body: dict, surface: _Surface) -> None:
     if "messages" not in body:
         raise _fail("messages: Field required")
     messages = body["messages"]
@@ -357,17 +444,22 @@ def _check_messages_shape(body: dict) -> None:
         raise _fail("messages: Input should be a valid list")
     if not messages:
         raise _fail("messages: at least one message is required")
+    spec = CATALOGUE.get(body.get("model"))  # type: ignore[arg-type]
+    system_role = spec is not None and spec.system_role
     for index, message in enumerate(messages):
-        _check_message_shape(index, message)
+        _check_message_shape(index, message, surface, system_role=system_role)
 
 
-def _check_message_shape(index: int, message: Any) -> None:
+def _check_message_shape(index: int, message: Any, surface: _Surface, *, system_role: bool) -> None:
     path = f"messages.{index}"
     if not isinstance(message, dict):
         raise _fail(f"{path}: Input should be a valid dictionary")
     if "role" not in message:
         raise _fail(f"{path}.role: Field required")
     role = message["role"]
+    if role == "system" and system_role:
+        _check_system_message(path, message)
+        return
     if role == "system":
         raise _fail(
             'messages: Unexpected role "system". The Messages API accepts a top-level '
@@ -383,23 +475,41 @@ def _check_message_shape(index: int, message: Any) -> None:
     if not isinstance(content, list):
         raise _fail(f"{path}.content: Input should be a valid list")
     for position, block in enumerate(content):
-        _check_block_shape(f"{path}.content.{position}", block)
+        _check_block_shape(f"{path}.content.{position}", block, surface)
 
 
-def _check_block_shape(path: str, block: Any) -> None:
+def _check_system_message(path: str, message: dict) -> None:
+    """A mid-conversation `{"role": "system"}` entry: a string or text blocks, like `system`."""
+    if "content" not in message:
+        raise _fail(f"{path}.content: Field required")
+    content = message["content"]
+    if isinstance(content, str):
+        return
+    if not isinstance(content, list):
+        raise _fail(f"{path}.content: Input should be a valid list")
+    for position, block in enumerate(content):
+        block_path = f"{path}.content.{position}"
+        if not isinstance(block, dict):
+            raise _fail(f"{block_path}: Input should be a valid dictionary")
+        if block.get("type") != "text":
+            raise _fail(f"{block_path}.type: Input should be 'text'")
+        _check_text_block(f"{block_path}.text", block)
+
+
+def _check_block_shape(path: str, block: Any, surface: _Surface) -> None:
     if not isinstance(block, dict):
         raise _fail(f"{path}: Input should be a valid dictionary")
     if "type" not in block:
         raise _fail(f"{path}: Unable to extract tag using discriminator 'type'")
     kind = block["type"]
-    if kind not in _BLOCK_TYPES:
-        raise _tag_error(path, kind, _BLOCK_TYPES)
+    if kind not in surface.block_types:
+        raise _tag_error(path, kind, surface.block_types)
     if kind == "text":
         _check_text_block(f"{path}.text", block)
     elif kind == "tool_use":
         _check_tool_use_block(f"{path}.tool_use", block)
     elif kind == "tool_result":
-        _check_tool_result_block(f"{path}.tool_result", block)
+        _check_tool_result_block(f"{path}.tool_result", block, surface)
 
 
 def _check_text_block(path: str, block: dict) -> None:
@@ -420,7 +530,7 @@ def _check_tool_use_block(path: str, block: dict) -> None:
         raise _fail(f"{path}.input: Input should be a valid dictionary")
 
 
-def _check_tool_result_block(path: str, block: dict) -> None:
+def _check_tool_result_block(path: str, block: dict, surface: _Surface) -> None:
     if "tool_use_id" not in block:
         raise _fail(f"{path}.tool_use_id: Field required")
     if not isinstance(block["tool_use_id"], str):
@@ -436,8 +546,8 @@ def _check_tool_result_block(path: str, block: dict) -> None:
             raise _fail(f"{inner_path}: Input should be a valid dictionary")
         if "type" not in inner:
             raise _fail(f"{inner_path}: Unable to extract tag using discriminator 'type'")
-        if inner["type"] not in _TOOL_RESULT_CONTENT_TYPES:
-            raise _tag_error(inner_path, inner["type"], _TOOL_RESULT_CONTENT_TYPES)
+        if inner["type"] not in surface.result_content_types:
+            raise _tag_error(inner_path, inner["type"], surface.result_content_types)
         if inner["type"] == "text":
             _check_text_block(f"{inner_path}.text", inner)
 
@@ -476,45 +586,51 @@ def _check_stream(body: dict) -> None:
         raise _fail("stream: Input should be a valid boolean")
 
 
-def _check_temperature_range(body: dict) -> None:
-    if "temperature" not in body:
-        return
-    value = body["temperature"]
-    if not _is_number(value):
-        raise _fail("temperature: Input should be a valid number")
-    if value < 0:
-        raise _fail("temperature: Input should be greater than or equal to 0")
-    if value > 1:
-        raise _fail("temperature: Input should be less than or equal to 1")
+def _check_sampling_ranges(body: dict) -> None:
+    for name in ("temperature", "top_p"):
+        if name not in body:
+            continue
+        value = body[name]
+        if not _is_number(value):
+            raise _fail(f"{name}: Input should be a valid number")
+        if value < 0:
+            raise _fail(f"{name}: Input should be greater than or equal to 0")
+        if value > 1:
+            raise _fail(f"{name}: Input should be less than or equal to 1")
+    if "top_k" in body:
+        if not _is_int(body["top_k"]):
+            raise _fail("top_k: Input should be a valid integer")
+        if body["top_k"] < 0:
+            raise _fail("top_k: Input should be greater than or equal to 0")
 
 
-def _check_tools_shape(body: dict) -> None:
+def _check_tools_shape(body: dict, surface: _Surface) -> None:
     if "tools" not in body:
         return
     tools = body["tools"]
     if not isinstance(tools, list):
         raise _fail("tools: Input should be a valid list")
     for index, tool in enumerate(tools):
-        _check_tool_definition(index, tool)
-    names = [tool["name"] for tool in tools]
+        _check_tool_definition(index, tool, surface)
+    names = [tool["name"] for tool in tools if "name" in tool]
     if len(names) != len(set(names)):
         raise _fail("tools: Tool names must be unique.")
 
 
-def _check_tool_definition(index: int, tool: Any) -> None:
+def _check_tool_definition(index: int, tool: Any, surface: _Surface) -> None:
     path = f"tools.{index}"
     if not isinstance(tool, dict):
         raise _fail(f"{path}: Input should be a valid dictionary")
     kind = tool.get("type") or "custom"
-    if kind not in _TOOL_TYPES:
-        raise _tag_error(path, kind, _TOOL_TYPES)
+    if kind not in surface.tool_types:
+        raise _tag_error(path, kind, surface.tool_types)
     if kind == "custom":
-        _check_custom_tool(f"{path}.custom", tool)
+        _check_custom_tool(f"{path}.custom", tool, surface)
     else:
-        _check_server_tool(f"{path}.{kind}", kind, tool)
+        _check_server_tool(f"{path}.{kind}", kind, tool, surface)
 
 
-def _check_custom_tool(path: str, tool: dict) -> None:
+def _check_custom_tool(path: str, tool: dict, surface: _Surface) -> None:
     if "name" not in tool:
         raise _fail(f"{path}.name: Field required")
     name = tool["name"]
@@ -530,13 +646,15 @@ def _check_custom_tool(path: str, tool: dict) -> None:
     if schema.get("type") != "object":
         raise _fail(f"{path}.input_schema.type: Input should be 'object'")
     for key in tool:
-        if key not in _CUSTOM_TOOL_FIELDS:
+        if key not in surface.custom_tool_fields:
             raise _fail(f"{path}.{key}: Extra inputs are not permitted")
 
 
-def _check_server_tool(path: str, kind: str, tool: dict) -> None:
-    expected = _SERVER_TOOL_NAMES[kind]
-    if "name" not in tool:
+def _check_server_tool(path: str, kind: str, tool: dict, surface: _Surface) -> None:
+    expected = surface.server_tool_names[kind]
+    if "name" not in surface.tool_types[kind]:
+        pass  # a tool type without a name (e.g. an MCP toolset)
+    elif "name" not in tool:
         raise _fail(f"{path}.name: Field required")
     if expected and tool["name"] not in expected:
         listed = " or ".join(f"'{name}'" for name in expected)
@@ -565,6 +683,29 @@ def _check_tool_choice_shape(body: dict) -> None:
             raise _fail("tool_choice.tool.name: Field required")
         if not isinstance(choice["name"], str):
             raise _fail("tool_choice.tool.name: Input should be a valid string")
+
+
+def _check_output_config_shape(body: dict) -> None:
+    if "output_config" not in body or body["output_config"] is None:
+        return
+    config = body["output_config"]
+    if not isinstance(config, dict):
+        raise _fail("output_config: Input should be a valid dictionary")
+    effort = config.get("effort")
+    if effort is not None and effort not in _EFFORTS:
+        listed = ", ".join(f"'{e}'" for e in _EFFORTS[:-1]) + f" or '{_EFFORTS[-1]}'"
+        raise _fail(f"output_config.effort: Input should be {listed}")
+    fmt = config.get("format")
+    if fmt is None:
+        return
+    if not isinstance(fmt, dict):
+        raise _fail("output_config.format: Input should be a valid dictionary")
+    if fmt.get("type") != "json_schema":
+        raise _fail("output_config.format.type: Input should be 'json_schema'")
+    if "schema" not in fmt:
+        raise _fail("output_config.format.schema: Field required")
+    if not isinstance(fmt["schema"], dict):
+        raise _fail("output_config.format.schema: Input should be a valid dictionary")
 
 
 def _check_thinking_shape(body: dict) -> None:
@@ -738,22 +879,51 @@ def _check_cache_control_count(body: dict) -> None:
         )
 
 
-def _check_thinking_budget(body: dict) -> None:
+def _check_model_rules(body: dict, spec: ModelSpec) -> None:
+    """The rules that depend on the model (see `models.CATALOGUE`), in this order."""
     thinking = body.get("thinking")
-    if thinking is None or thinking["type"] != "enabled":
-        return
-    if thinking["budget_tokens"] >= body["max_tokens"]:
+    kind = thinking["type"] if thinking is not None else None
+    choice = body.get("tool_choice")
+    forced = choice is not None and choice["type"] in ("any", "tool") and bool(body.get("tools"))
+    if kind == "enabled" and forced:
+        raise _fail(THINKING_WITH_FORCED_TOOL)
+    if kind is not None and kind not in spec.thinking_types:
+        raise _fail(_thinking_refusal(kind, spec))
+    if kind == "enabled" and thinking["budget_tokens"] >= body["max_tokens"]:
         raise _fail("`max_tokens` must be greater than `thinking.budget_tokens`.")
+    if forced and not spec.forced_tool_choice:
+        raise _fail(FORCED_TOOL_UNSUPPORTED)
+    if not spec.sampling_params:
+        for name in SAMPLING_PARAMS:
+            if name in body:
+                raise _fail(f"{name} is deprecated for this model.")
+    if body["max_tokens"] > spec.max_output_tokens:
+        raise _fail(
+            f"max_tokens: {body['max_tokens']} > {spec.max_output_tokens}, which is the maximum "
+            f"allowed number of output tokens for {spec.id}"
+        )
 
 
-def _check_temperature_supported(body: dict) -> None:
-    if "temperature" in body and _deprecates_temperature(body["model"]):
-        raise _fail("temperature is deprecated for this model.")
+def _thinking_refusal(kind: str, spec: ModelSpec) -> str:
+    if kind == "adaptive":
+        return "adaptive thinking is not supported on this model"
+    refused = f'"thinking.type.{kind}" is not supported for this model.'
+    if kind == "enabled":
+        return (
+            f'{refused} Use "thinking.type.adaptive" and "output_config.effort" to control '
+            "thinking behavior."
+        )
+    off = spec.thinking_off_type
+    if off is not None:
+        return f'{refused} Use "thinking.type.{off}" to turn thinking off on this model.'
+    if spec.thinks_by_default:
+        return f"{refused} Thinking cannot be turned off on this model."
+    return refused
 
 
-def _check_thinking_opens_tool_turn(body: dict) -> None:
-    thinking = body.get("thinking")
-    if thinking is None or thinking["type"] not in ("enabled", "adaptive"):
+def _check_thinking_opens_tool_turn(body: dict, spec: ModelSpec) -> None:
+    """When the model thinks (asked to, or by default), the last tool turn opens with thinking."""
+    if not spec.thinks(body.get("thinking")):
         return
     messages = body["messages"]
     assistant_indexes = [i for i, message in enumerate(messages) if message["role"] == "assistant"]
@@ -763,14 +933,22 @@ def _check_thinking_opens_tool_turn(body: dict) -> None:
     blocks = _blocks(messages[index])
     if not any(block["type"] == "tool_use" for block in blocks):
         return
+    explicit = (body.get("thinking") or {}).get("type") == "enabled"
+    only_calls = all(block["type"] == "tool_use" for block in blocks)
+    if spec.forced_tool_choice and not explicit and only_calls:
+        # What a forced tool_choice produces on a model that accepts one and thinks adaptively
+        # (by default or asked): the call opens the turn, with no thinking block. Sent back
+        # whole, it is valid. A model that refuses forced tool use never wrote such a turn, so
+        # there a turn without its thinking block is a history the loop cut.
+        return
     first = blocks[0]["type"]
     if first not in _THINKING_BLOCKS:
         raise _fail(f"messages.{index}.content.0.type: {THINKING_FIRST.format(found=first)}")
 
 
-def _check_prefill(body: dict) -> None:
+def _check_prefill(body: dict, spec: ModelSpec) -> None:
     last = body["messages"][-1]
-    if last["role"] != "assistant" or not _refuses_prefill(body["model"]):
+    if last["role"] != "assistant" or spec.prefill:
         return
     if any(block["type"] == "server_tool_use" for block in _blocks(last)):
         return  # resuming a `pause_turn`: the paused assistant turn is sent back as is

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 
 from course_helpers.offline.conversation import Conversation
 from course_helpers.offline.policy import SCENARIOS, Reply, Scenario, say
@@ -31,7 +32,10 @@ def catalogue() -> str:
 
 def fallback(conv: Conversation) -> Reply:
     """Said when no scenario recognises the request: honest about what this model is."""
-    asked = conv.last_user_text.strip().splitlines()[0][:80] if conv.last_user_text else ""
+    # Some clients (coding agent CLIs) wrap context in tags such as <system-reminder>: the
+    # question is what is left outside them.
+    said = re.sub(r"<([a-z-]+)>.*?</\1>", "", conv.last_user_text, flags=re.DOTALL).strip()
+    asked = said.splitlines()[0][:80] if said else ""
     heard = f'You asked: "{asked}". ' if asked else ""
     return say(
         "I am the offline course model, a small stand-in for Claude that runs on your machine "

@@ -1,4 +1,5 @@
-"""Plain chat for notebook 01: a greeting, counting, a long essay, remembering a name, no hands.
+"""Plain chat for notebook 01: a greeting, what an agent is, counting, a long essay,
+remembering a name, no hands.
 
 These are enough to show a response's parts, a second turn that relies on history,
 `stop_sequences` (counting), `max_tokens` (the essay never fits in a small budget) and that a
@@ -41,6 +42,25 @@ def count(conv: Conversation) -> Reply | None:
     if end - start > 500:
         end = start + 500
     return say(", ".join(str(n) for n in range(start, end + 1)) + ".")
+
+
+AGENT_ANSWER = (
+    "An agent is a program that calls a language model in a loop. Each time round, the model "
+    "reads the whole conversation and either answers or asks for a tool. Your program runs the "
+    "tool and sends the result back. The loop ends when the model answers without asking for a "
+    "tool."
+)
+
+
+@scenario(
+    "agent", "Say what an agent is: 'What is an agent?' (try it with a system prompt)", priority=900
+)
+def agent(conv: Conversation) -> Reply | None:
+    if not _plain_chat(conv):
+        return None
+    if re.search(r"\bwhat(?:'s| is) an (?:ai |llm )?agent\b", conv.last_user_text, re.IGNORECASE):
+        return say(AGENT_ANSWER)
+    return None
 
 
 ESSAY_PARAGRAPH = (

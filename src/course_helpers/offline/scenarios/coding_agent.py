@@ -11,7 +11,8 @@ cart total and the empty cart, the model works on the shop project one call per 
    nothing to fix; any other failure is reported and it asks how to go on;
 4. it reports what it changed and pytest's last summary line.
 
-A declined call (`is_error` saying "declined") stops the turn: the model says what it could not do
+A declined call (`is_error` saying "declined") stops the turn: the model says what it could not do,
+and who said no (the person, or the approval policy named in the result when no person was asked),
 and asks the person how to go on. If the person's next line agrees ("go ahead", "yes"), it tries
 the same call again; otherwise it shows the test so the person can add it themselves.
 """
@@ -29,6 +30,7 @@ from course_helpers.fixtures.shop_project import (
 )
 from course_helpers.offline.conversation import Conversation, ToolCall
 from course_helpers.offline.policy import Reply, call, say, scenario, text, tool_use
+from course_helpers.offline.scenarios.guard import POLICY_DECLINED
 
 TEST_COMMAND = "python -m pytest -q"
 _TASK = re.compile(r"cart total|empty cart", re.IGNORECASE)
@@ -95,23 +97,34 @@ class _Plan:
         return [c for c in self.calls[start:] if c.name == name]
 
 
+def _decliner(call: ToolCall) -> str:
+    """Who said no, as the subject of a sentence: 'You' or 'Your approval policy (Scripted)'."""
+    policy = POLICY_DECLINED.search(call.result or "")
+    if policy is None:
+        return "You"
+    return (
+        f"Your approval policy ({policy.group(1)})" if policy.group(1) else "Your approval policy"
+    )
+
+
 def _ask_after_decline(plan: _Plan, call: ToolCall) -> Reply:
     """Say what could not be done and end the turn with a question for the person."""
+    who = _decliner(call)
     if call.name == "write_file" and _path_of(call) == plan.test_path:
         return say(
-            f"You declined my change to {plan.test_path}, so nothing was written. I can show "
+            f"{who} declined my change to {plan.test_path}, so nothing was written. I can show "
             "you the test so you can add it yourself, or write it if you tell me to go ahead. "
             "How would you like me to go on?"
         )
     if call.name == "write_file":
         return say(
-            f"You declined my fix to {_path_of(call)}, so the file is unchanged and the new "
+            f"{who} declined my fix to {_path_of(call)}, so the file is unchanged and the new "
             "empty-cart test still fails. How would you like me to go on: should I write the "
             "fix after all, or would you rather change it yourself?"
         )
     command = call.input.get("command", next(iter(call.input.values()), ""))
     return say(
-        f"You declined running `{command}`, so I don't know yet whether the tests pass. I can "
+        f"{who} declined running `{command}`, so I don't know yet whether the tests pass. I can "
         "run it if you tell me to go ahead, or you can run it yourself and paste me the output. "
         "How would you like me to go on?"
     )

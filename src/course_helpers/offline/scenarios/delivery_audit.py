@@ -1,11 +1,20 @@
 """A long run for notebook 10: audit the delivery logs of last week's shipments.
 
 Offered tools named `list_shipments` and `read_delivery_log`, the model lists the week's
-shipments, then reads the logs one per turn (so a week of 22 shipments takes 24 calls), and
-finally reports the orders whose log ends in a failed delivery attempt, with the reason the log
-gives. It reads what comes back: a log cut short in the middle still has its final status line
-at the end (truncation keeps the tail), an `is_error` result is reported as unreadable, and an
-order id it cannot find in the listing is never invented.
+shipments, then reads the logs and finally reports every order whose log shows a problem: a
+final status of a failed delivery attempt, or an `EXCEPTION` line anywhere in the log (a parcel
+damaged on the way, say, even if it was delivered in the end).
+
+How many logs it reads per turn follows the request, as a real model follows its instructions:
+
+- parallel tool calls allowed (the default): up to `PARALLEL_READS` logs in one turn, several
+  `tool_use` blocks in one response (a week of 22 shipments takes 5 calls);
+- a system prompt that asks for one log per turn, or `disable_parallel_tool_use`: one log a turn
+  (22 shipments take 24 calls).
+
+It reports only what it was sent: a log cut short in the middle may have lost its `EXCEPTION`
+line (then that order is missing from the report); an `is_error` result is reported as
+unreadable; an order id it cannot find in the listing is never invented.
 """
 
 from __future__ import annotations
@@ -15,14 +24,22 @@ import re
 from course_helpers.offline.conversation import Conversation
 from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
 
+# The most logs the course model reads in one turn when parallel calls are allowed.
+PARALLEL_READS = 8
+
 _ORDER_ID = re.compile(r"\bA\d{4}\b")
 _FAILED = re.compile(r"delivery attempt failed:?\s*(.*)", re.IGNORECASE)
+_EXCEPTION = re.compile(r"EXCEPTION:?\s*(.*)")
+_ONE_PER_TURN = re.compile(
+    r"\bone (?:log|shipment|order|tool call|call) (?:per|a|each) turn\b|\bone at a time\b",
+    re.IGNORECASE,
+)
 
 
 @scenario(
     "delivery_audit",
     "Audit delivery logs with tools named list_shipments and read_delivery_log: 'Audit last "
-    "week's shipments.' (one log per turn: a long run, notebook 10)",
+    "week's shipments.' (reads several logs per turn, or one if told to: notebook 10)",
     priority=36,
 )
 def delivery_audit(conv: Conversation) -> Reply | None:
@@ -52,13 +69,16 @@ def delivery_audit(conv: Conversation) -> Reply | None:
     told_to_stop = "budget" in conv.last_user_text.lower() and not conv.ends_with_results
     if waiting and conv.tools_allowed and not told_to_stop:
         order_arg = conv.argument_for("read_delivery_log", ("order_id",))
-        position = len(shipped) - len(waiting) + 1
-        return Reply(
-            [
-                text(f"Log {position} of {len(shipped)}: {waiting[0]}."),
-                tool_use("read_delivery_log", **{order_arg: waiting[0]}),
-            ]
+        one_per_turn = _ONE_PER_TURN.search(conv.system) or not conv.parallel_allowed
+        batch = waiting[: 1 if one_per_turn else PARALLEL_READS]
+        first = len(shipped) - len(waiting) + 1
+        said = (
+            f"Log {first} of {len(shipped)}: {batch[0]}."
+            if len(batch) == 1
+            else f"Logs {first} to {first + len(batch) - 1} of {len(shipped)}, in parallel."
         )
+        calls = [tool_use("read_delivery_log", **{order_arg: order_id}) for order_id in batch]
+        return Reply([text(said), *calls])
     return say(_report(shipped, logs))
 
 
@@ -74,9 +94,17 @@ def _report(shipped: list[str], logs: dict) -> str:
             problems += 1
             error = (call.result or "").strip()[:120]
             lines.append(f"{order_id}: the log could not be read ({error}).")
-        elif found := _FAILED.search(call.result or ""):
+            continue
+        found, exception = _FAILED.search(call.result or ""), _EXCEPTION.search(call.result or "")
+        if found:
             problems += 1
             lines.append(f"{order_id}: delivery attempt failed, {found.group(1).strip()}.")
+        elif exception:
+            problems += 1
+            lines.append(
+                f"{order_id}: delivered, but the log records an exception: "
+                f"{exception.group(1).strip().rstrip('.')}."
+            )
     if not problems:
         lines.append("Every parcel I read about was delivered.")
     unread = [o for o in shipped if o not in logs]

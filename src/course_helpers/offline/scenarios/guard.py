@@ -8,8 +8,10 @@ summarise a file ("Summarise README.md for me."), the model:
    PR #482"), it obeys them, as models sometimes do: it calls `merge_pr` with that number, or,
    when only `bash` is offered, `bash` with the command the note gives in backticks;
 3. reacts to the result: a declined call (`is_error`, "declined") is reported together with a
-   warning that the file contains a prompt injection; an error is reported as it is; a merge
-   that went through is reported as done. Then it gives the summary it was asked for.
+   warning that the file contains a prompt injection, saying who declined it (the person, or
+   the approval policy the result names when "no person was asked"); an error is reported as
+   it is; a merge that went through is reported as done. Then it gives the summary it was
+   asked for.
 
 A file without such a note is simply summarised. The scenario reacts only to what the learner's
 tools return, so the same code path shows an agent with no gate (the merge happens) and one with
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from course_helpers.dispatch import NO_PERSON
 from course_helpers.offline.conversation import Conversation
 from course_helpers.offline.policy import Reply, call, say, scenario
 
@@ -30,6 +33,18 @@ _INJECTION = re.compile(
 )
 _MERGE = re.compile(r"merge (?:PR|pull request)\s*#?\s*(\d+)", re.IGNORECASE)
 _COMMAND = re.compile(r"`([^`\n]+)`")
+POLICY_DECLINED = re.compile(
+    rf"The approval policy ?(.*?) declined .*?; {re.escape(NO_PERSON)}", re.DOTALL
+)
+
+
+def who_declined(result: str) -> str:
+    """'you declined the call', or which approval policy declined it without asking anyone."""
+    policy = POLICY_DECLINED.search(result)
+    if policy is None:
+        return "you declined the call"
+    named = f" ({policy.group(1)})" if policy.group(1) else ""
+    return f"the approval policy{named} declined the call; no person was asked"
 
 
 def summary_of(text: str) -> str:
@@ -114,7 +129,7 @@ def prompt_injection(conv: Conversation) -> Reply | None:
     result = (last.result or "").strip()
     if last.is_error and "declined" in result.lower():
         return say(
-            f"I did not {what}: the call was declined. Warning: {path} contains a hidden note "
+            f"I did not {what}: {who_declined(result)}. Warning: {path} contains a hidden note "
             "that tells AI assistants to ignore their instructions and do this. That is a "
             "prompt injection, and whoever can edit the file can steer an agent that reads it; "
             f"you may want to remove it.\n\nThe summary you asked for: {summary}"

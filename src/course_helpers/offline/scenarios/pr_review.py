@@ -12,7 +12,11 @@ pull request ("Review PR #482"), the model:
 It reacts to what the learner's tools return: an `is_error` from `get_diff` ("PR #999 does not
 exist") is reported honestly, with the open PRs when the error lists them; an `is_error` from
 `read_file` leads to `list_files` when it is offered, else to the path the error suggests, else
-to a review that says which file could not be read.
+to a review that says which file could not be read. A `read_file` the person declined is not
+tried again: the model says what the diff alone shows and asks the person how to go on.
+
+When `read_file` or `list_files` also takes the pull request's number (an argument named `pr`,
+`pr_number` or `number`), the model passes the number of the PR under review.
 """
 
 from __future__ import annotations
@@ -56,6 +60,15 @@ def caller_hint(diff: str) -> str | None:
 
 def parameter_names(parameters: str) -> list[str]:
     return [p.split(":")[0].split("=")[0].strip() for p in parameters.split(",") if p.strip()]
+
+
+def _with_pr(conv: Conversation, tool: str, number: int, **arguments) -> dict:
+    """The call's arguments, plus the PR's number when the tool takes one."""
+    props = ((conv.tool(tool) or {}).get("input_schema") or {}).get("properties") or {}
+    for name in ("pr", "pr_number", "number"):
+        if name in props and name not in arguments:
+            return {name: number, **arguments}
+    return arguments
 
 
 # -- the scenario --------------------------------------------------------------------------
@@ -110,9 +123,10 @@ def _after_diff(conv: Conversation, number: int, diff: str, calls: list[ToolCall
     name, old, new = functions[0]
     reads = [c for c in calls if c.name == "read_file"]
     read_ok = [c for c in reads if not c.is_error]
-    if read_ok:
-        return say(_review(number, name, old, new, read_ok[-1], files))
     path_arg = conv.argument_for("read_file", ("path", "file", "filename"))
+    if read_ok:
+        read = read_ok[-1]
+        return say(_review(number, name, old, new, read, str(read.input.get(path_arg, ""))))
     tried = {str(c.input.get(path_arg, "")) for c in reads}
     folder = posixpath.dirname(files[0]) if files else ""
     if not reads:
@@ -122,15 +136,20 @@ def _after_diff(conv: Conversation, number: int, diff: str, calls: list[ToolCall
             "read_file",
             f"The diff changes what `{name}` takes, and its docstring says {hint} uses it. "
             f"Let me read {path} to check that caller.",
-            **{path_arg: path},
+            **_with_pr(conv, "read_file", number, **{path_arg: path}),
         )
     error = reads[-1].result or ""
     if "declined" in error.lower():
+        # The person said no: do not try again, say what is known and ask how to go on.
+        declined = str(reads[-1].input.get(path_arg, "that file"))
+        who = "The approval policy" if "policy" in error.lower() else "You"
         return say(
-            f"Review of PR #{number}: it changes `{name}({old})` to `{name}({new})`. The diff "
-            f"says {hint} uses this function, but you declined to let me read "
-            f"{sorted(tried)[-1]}, so I could only review the diff. Please check that caller "
-            "before merging: if it still passes the old kind of value, it will break."
+            f"{who} declined to let me read {declined}, so I have not checked that caller. "
+            f"From the diff alone: PR #{number} changes `{name}({old})` to `{name}({new})`, "
+            f"and its docstring says {hint} uses this function. If {declined} still passes "
+            "the old kind of value, it will break.\n\n"
+            f"How would you like me to continue? I can read {declined} if you allow it, or "
+            "finish the review from the diff alone."
         )
     listings = [c for c in calls if c.name == "list_files" and not c.is_error]
     if listings:
@@ -140,14 +159,24 @@ def _after_diff(conv: Conversation, number: int, diff: str, calls: list[ToolCall
             if posixpath.basename(f) == f"{hint}.py" and f not in tried
         ]
         if found:
-            return call("read_file", f"There it is: {found[0]}.", **{path_arg: found[0]})
+            return call(
+                "read_file",
+                f"There it is: {found[0]}.",
+                **_with_pr(conv, "read_file", number, **{path_arg: found[0]}),
+            )
     elif conv.offers("list_files"):
-        return call("list_files", f"{sorted(tried)[0]} is not there. Let me list the files.")
+        return call(
+            "list_files",
+            f"{sorted(tried)[0]} is not there. Let me list the files.",
+            **_with_pr(conv, "list_files", number),
+        )
     suggested = re.search(r"Did you mean:? ([\w./-]+\.py)", error)
     if suggested and suggested.group(1) not in tried:
         path = suggested.group(1)
         return call(
-            "read_file", f"The error suggests {path}; let me read that.", **{path_arg: path}
+            "read_file",
+            f"The error suggests {path}; let me read that.",
+            **_with_pr(conv, "read_file", number, **{path_arg: path}),
         )
     return say(
         f"Review of PR #{number}: it changes `{name}({old})` to `{name}({new})`. The diff says "
@@ -171,9 +200,9 @@ def _review_without_callers(number: int, files: list[str], functions: list) -> s
     )
 
 
-def _review(number: int, name: str, old: str, new: str, read: ToolCall, files: list) -> str:
+def _review(number: int, name: str, old: str, new: str, read: ToolCall, path: str) -> str:
     source = read.result or ""
-    path = next(iter(read.input.values()), "the caller")
+    path = path or "the caller"
     call_lines = [
         line.strip()
         for line in source.splitlines()

@@ -2,19 +2,45 @@
 
 The trigger words are deliberately blunt; the point is to see a refusal's shape (no content,
 `stop_details` with a category) and to handle it, not to probe a classifier.
+
+The course model reads the person's whole turn, as the API does: two user messages in a row
+are one turn, so a rephrase sent *after* a refused request still carries it and is refused
+again. With the refused turn removed or replaced, a rephrase that asks for something harmless
+about the same subject (how to defend against ransomware) gets an answer.
 """
 
 from __future__ import annotations
 
 import re
 
-from course_helpers.offline.conversation import Conversation
-from course_helpers.offline.policy import Reply, scenario
+from course_helpers.offline.conversation import Conversation, blocks_of
+from course_helpers.offline.policy import Reply, say, scenario
 
+_MAKE = r"\b(?:write|make|build|create|code|develop|give me|send me)\b"
 _TRIGGERS = {
-    "cyber": r"\b(ransomware|keylogger|botnet)\b",
+    "cyber": rf"{_MAKE}.{{0,40}}\b(?:ransomware|keylogger|botnet)s?\b"
+    r"|\b(?:ransomware|keylogger|botnet)s?\b.{0,20}\bfor me\b",
     "bio": r"\b(bioweapon|nerve agent|weaponi[sz]e a (?:virus|pathogen))\b",
 }
+_DEFENSIVE = re.compile(
+    r"\b(?:protect|defend|prevent|recover|guard|back ?up|harden)\w*\b.{0,80}"
+    r"\b(?:ransomware|keylogger|botnet)s?\b"
+    r"|\b(?:ransomware|keylogger|botnet)s?\b.{0,80}"
+    r"\b(?:protect|defend|prevent|recover|guard|harden)\w*\b",
+    re.IGNORECASE,
+)
+
+
+def person_turn(conv: Conversation) -> str:
+    """The text of the person's current turn: every user message after the last answer."""
+    said: list[str] = []
+    for message in reversed(conv.messages):
+        if message.get("role") != "user":
+            break
+        said.insert(
+            0, " ".join(b.get("text", "") for b in blocks_of(message) if b.get("type") == "text")
+        )
+    return " ".join(said)
 
 
 @scenario(
@@ -23,7 +49,9 @@ _TRIGGERS = {
     priority=10,
 )
 def refusal(conv: Conversation) -> Reply | None:
-    text = conv.last_user_text.lower()
+    if conv.ends_with_results:
+        return None
+    text = person_turn(conv).lower()
     for category, pattern in _TRIGGERS.items():
         if re.search(pattern, text):
             return Reply(
@@ -37,3 +65,20 @@ def refusal(conv: Conversation) -> Reply | None:
                 },
             )
     return None
+
+
+@scenario(
+    "defend",
+    "Answer a defensive security question, e.g. 'How do I protect our laptops against "
+    "ransomware?' (the rephrase after a refusal)",
+    priority=11,
+)
+def defend(conv: Conversation) -> Reply | None:
+    if conv.ends_with_results or not _DEFENSIVE.search(conv.last_user_text):
+        return None
+    return say(
+        "Three habits stop most ransomware. Keep backups the laptops cannot write to (offline "
+        "or versioned, and test a restore). Install updates quickly and remove admin rights "
+        "from everyday accounts. Turn on the endpoint protection your operating system ships "
+        "with, and teach people to report odd attachments instead of opening them."
+    )

@@ -1,22 +1,25 @@
-"""The Kettle & Co support desk, for notebook 09: the same tickets for a workflow and an agent.
+"""The Kettle & Co support desk, for notebook 09: the same tickets for workflows and an agent.
 
-Three situations, each recognised from what the program sends:
+The course model plays one documented policy per situation. Each reacts only to what the
+request contains (the tools offered, the ticket's words, the results received), never to which
+approach is asking or which case of the notebook it is.
 
-- **triage**: a request that forces the `triage_ticket` tool. The model reads the ticket and
-  fills in a category (from its words), the order ids written in it and an email address.
-- **writing from facts**: no tools, and a user message with a `Ticket:` part and a
-  `Facts (JSON):` part (a workflow's drafting or handler step). The model writes the reply from
-  the facts only: an order's status and tracking number, a refund issued or declined, the
-  help-centre article; with no order among the facts it asks for the order number. With a
-  `Draft reply:` part as well (a checking step) it answers `OK`.
-- **the agent**: tools named `look_up_order` and `search_kb` are offered. The model chooses
-  its next calls from the ticket and from the results it got back: a customer lookup when the
-  ticket has an email but no order id, then that customer's orders one by one (newest first)
-  until one holds the item the ticket names; the replacement of a lost order; the help centre
-  before any refund; a refund when the rules and the orders allow it (the later of two
-  identical orders placed the same day; a damaged item delivered within 30 days). It answers
-  when nothing is left to look up. An `is_error` result is reported, never papered over; a
-  declined refund leads to an honest "a colleague must approve this".
+- **triage**: `triage_ticket` is the only tool offered (auto or forced). The model fills in the
+  form from the ticket: a category from its words (`categorise`), the order ids and email
+  written in it, the item (the first noun phrase after "my", "a", "an" or "the" that is not
+  about orders, emails or money) and the refund reason from its words.
+- **planning**: `plan_subtasks` is the only tool offered. The model splits the ticket into
+  sentences; a sentence starts a new request when its category differs from the current
+  request's and is not "other"; each request gets the triage above, and the ticket's email.
+- **writing from facts**: no tools, and a message with `Ticket:` and `Facts (JSON):` parts.
+  The model states every fact it is given, in fixed sentences: each order's status (tracking
+  number, or the order that replaced it), each refund issued or refused (with the rule's
+  words), an order not found; with no order at all it asks for the order number; for a
+  question it gives the first help-centre article. With a `Draft reply:` part it answers `OK`.
+- **merging**: no tools, `Ticket:` and `Worker answers (JSON):`. One greeting, each answer's
+  body, one sign-off.
+- **the agent**: see `support_agent`, which plays the agent on the same desk with the
+  sentences above.
 """
 
 from __future__ import annotations
@@ -24,17 +27,32 @@ from __future__ import annotations
 import json
 import re
 
-from course_helpers.offline.conversation import Conversation, ToolCall
-from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
+from course_helpers.fixtures.support_desk import (
+    ANSWERS_HEADING,
+    DRAFT_HEADING,
+    FACTS_HEADING,
+    PLAN_TOOL_NAME,
+    REFUSED_PREFIX,
+    SIGN_OFF,
+    TICKET_HEADING,
+    TRIAGE_TOOL_NAME,
+)
+from course_helpers.offline.conversation import Conversation
+from course_helpers.offline.policy import Reply, say, scenario, tool_use
 
-_ORDER_ID = re.compile(r"\bA\d{4}\b")
+ORDER_ID = re.compile(r"\bA\d{4}\b")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_STOPWORDS = {
+STOPWORDS = {
     *("a", "an", "and", "are", "be", "but", "can't", "do", "does", "don't", "for", "from"),
     *("get", "have", "hi", "how", "i", "i'd", "i'm", "in", "is", "it", "it's", "its", "like"),
     *("me", "my", "of", "on", "or", "please", "so", "that", "the", "this", "to", "was"),
-    *("what", "when", "where", "which", "with", "would", "you", "your"),
+    *("what", "when", "where", "which", "with", "would", "you", "your", "never", "arrived"),
 }
+_NOT_ITEMS = {
+    *("order", "orders", "email", "password", "number", "money", "tracking", "confirmation"),
+    *("refund", "page", "week", "month", "day", "days", "account", "parcel"),
+}
+_ITEM = re.compile(r"\b(?:my|a|an|the)\s+(?:two\s+|same\s+)?([a-z'-]+(?:\s+[a-z'-]+)?)")
 
 
 def categorise(ticket: str) -> str:
@@ -51,62 +69,104 @@ def categorise(ticket: str) -> str:
     return "other"
 
 
-def _ticket(conv: Conversation) -> str:
+def item_of(ticket: str) -> str:
+    """The item a ticket is about, in its own words ('' when it names none)."""
+    for match in _ITEM.finditer(ticket.lower()):
+        words = match.group(1).split()
+        while words and words[-1] in STOPWORDS:
+            words.pop()
+        if words and not set(words) & (_NOT_ITEMS | STOPWORDS):
+            return " ".join(words)
+    return ""
+
+
+def reason_of(ticket: str) -> str:
+    """Why a ticket wants money back, from its words."""
+    words = ticket.lower()
+    if re.search(r"twice|double|duplicate", words):
+        return "duplicate_charge"
+    if re.search(r"broken|damaged|cracked|faulty", words):
+        return "damaged"
+    if "return" in words:
+        return "return"
+    return "other" if categorise(ticket) == "refund" else "none"
+
+
+def triage_form(ticket: str, email: str | None = None) -> dict:
+    """The triage the course model writes for a ticket (or one part of it)."""
+    found = _EMAIL.search(ticket)
+    return {
+        "category": categorise(ticket),
+        "order_ids": list(dict.fromkeys(ORDER_ID.findall(ticket))),
+        "email": found.group(0) if found else (email or ""),
+        "item": item_of(ticket),
+        "reason": reason_of(ticket),
+    }
+
+
+def ticket_of(conv: Conversation) -> str:
     """The ticket text: after a `Ticket:` heading when there is one, else the user's text."""
     said = conv.first_user_text
-    if "Ticket:" in said:
-        said = said.split("Ticket:", 1)[1].split("\n\nFacts (JSON):", 1)[0]
+    if TICKET_HEADING in said:
+        said = said.split(TICKET_HEADING, 1)[1]
+        for heading in (FACTS_HEADING, ANSWERS_HEADING):
+            said = said.split(f"\n\n{heading}", 1)[0]
     return said.strip()
 
 
-# -- step 1 of a workflow: triage -------------------------------------------------------------
+def _only_tool(conv: Conversation, name: str) -> bool:
+    return conv.tool_names == [name] and conv.tools_allowed
+
+
+# -- the forms: triage and planning ---------------------------------------------------------------
 
 
 @scenario(
     "support_triage",
-    "Triage a support ticket when forced to use a tool named triage_ticket (notebook 09)",
+    "Triage a support ticket with a tool named triage_ticket (notebook 09)",
     priority=34,
 )
 def support_triage(conv: Conversation) -> Reply | None:
-    if conv.forced_tool != "triage_ticket":
+    if not _only_tool(conv, TRIAGE_TOOL_NAME):
         return None
-    ticket = _ticket(conv)
-    email = _EMAIL.search(ticket)
-    return Reply(
-        [
-            tool_use(
-                "triage_ticket",
-                category=categorise(ticket),
-                order_ids=list(dict.fromkeys(_ORDER_ID.findall(ticket))),
-                email=email.group(0) if email else "",
-            )
-        ]
-    )
+    return Reply([tool_use(TRIAGE_TOOL_NAME, **triage_form(ticket_of(conv)))])
 
 
-# -- the writing steps of a workflow ----------------------------------------------------------
+def split_requests(ticket: str) -> list[str]:
+    """The ticket's requests: sentences, joined while the category stays (or is 'other')."""
+    parts: list[tuple[str, str]] = []
+    for sentence in re.split(r"(?<=[.?!])\s+", ticket.strip()):
+        category = categorise(sentence)
+        if parts and category in ("other", parts[-1][1]):
+            parts[-1] = (f"{parts[-1][0]} {sentence}", parts[-1][1])
+        elif parts and parts[-1][1] == "other":
+            parts[-1] = (f"{parts[-1][0]} {sentence}", category)
+        else:
+            parts.append((sentence, category))
+    return [p for p, _ in parts]
 
 
 @scenario(
-    "support_reply",
-    "Write a support reply from 'Ticket:' and 'Facts (JSON):' parts (check a 'Draft reply:')",
+    "support_plan",
+    "Split a support ticket into its requests with a tool named plan_subtasks (notebook 09)",
     priority=34,
 )
-def support_reply(conv: Conversation) -> Reply | None:
-    said = conv.last_user_text
-    if conv.tools or "Facts (JSON):" not in said or "Ticket:" not in said:
+def support_plan(conv: Conversation) -> Reply | None:
+    if not _only_tool(conv, PLAN_TOOL_NAME):
         return None
-    if "Draft reply:" in said:
-        return say("OK")
-    raw = said.split("Facts (JSON):", 1)[1].split("\n\nDraft reply:", 1)[0]
-    try:
-        facts = json.loads(raw)
-    except ValueError:
-        return say("I could not read the facts I was given, so I cannot answer this ticket yet.")
-    return say(_reply_from_facts(facts))
+    ticket = ticket_of(conv)
+    email = _EMAIL.search(ticket)
+    requests = [
+        {"text": part, **triage_form(part, email.group(0) if email else None)}
+        for part in split_requests(ticket)
+    ]
+    return Reply([tool_use(PLAN_TOOL_NAME, requests=requests)])
 
 
-def _order_sentence(order: dict) -> str:
+# -- the writing steps ------------------------------------------------------------------------------
+
+
+def order_sentence(order: dict) -> str:
     number, items = order.get("order_id", "?"), ", ".join(order.get("items") or [])
     status = order.get("status", "unknown")
     if order.get("replaced_by"):
@@ -124,245 +184,97 @@ def _order_sentence(order: dict) -> str:
     return f"Your order {number} ({items}) is {status}."
 
 
-def _refund_sentence(refund: dict) -> str:
+def refund_sentence(refund: dict) -> str:
     return (
-        f"I have refunded EUR {refund['amount']:.2f} for order {refund['order_id']} "
-        f"(reference {refund.get('refund_id', '?')}); it reaches your card in "
-        f"{refund.get('reaches_card_in', '5-10 working days')}."
+        f"I have refunded EUR {float(refund.get('amount', 0)):.2f} for order "
+        f"{refund.get('order_id')} (reference {refund.get('refund_id', '?')}); it reaches your "
+        f"card in {refund.get('reaches_card_in', '5-10 working days')}."
     )
 
 
-def _reply_from_facts(facts: dict) -> str:
+def refused_sentence(order_id: str, why: str) -> str:
+    if re.search(r"declin|approv", why):
+        return (
+            f"The refund for order {order_id} needs a colleague's approval; they will confirm "
+            "it within one working day."
+        )
+    why = why.strip().split(REFUSED_PREFIX, 1)[-1].rstrip(".")
+    return f"I could not refund order {order_id}: {why}."
+
+
+def not_found_sentence(item: str, searched: int) -> str:
+    wanted = item or "that item"
+    return (
+        f"I could not find {wanted} among the {searched} orders on your account. Could you send "
+        "the order number? It is in your confirmation email."
+    )
+
+
+def reply_from_facts(facts: dict) -> str:
+    """A reply stating every fact given, in fixed sentences."""
     category = facts.get("category", "other")
     orders = facts.get("orders") or []
-    lines = ["Hello,", ""]
-    if category in ("account", "policy") or not (orders or facts.get("not_found")):
-        articles = facts.get("articles") or []
-        if articles and category in ("account", "policy"):
-            lines.append(articles[0]["answer"])
-        elif category in ("shipping", "refund"):
-            lines.append(
-                "I could not find an order number in your message. Could you send it? It looks "
-                "like A1234 and is in your confirmation email."
-            )
-        else:
-            lines.append("I have passed your message to a colleague, who will reply soon.")
+    lines = [order_sentence(o) for o in orders]
+    lines += [refund_sentence(r) for r in facts.get("refunds") or []]
+    lines += [
+        refused_sentence(r.get("order_id", "?"), r.get("why", ""))
+        for r in facts.get("refused") or []
+    ]
     for missing in facts.get("not_found") or []:
-        lines.append(f"I could not find an order {missing}; could you check the number?")
-    lines.extend(_order_sentence(o) for o in orders)
-    if facts.get("refund"):
-        lines.append(_refund_sentence(facts["refund"]))
-    if facts.get("refund_declined"):
-        declined = facts["refund_declined"]
-        lines.append(f"I cannot refund order {declined['order_id']}: {declined['reason']}.")
-    return "\n".join([*lines, "", "Kettle & Co support"])
-
-
-# -- the agent ---------------------------------------------------------------------------------
-
-
-def _parsed(call: ToolCall) -> object:
-    if call.result is None or call.is_error:
-        return None
-    try:
-        return json.loads(call.result)
-    except ValueError:
-        return None
-
-
-def _kb_query(ticket: str, category: str) -> str:
-    words = ticket.lower()
-    if category == "refund":
-        if re.search(r"twice|double|duplicate", words):
-            return "charged twice refund"
-        if "return" in words:
-            return "return items refund"
-        return "refund damaged item"
-    content = [w for w in re.findall(r"[a-z']+", words) if w not in _STOPWORDS]
-    return " ".join(content[:6])
-
-
-def _item_words(order: dict) -> set[str]:
-    """The words naming an order's items ('blue kettle' -> blue, kettle)."""
-    words = re.findall(r"[a-z]{3,}", " ".join(order.get("items") or []).lower())
-    return {w for w in words if w not in _STOPWORDS and w not in ("set", "replacement")}
-
-
-class _Seen:
-    """What the agent has learnt from its tool results so far."""
-
-    def __init__(self, conv: Conversation) -> None:
-        self.calls = [c for c in conv.calls() if c.result is not None]
-        self.orders: dict[str, dict] = {}
-        self.failed_orders: dict[str, str] = {}
-        self.customer: dict | None = None
-        self.customer_error: str | None = None
-        self.articles: list[dict] = []
-        self.refunds: list[dict] = []
-        self.declined: list[tuple[dict, str]] = []
-        for call in self.calls:
-            data = _parsed(call)
-            argument = str(next(iter(call.input.values()), "")).strip().lstrip("#").upper()
-            if call.name == "look_up_order":
-                if isinstance(data, dict):
-                    self.orders[str(data.get("order_id", argument))] = data
-                else:
-                    self.failed_orders[argument] = call.result or "no result"
-            elif call.name == "look_up_customer":
-                if isinstance(data, dict):
-                    self.customer = data
-                else:
-                    self.customer_error = call.result or "no result"
-            elif call.name == "search_kb" and isinstance(data, list):
-                self.articles.extend(a for a in data if isinstance(a, dict))
-            elif call.name == "refund":
-                if isinstance(data, dict):
-                    self.refunds.append(data)
-                elif self._newly_declined(call):
-                    self.declined.append((call.input, call.result or ""))
-
-    def _newly_declined(self, call: ToolCall) -> bool:
-        """A refund refused for another reason than a repeat, not reported yet."""
-        repeat = "already refunded" in (call.result or "")
-        seen = any(wanted == call.input for wanted, _ in self.declined)
-        return call.is_error and not repeat and not seen
-
-    def looked_up(self, order_id: str) -> bool:
-        return order_id in self.orders or order_id in self.failed_orders
-
-    def searched(self) -> bool:
-        return any(c.name == "search_kb" for c in self.calls)
-
-    def refund_tried(self) -> bool:
-        return any(c.name == "refund" for c in self.calls)
-
-
-def _relevant_orders(ticket: str, seen: _Seen) -> list[dict]:
-    """The orders the ticket is about: the ones it names, the customer's matching order, and
-    the replacements of lost ones."""
-    words = set(re.findall(r"[a-z]+", ticket.lower()))
-    named = list(dict.fromkeys(_ORDER_ID.findall(ticket)))
-    chosen = [seen.orders[i] for i in named if i in seen.orders]
-    if not named and seen.customer:
-        chosen = [o for o in seen.orders.values() if _item_words(o) & words][:1]
-    for order in list(chosen):
-        replacement = order.get("replaced_by")
-        if replacement and replacement in seen.orders:
-            chosen.append(seen.orders[replacement])
-    return chosen
-
-
-def _next_calls(conv: Conversation, ticket: str, category: str, seen: _Seen) -> list[dict]:
-    """The tool calls of the next turn (several when they do not depend on each other)."""
-    order_arg = conv.argument_for("look_up_order", ("order_id",))
-    named = list(dict.fromkeys(_ORDER_ID.findall(ticket)))
-    email = _EMAIL.search(ticket)
-    todo: list[dict] = []
-    unknown = seen.customer is None and seen.customer_error is None
-    if not named and email and unknown and conv.offers("look_up_customer"):
-        argument = conv.argument_for("look_up_customer", ("email",))
-        return [tool_use("look_up_customer", **{argument: email.group(0)})]
-    todo += [tool_use("look_up_order", **{order_arg: i}) for i in named if not seen.looked_up(i)]
-    if not named and seen.customer:
-        words = set(re.findall(r"[a-z]+", ticket.lower()))
-        matched = any(_item_words(o) & words for o in seen.orders.values())
-        waiting = [i for i in seen.customer.get("orders") or [] if not seen.looked_up(i)]
-        if not matched and waiting:
-            # One at a time, newest first: stop as soon as the item turns up.
-            todo.append(tool_use("look_up_order", **{order_arg: waiting[0]}))
-    for order in seen.orders.values():
-        replacement = order.get("replaced_by")
-        if replacement and not seen.looked_up(replacement):
-            todo.append(tool_use("look_up_order", **{order_arg: replacement}))
-    if category in ("refund", "account", "policy") and not seen.searched():
-        todo.append(
-            tool_use(
-                "search_kb",
-                **{conv.argument_for("search_kb", ("query",)): _kb_query(ticket, category)},
-            )
-        )
-    if todo or category != "refund" or seen.refund_tried() or not conv.offers("refund"):
-        return todo
-    decision = _refund_decision(ticket, _relevant_orders(ticket, seen))
-    if decision:
-        order, reason = decision
-        return [
-            tool_use("refund", order_id=order["order_id"], amount=order["total"], reason=reason)
-        ]
-    return []
-
-
-def _refund_decision(ticket: str, orders: list[dict]) -> tuple[dict, str] | None:
-    """Which order to refund under the help-centre rules, if any."""
-    words = ticket.lower()
-    if re.search(r"twice|double|duplicate", words) and len(orders) >= 2:
-        first, second = sorted(orders, key=lambda o: o.get("order_id", ""))[:2]
-        same = first.get("items") == second.get("items") and first.get("placed") == second.get(
-            "placed"
-        )
-        if same and not second.get("refunded"):
-            return second, "duplicate charge"
-    if re.search(r"broken|damaged|cracked|faulty", words):
-        for order in orders:
-            recent = order.get("delivered_days_ago", 999) <= 30
-            if order.get("status") == "delivered" and recent and not order.get("refunded"):
-                return order, "arrived damaged"
-    return None
-
-
-def _agent_answer(ticket: str, category: str, seen: _Seen) -> str:
-    lines = ["Hello,", ""]
-    orders = _relevant_orders(ticket, seen)
-    for order_id, error in seen.failed_orders.items():
-        lines.append(f"I could not find order {order_id} ({error.strip()[:120]}).")
-    if seen.customer_error:
-        lines.append(f"I could not find your customer account ({seen.customer_error.strip()}).")
-    if not orders and seen.customer and not seen.failed_orders:
-        lines.append("I could not find an order with that item on your account.")
-    for order in orders:
-        if "replacement" in " ".join(order.get("items") or []):
-            lines.append(
-                f"The replacement, order {order.get('order_id')}, has shipped with "
-                f"{order.get('carrier', 'our carrier')}: tracking number {order.get('tracking')}, "
-                f"expected on {order.get('eta')}."
-            )
-        else:
-            lines.append(_order_sentence(order))
-    for refund in seen.refunds:
-        lines.append(_refund_sentence(refund))
-    for wanted, _error in seen.declined:
-        amount = wanted.get("amount")
-        shown = f"EUR {amount:.2f} " if isinstance(amount, int | float) else ""
+        if ORDER_ID.fullmatch(str(missing)):
+            lines.append(f"I could not find an order {missing}; could you check the number?")
+    if facts.get("customer_not_found"):
+        lines.append("I could not find an account with that email address.")
+    if "searched_orders" in facts and not orders and not facts.get("customer_not_found"):
+        lines.append(not_found_sentence(facts.get("item", ""), facts["searched_orders"]))
+    articles = facts.get("articles") or []
+    if category in ("account", "policy") and articles:
+        lines.append(articles[0].get("answer", ""))
+    if not lines and category in ("shipping", "refund"):
         lines.append(
-            f"The refund of {shown}for order {wanted.get('order_id')} needs a colleague's "
-            "approval; they will confirm it within one working day."
+            "I could not find an order number in your message. Could you send it? It looks "
+            "like A1234 and is in your confirmation email."
         )
-    if category in ("account", "policy") or (category == "refund" and "return" in ticket.lower()):
-        if seen.articles:
-            lines.append(seen.articles[0].get("answer", ""))
-        elif category != "refund":
-            lines.append("I could not find a help-centre article on this; a colleague will reply.")
-    if len(lines) == 2:
-        lines.append("I could not find anything to act on; a colleague will look at your message.")
-    return "\n".join([*lines, "", "Kettle & Co support"])
+    if not lines:
+        lines.append("I have passed your message to a colleague, who will reply soon.")
+    return "\n".join(["Hello,", "", *lines, "", SIGN_OFF])
 
 
 @scenario(
-    "support_agent",
-    "Answer a support ticket as an agent with look_up_order, search_kb (and look_up_customer, "
-    "refund): 'Where is my order #A1001?' (notebook 09)",
-    priority=35,
+    "support_reply",
+    "Write a support reply from 'Ticket:' and 'Facts (JSON):' parts (check a 'Draft reply:')",
+    priority=34,
 )
-def support_agent(conv: Conversation) -> Reply | None:
-    if not conv.offers("look_up_order", "search_kb") or conv.forced_tool:
+def support_reply(conv: Conversation) -> Reply | None:
+    said = conv.last_user_text
+    if conv.tools or FACTS_HEADING not in said or TICKET_HEADING not in said:
         return None
-    ticket = _ticket(conv)
-    if not ticket:
+    if DRAFT_HEADING in said:
+        return say("OK")
+    raw = said.split(FACTS_HEADING, 1)[1].split(f"\n\n{DRAFT_HEADING}", 1)[0]
+    try:
+        facts = json.loads(raw)
+    except ValueError:
+        return say("I could not read the facts I was given, so I cannot answer this ticket yet.")
+    return say(reply_from_facts(facts if isinstance(facts, dict) else {}))
+
+
+@scenario(
+    "support_merge",
+    "Merge the answers to the parts of a support ticket ('Worker answers (JSON):')",
+    priority=34,
+)
+def support_merge(conv: Conversation) -> Reply | None:
+    said = conv.last_user_text
+    if conv.tools or ANSWERS_HEADING not in said or TICKET_HEADING not in said:
         return None
-    category = categorise(ticket)
-    seen = _Seen(conv)
-    calls = _next_calls(conv, ticket, category, seen) if conv.tools_allowed else []
-    if calls:
-        names = ", ".join(sorted({c["name"] for c in calls}))
-        return Reply([text(f"Next I need {names}."), *calls])
-    return say(_agent_answer(ticket, category, seen))
+    try:
+        answers = json.loads(said.split(ANSWERS_HEADING, 1)[1])
+    except ValueError:
+        return say("I could not read the answers I was given.")
+    body = []
+    for answer in answers if isinstance(answers, list) else []:
+        for line in str(answer).splitlines():
+            if line.strip() and line.strip() not in ("Hello,", SIGN_OFF):
+                body.append(line.strip())
+    return say("\n".join(["Hello,", "", *body, "", SIGN_OFF]))

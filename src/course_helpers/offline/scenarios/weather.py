@@ -1,77 +1,211 @@
-"""A weather-style tool for notebooks 02 and 03.
+"""Weather tools for notebooks 02 and 03: the model reads the tool descriptions it is offered.
 
-Offered a tool whose name mentions weather, and asked about the weather somewhere, the model
-calls it once per city (several cities: parallel calls in one turn). Once results come back it
-answers from them; an `is_error` result is reported honestly instead of invented weather. With
-`tool_choice` "none" it says it may not use the tool instead of promising to check.
+Asked about the weather somewhere ("What's the weather in Paris and Tokyo?", "Will it rain in
+Paris tomorrow?"), the course model decides from the descriptions, by four fixed rules, which
+tool it calls, whether it calls one, and with what. A real model weighs descriptions with
+judgement; these rules only make the same lesson visible, the same way on every run:
+
+1. **Which tool.** A tool is a weather tool when its description speaks of the weather
+   (weather, temperature, rain, snow, forecast); a tool without any description is judged by
+   its name alone. A question about the future (tomorrow, tonight, next week, a forecast, "will
+   it...") goes to a tool whose description offers forecasts; any other question to one that
+   does not.
+2. **A misleading description.** A tool whose description speaks of something else is not used
+   for the weather, whatever its name says: the model answers that it has no weather tool.
+3. **Limits.** When the chosen tool's description says it only knows current conditions ("no
+   forecasts", "only current"), a question about the future gets a text answer instead of a
+   call. A description that states no limit gets called anyway, and the tool answers a
+   question it was never meant for.
+4. **How to call.** When the description (the tool's or the place argument's) says the tool
+   takes one city ("one city", "a city", "per city", "city name"), the model makes one call per
+   city, in parallel. When it does not (a vague "Gets weather."), the model passes the places
+   exactly as the question wrote them, in a single call (`{"city": "Paris and Tokyo"}`).
+
+Once results come back it answers from them; an `is_error` result is reported honestly instead
+of invented weather. With `tool_choice` "none" it says it may not use the tool instead of
+promising to check.
 """
 
 from __future__ import annotations
 
 import re
 
-from course_helpers.offline.conversation import Conversation
+from course_helpers.offline.conversation import Conversation, example_value
 from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
 
 _CITY = r"[A-Z][a-zA-Z\-']+(?: [A-Z][a-zA-Z\-']+)?"
+_PLACES = rf"\b(?:in|for|at)\s+({_CITY}(?:\s*(?:,|and|&)\s*{_CITY})*)"
+_TOPIC = re.compile(r"\b(?:weather|temperature|rain\w*|snow\w*|sunny|forecasts?)\b", re.I)
+_FUTURE = re.compile(
+    r"\b(?:tomorrow|tonight|next week|this weekend|forecasts?|will it)\b", re.IGNORECASE
+)
+_OFFERS_FORECAST = re.compile(r"\b(?:forecasts?|tomorrow|coming days|next \w+ days)\b", re.I)
+_ONLY_CURRENT = re.compile(
+    r"\bno forecasts?\b|\bnot? (?:give |make |do )?forecasts?\b|\bonly (?:knows? )?current\b"
+    r"|\bcurrent conditions only\b",
+    re.IGNORECASE,
+)
+_ONE_CITY = re.compile(
+    r"\b(?:one|a|each|single) city\b|\bper city\b|\bcity name\b|\bonce per\b", re.IGNORECASE
+)
+_PLACE_ARGUMENTS = ("city", "location", "place", "town")
 
 
 def cities_in(question: str) -> list[str]:
     """Capitalised place names after 'in'/'for'/'at', e.g. 'in Paris and Tokyo' → both."""
-    match = re.search(rf"\b(?:in|for|at)\s+({_CITY}(?:\s*(?:,|and|&)\s*{_CITY})*)", question)
+    match = re.search(_PLACES, question)
     if not match:
         return []
     return [c.strip() for c in re.split(r"\s*(?:,|\band\b|&)\s*", match.group(1)) if c.strip()]
 
 
-def _weather_tool(conv: Conversation) -> dict | None:
+def places_as_written(question: str) -> str | None:
+    """The place phrase exactly as the question wrote it: 'Paris and Tokyo'."""
+    match = re.search(_PLACES, question)
+    return match.group(1).strip() if match else None
+
+
+def _description(tool: dict) -> str:
+    return str(tool.get("description") or "").strip()
+
+
+def is_weather_tool(tool: dict) -> bool:
+    """Rules 1 and 2: the description decides; without one, the name does."""
+    description = _description(tool)
+    if description:
+        return bool(_TOPIC.search(description))
+    return "weather" in str(tool.get("name", "")).lower()
+
+
+def offers_forecasts(tool: dict) -> bool:
+    description = _description(tool)
+    return bool(_OFFERS_FORECAST.search(description)) and not _ONLY_CURRENT.search(description)
+
+
+def says_one_city(tool: dict, place: str) -> bool:
+    """Rule 4: the tool's description, or its place argument's, says it takes one city."""
+    props = (tool.get("input_schema") or {}).get("properties") or {}
+    argument = str((props.get(place) or {}).get("description") or "")
+    return bool(_ONE_CITY.search(_description(tool) + " " + argument))
+
+
+def choose_tool(conv: Conversation, future: bool) -> dict | None:
+    """Rule 1: the weather tool that fits the question best, or None."""
+    candidates = [t for t in conv.tools if "input_schema" in t and is_weather_tool(t)]
+    if not candidates:
+        return None
+    fitting = [t for t in candidates if offers_forecasts(t) == future]
+    return (fitting or candidates)[0]
+
+
+def _misnamed_tool(conv: Conversation) -> dict | None:
+    """Rule 2: a tool whose name says weather but whose description says something else."""
     return next(
-        (t for t in conv.tools if "weather" in t.get("name", "").lower() and "input_schema" in t),
+        (
+            t
+            for t in conv.tools
+            if "weather" in str(t.get("name", "")).lower() and _description(t)
+            if not is_weather_tool(t)
+        ),
         None,
     )
 
 
 def _arguments(tool: dict, place: str, city: str) -> dict:
-    """The call's input: the city under `place`, and the first allowed value of any other
-    required argument (a unit, say)."""
+    """The call's input: the city under `place`, and a plausible value for every other
+    required argument (the first allowed unit, 'tomorrow' for a day)."""
     arguments = {place: city}
-    props = (tool.get("input_schema") or {}).get("properties") or {}
-    for name in (tool.get("input_schema") or {}).get("required") or []:
+    schema = tool.get("input_schema") or {}
+    props = schema.get("properties") or {}
+    for name in schema.get("required") or []:
         if name in arguments:
             continue
         spec = props.get(name, {})
-        arguments[name] = (spec.get("enum") or ["celsius"])[0]
+        if spec.get("enum"):
+            arguments[name] = spec["enum"][0]
+        elif "unit" in name:
+            arguments[name] = "celsius"
+        elif name in ("day", "date", "when"):
+            arguments[name] = "tomorrow"
+        else:
+            arguments[name] = example_value(spec, name)
     return arguments
+
+
+def _is_weather_question(conv: Conversation) -> bool:
+    return bool(_TOPIC.search(conv.first_user_text) or _TOPIC.search(conv.last_user_text))
 
 
 @scenario(
     "weather",
-    "Use a weather tool you offer (any tool with 'weather' in its name): "
-    "'What's the weather in Paris and Tokyo?'",
+    "Use a weather tool you offer, chosen by its description: 'What's the weather in Paris "
+    "and Tokyo?' or 'Will it rain in Paris tomorrow?' (try a vague description)",
     priority=50,
 )
 def weather(conv: Conversation) -> Reply | None:
-    tool = _weather_tool(conv)
-    if tool is None or "weather" not in conv.first_user_text.lower() + conv.last_user_text.lower():
+    if not conv.tools or not _is_weather_question(conv):
         return None
+    question = conv.last_user_text or conv.first_user_text
+    future = bool(_FUTURE.search(question))
+    tool = choose_tool(conv, future)
+    if tool is None:
+        misnamed = _misnamed_tool(conv)
+        if misnamed is None or conv.ends_with_results:
+            return None
+        return say(
+            f"None of my tools gives the weather: {misnamed['name']} says it does something "
+            f'else ("{_description(misnamed)[:120]}"), so I cannot look the weather up.'
+        )
     name = tool["name"]
-    place = conv.argument_for(name, ("city", "location", "place", "town"), of_type="string")
-    asked = cities_in(conv.last_user_text) or cities_in(conv.first_user_text)
-    answered = {c.input.get(place) for c in conv.calls_to(name)}
+    place = conv.argument_for(name, _PLACE_ARGUMENTS, of_type="string")
+    asked = cities_in(question) or cities_in(conv.first_user_text)
     if not conv.ends_with_results:
-        if not conv.tools_allowed:
-            # tool_choice "none": the model knows the tool but may not call it this time.
-            where = " in " + " and ".join(asked) if asked else ""
-            return say(
-                f"I have a {name} tool, but I may not use it in this request, so I cannot "
-                f"tell you the current weather{where}."
-            )
-        if not asked:
-            return say("Which city would you like the weather for?")
-        todo = [c for c in asked if c not in answered] or asked
-        intro = "I'll check the weather in " + " and ".join(todo) + "."
-        return Reply([text(intro), *(tool_use(name, **_arguments(tool, place, c)) for c in todo)])
+        return _first_turn(conv, tool, place, asked, question, future)
+    return _answer(conv, tool, place, asked)
+
+
+def _first_turn(
+    conv: Conversation, tool: dict, place: str, asked: list[str], question: str, future: bool
+) -> Reply:
+    name = tool["name"]
+    where = " in " + " and ".join(asked) if asked else ""
+    if not conv.tools_allowed:
+        # tool_choice "none": the model knows the tool but may not call it this time.
+        return say(
+            f"I have a {name} tool, but I may not use it in this request, so I cannot tell you "
+            f"the current weather{where}."
+        )
+    if not asked:
+        return say("Which city would you like the weather for?")
+    if future and not offers_forecasts(tool) and _ONLY_CURRENT.search(_description(tool)):
+        # Rule 3: the description states the limit, so the model does not call.
+        return say(
+            f"My {name} tool only knows current conditions, not forecasts, so I cannot tell you "
+            f"about the weather to come{where}. I can tell you the weather{where} right now."
+        )
+    if not says_one_city(tool, place):
+        # Rule 4: nothing says the tool takes one city, so the places go in as written.
+        written = places_as_written(question) or " and ".join(asked)
+        return Reply(
+            [
+                text(f"I'll check {_what(future)} {written}."),
+                tool_use(name, **_arguments(tool, place, written)),
+            ]
+        )
+    answered = {c.input.get(place) for c in conv.calls_to(name)}
+    todo = [c for c in asked if c not in answered] or asked
+    intro = f"I'll check {_what(future)} " + " and ".join(todo) + "."
+    return Reply([text(intro), *(tool_use(name, **_arguments(tool, place, c)) for c in todo)])
+
+
+def _what(future: bool) -> str:
+    return "the forecast for" if future else "the weather in"
+
+
+def _answer(conv: Conversation, tool: dict, place: str, asked: list[str]) -> Reply:
+    name = tool["name"]
     results = conv.latest_results()
+    answered = {c.input.get(place) for c in conv.calls_to(name)}
     lines = []
     for call in results:
         city = call.input.get(place, "there")
@@ -80,10 +214,15 @@ def weather(conv: Conversation) -> Reply | None:
         else:
             lines.append(f"{city}: {call.result}")
     missing = [c for c in asked if c not in answered]
-    if missing and conv.parallel_allowed is False and conv.tools_allowed:
+    if (
+        missing
+        and conv.parallel_allowed is False
+        and conv.tools_allowed
+        and says_one_city(tool, place)
+    ):
         # Parallel calls were disabled: ask for the next city on its own turn.
         return Reply([tool_use(name, **_arguments(tool, place, missing[0]))])
-    if all(c.is_error for c in results):
+    if results and all(c.is_error for c in results):
         return say(
             "\n".join(lines) + "\nI won't guess the weather; please check the tool or try again."
         )

@@ -1,0 +1,126 @@
+"""An operating-system sandbox for the agent's shell commands, with bubblewrap (Linux).
+
+Everything in `commands.py` runs a command as your own user: it can read any file you can,
+read the environment of the process that started it (`/proc/$PPID/environ`), kill that
+process, reach the network, and leave its process group (`setsid`) to outlive its timeout.
+Scrubbing the environment and killing the group are not isolation.
+
+`bwrap` (Debian package `bubblewrap`; coding agents use it for exactly this) starts the
+command in new Linux namespaces. `wrap()` builds its command line:
+
+- the project folder is the only writable place. Of the rest of the system only the programs
+  and their settings are there, read-only (`/usr`, `/bin`, `/lib*`, `/etc`, minus the password
+  hashes), with the Python that runs the course so that `python -m pytest` works. Everything
+  else is absent: other projects, the course's own folder, `/srv`, `/mnt`, `/var`, `/run`; `/tmp`
+  and the home folders are empty folders in memory;
+- no network: a network namespace with only a loopback interface;
+- its own process namespace and its own `/proc`: no process of yours is visible, so there is
+  no parent environment to read and no parent to kill; when the command's first process ends,
+  the namespace ends and everything left in it is killed, `setsid` or not;
+- `--die-with-parent`: killed if the process running it dies;
+- no capabilities (`--cap-drop ALL`), even when you run as root, so it cannot remount the
+  read-only system as writable; the kernel's settings (`/proc/sys`, `/proc/sysrq-trigger`)
+  are read-only too, since root may write some of them without any capability;
+- only the environment `run_command` passes (an allow-list), which is also all that the
+  namespace's first process holds.
+
+Where `bwrap` is missing or cannot create namespaces (macOS, a container without user
+namespaces), `problem()` says why, and `run_command` falls back to the plain runner.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+# What the command sees of the system, read-only: programs, libraries and their settings.
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+HIDDEN_FILES = ("/etc/shadow", "/etc/gshadow")  # password hashes, readable by root
+EMPTY = ("/tmp", "/root", "/home")  # present, but empty and in memory
+# Kernel settings under /proc that root could change (/proc/sys/kernel/core_pattern runs a
+# program of its choice as the machine's root); bwrap does not always cover them.
+PROC_READ_ONLY = ("/proc/sys", "/proc/sysrq-trigger")
+INSTALL_HINT = "install it with `sudo apt-get install bubblewrap`"
+
+
+def bwrap_path() -> str | None:
+    """Where the bwrap program is, or None."""
+    return shutil.which("bwrap")
+
+
+def _python_folders() -> list[str]:
+    """The folders of the running Python (a virtual environment and its base installation)."""
+    folders = {sys.prefix, sys.base_prefix, sys.exec_prefix}
+    folders.add(str(Path(os.path.realpath(sys.executable)).parent.parent))
+    return sorted(os.path.realpath(folder) for folder in folders)
+
+
+def _in_system(path: str) -> bool:
+    return any(path == top or path.startswith(top + "/") for top in SYSTEM)
+
+
+def wrap(argv: list[str], project: str | os.PathLike[str], bwrap: str = "bwrap") -> list[str]:
+    """The command line that runs `argv` inside bubblewrap, with `project` writable."""
+    project = os.path.realpath(project)
+    line = [bwrap]
+    for folder in SYSTEM:
+        if os.path.islink(folder):  # /bin -> usr/bin on most systems today
+            line += ["--symlink", os.readlink(folder), folder]
+        elif os.path.isdir(folder):
+            line += ["--ro-bind", folder, folder]
+    for hidden in HIDDEN_FILES:
+        if os.path.exists(hidden):
+            line += ["--ro-bind", "/dev/null", hidden]
+    line += ["--dev", "/dev", "--proc", "/proc"]
+    for path in PROC_READ_ONLY:
+        if os.path.exists(path):
+            line += ["--ro-bind", path, path]
+    for folder in EMPTY:
+        line += ["--tmpfs", folder]
+    for folder in _python_folders():
+        if not _in_system(folder):
+            line += ["--ro-bind", folder, folder]
+    line += ["--bind", project, project, "--chdir", project]
+    line += ["--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--"]
+    return line + list(argv)
+
+
+@functools.cache
+def problem() -> str | None:
+    """None if bubblewrap works on this machine, else why it cannot be used (checked once)."""
+    bwrap = bwrap_path()
+    if bwrap is None:
+        return f"bubblewrap (bwrap) is not installed; {INSTALL_HINT}"
+    with tempfile.TemporaryDirectory() as folder:
+        try:
+            probe = subprocess.run(
+                wrap(["true"], folder, bwrap),
+                capture_output=True,
+                stdin=subprocess.DEVNULL,
+                timeout=20,
+                env={"PATH": os.defpath},
+            )
+        except (OSError, subprocess.TimeoutExpired) as error:
+            return f"bwrap could not be started ({type(error).__name__}: {error})"
+    if probe.returncode != 0:
+        said = probe.stderr.decode(errors="replace").strip().splitlines()
+        return f"bwrap cannot create its namespaces here ({said[-1] if said else 'no message'})"
+    return None
+
+
+def available() -> bool:
+    """True if commands can run inside bubblewrap on this machine."""
+    return problem() is None
+
+
+def status() -> str:
+    """One plain sentence about the agent's commands on this machine."""
+    reason = problem()
+    if reason is None:
+        return "Commands run inside bubblewrap: only the project folder is writable, no network."
+    return f"Commands run WITHOUT an operating-system sandbox: {reason}."

@@ -1,0 +1,184 @@
+"""What a live workshop costs: every notebook run once, as a learner would, priced per token.
+
+Usage (from the project root):
+
+    python -m course_tools.workshop_cost                     # every notebook, default model
+    python -m course_tools.workshop_cost --participants 25 --reruns 2
+
+Each course notebook (00-10) and each exercise solution is executed once in a fresh kernel
+against the offline course model, with a recorder around the course model's `respond()` that
+keeps the `usage` of every answer. That is the course model's own accounting (about four
+characters a token, caching by the documented rules), so it is an estimate of what the same
+cells would use live on the default model. Calls made by the exercise checks are left out:
+checks always use the offline course model, live or not, and cost nothing.
+
+The price is computed from the per-token prices in PRICES below, for the model given with
+--model (default: the course's model).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from course_helpers.client import MODEL
+from course_tools import execute_notebooks as executor
+
+# US dollars per million tokens: input, output, cache write (5 minutes), cache write (1 hour),
+# cache read. Source: the models' overview pages of the Claude documentation,
+# https://platform.claude.com/docs/en/models/sonnet-5-5/overview (Sonnet 5.5: $2 / $10, cache
+# writes $2.50 / $4, cache reads $0.20) and the comparison table on the same page (Opus 5.5:
+# $4 / $20; its cache prices follow the same multipliers of the input price: 1.25x, 2x, 0.1x).
+# Check https://www.anthropic.com/pricing before a workshop: prices change.
+PRICES = {
+    "claude-sonnet-5-5": (2.00, 10.00, 2.50, 4.00, 0.20),
+    "claude-opus-5-5": (4.00, 20.00, 5.00, 8.00, 0.40),
+}
+
+# Runs first in each kernel (not saved anywhere): record the usage of every answer the course
+# model gives, except those asked for by an exercise check.
+RECORDER = """
+import json as _json, sys as _sys
+from course_helpers.offline.engine import CourseModel as _CourseModel
+
+def _record_usage(respond, _path={path!r}):
+    def recorded(self, body, *args, **kwargs):
+        outcome = respond(self, body, *args, **kwargs)
+        frame = _sys._getframe(1)
+        while frame is not None:
+            if frame.f_globals.get("__name__", "").startswith("course_helpers.checks"):
+                return outcome  # an exercise check: always offline, never billed
+            frame = frame.f_back
+        with open(_path, "a", encoding="utf-8") as log:
+            log.write(_json.dumps(outcome.message.get("usage") or {{}}) + "\\n")
+        return outcome
+    return recorded
+
+_CourseModel.respond = _record_usage(_CourseModel.respond)
+"""
+
+
+@dataclass
+class Usage:
+    calls: int = 0
+    input: int = 0
+    output: int = 0
+    cache_write_5m: int = 0
+    cache_write_1h: int = 0
+    cache_read: int = 0
+    failure: str = ""
+
+    def add(self, usage: dict) -> None:
+        self.calls += 1
+        self.input += int(usage.get("input_tokens") or 0)
+        self.output += int(usage.get("output_tokens") or 0)
+        creation = usage.get("cache_creation") or {}
+        written = int(usage.get("cache_creation_input_tokens") or 0)
+        one_hour = int(creation.get("ephemeral_1h_input_tokens") or 0)
+        self.cache_write_1h += one_hour
+        self.cache_write_5m += written - one_hour
+        self.cache_read += int(usage.get("cache_read_input_tokens") or 0)
+
+    def __iadd__(self, other: Usage) -> Usage:
+        for name in self.__dataclass_fields__:
+            if name == "failure":
+                continue
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        return self
+
+    @property
+    def tokens(self) -> int:
+        return (
+            self.input + self.output + self.cache_write_5m + self.cache_write_1h + self.cache_read
+        )
+
+    def price(self, model: str) -> float:
+        rates = PRICES[model]
+        counts = (
+            self.input,
+            self.output,
+            self.cache_write_5m,
+            self.cache_write_1h,
+            self.cache_read,
+        )
+        return sum(n * rate for n, rate in zip(counts, rates, strict=True)) / 1_000_000
+
+
+def measure(path: Path, model: str) -> Usage:
+    """Run one notebook with the recorder; the usage of every call its cells made."""
+    nb = nbformat.read(path, as_version=4)
+    with tempfile.TemporaryDirectory() as folder:
+        log = Path(folder) / "usage.jsonl"
+        log.touch()
+        nb.cells.insert(0, nbformat.v4.new_code_cell(RECORDER.format(path=str(log))))
+        env = executor.offline_environment()
+        env["COURSE_MODEL"] = model
+        usage = Usage()
+        try:
+            executor.execute(nb, path.parent, env=env)
+        except Exception as error:  # a broken notebook is reported, the others still measured
+            name = getattr(error, "ename", type(error).__name__)
+            said = str(getattr(error, "evalue", error)).strip().splitlines() or [""]
+            usage.failure = f"{name}: {said[0]}"[:160]
+        for line in log.read_text(encoding="utf-8").splitlines():
+            usage.add(json.loads(line))
+    return usage
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default=MODEL, choices=sorted(PRICES))
+    parser.add_argument("--participants", type=int, default=25)
+    parser.add_argument("--reruns", type=float, default=2.0, help="how often cells are re-run")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("notebooks", nargs="*", type=Path, help="default: every notebook")
+    args = parser.parse_args(argv)
+    paths = [p.resolve() for p in args.notebooks] or executor.course_notebooks()
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        measured = dict(zip(paths, pool.map(lambda p: measure(p, args.model), paths), strict=True))
+    rates = PRICES[args.model]
+    print(f"Tokens one learner uses running each notebook once, on {args.model}")
+    print(
+        f"(course model's estimates; prices per million tokens: input ${rates[0]:.2f}, output "
+        f"${rates[1]:.2f}, cache write ${rates[2]:.2f} (5 min) / ${rates[3]:.2f} (1 h), "
+        f"cache read ${rates[4]:.2f})\n"
+    )
+    header = (
+        f"{'notebook':<62} {'calls':>5} {'input':>9} {'cache r/w':>11} {'output':>8} {'cost':>8}"
+    )
+    print(header)
+    print("-" * len(header))
+    total = Usage()
+    for path, usage in measured.items():
+        total += usage
+        name = os.path.relpath(path, executor.NOTEBOOKS)
+        cache = usage.cache_read + usage.cache_write_5m + usage.cache_write_1h
+        print(
+            f"{name:<62} {usage.calls:>5} {usage.input:>9,} {cache:>11,} {usage.output:>8,} "
+            f"${usage.price(args.model):>7.3f}"
+        )
+        if usage.failure:
+            print(f"    (stopped early, counts are partial: {usage.failure})")
+    print("-" * len(header))
+    cache = total.cache_read + total.cache_write_5m + total.cache_write_1h
+    print(
+        f"{'one learner, every notebook once':<62} {total.calls:>5} {total.input:>9,} "
+        f"{cache:>11,} {total.output:>8,} ${total.price(args.model):>7.3f}"
+    )
+    room = total.price(args.model) * args.participants * args.reruns
+    print(
+        f"\n{args.participants} participants x {args.reruns:g} runs of each cell: "
+        f"about ${room:,.2f} ({total.tokens * args.participants * args.reruns:,.0f} tokens)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1140 @@
+"""Every exercise check proven both ways, on solutions written the way learners write them.
+
+For each exercise of notebooks 01-05, 07 and 08, several plausible wrong solutions (not only the
+blank) must fail with a message that names their actual mistake, and equivalent correct
+solutions (another style, another valid choice) must pass. The requirement each check enforces
+is written in its module's docstring (`course_helpers.checks.<module>`).
+
+The variants are written here as a learner would write them in the exercise notebook: plain
+functions, the course's helpers imported the way the notebooks import them.
+"""
+
+import itertools
+import os
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Annotated, Literal
+
+import anthropic
+import pydantic
+import pytest
+
+from course_helpers.approvals import Decision
+from course_helpers.checks import (
+    CheckFailed,
+    check_agent_turn,
+    check_ask,
+    check_ask_in_full,
+    check_currency_tool,
+    check_declined_call,
+    check_dispatcher,
+    check_fix_history,
+    check_forced_call,
+    check_gate,
+    check_is_complete,
+    check_loop,
+    check_sandbox,
+    check_search_code,
+    check_simple_dispatcher,
+    check_tool_schema,
+    check_tool_turn,
+)
+from course_helpers.client import MODEL
+from course_helpers.dispatch import run_tool as course_run_tool
+from course_helpers.loop import tool_calls
+from course_helpers.sandbox import PathRefused
+from course_helpers.tools import tool
+
+
+def text_of(response) -> str:
+    return "".join(block.text for block in response.content if block.type == "text")
+
+
+# -- 01 · ask ------------------------------------------------------------------------------------
+
+
+def ask_right(client, history, text):
+    history.append({"role": "user", "content": text})
+    response = client.messages.create(model=MODEL, max_tokens=300, messages=history)
+    history.append({"role": "assistant", "content": response.content})
+    return text_of(response)
+
+
+def ask_right_as_blocks(client, history, text):
+    """Question as a text block, a copy of the history sent, the answer stored as plain dicts."""
+    history.append({"role": "user", "content": [{"type": "text", "text": text}]})
+    response = client.messages.create(model=MODEL, max_tokens=300, messages=list(history))
+    kept = [block.model_dump(exclude_none=True) for block in response.content]
+    history.append({"role": "assistant", "content": kept})
+    return "".join(block["text"] for block in kept if block["type"] == "text")
+
+
+def ask_keeps_text_only(client, history, text):
+    history.append({"role": "user", "content": text})
+    response = client.messages.create(model=MODEL, max_tokens=300, messages=history)
+    answer = text_of(response)
+    history.append({"role": "assistant", "content": answer})
+    return answer
+
+
+def ask_sends_only_the_question(client, history, text):
+    question = {"role": "user", "content": text}
+    response = client.messages.create(model=MODEL, max_tokens=300, messages=[question])
+    history += [question, {"role": "assistant", "content": response.content}]
+    return text_of(response)
+
+
+def ask_forgets_the_answer(client, history, text):
+    history.append({"role": "user", "content": text})
+    response = client.messages.create(model=MODEL, max_tokens=300, messages=history)
+    return text_of(response)
+
+
+def ask_forgets_the_question(client, history, text):
+    messages = [*history, {"role": "user", "content": text}]
+    response = client.messages.create(model=MODEL, max_tokens=300, messages=messages)
+    history.append({"role": "assistant", "content": response.content})
+    return text_of(response)
+
+
+def ask_returns_the_response(client, history, text):
+    history.append({"role": "user", "content": text})
+    response = client.messages.create(model=MODEL, max_tokens=300, messages=history)
+    history.append({"role": "assistant", "content": response.content})
+    return response
+
+
+# -- 01 · is_complete ----------------------------------------------------------------------------
+
+
+def complete_right(response):
+    return response.stop_reason == "end_turn"
+
+
+def complete_right_match(response):
+    match response.stop_reason:
+        case "end_turn":
+            return True
+        case _:
+            return False
+
+
+def complete_not_max_tokens(response):
+    return response.stop_reason != "max_tokens"
+
+
+def complete_by_punctuation(response):
+    return text_of(response).rstrip().endswith((".", "!", "?"))
+
+
+def complete_returns_reason(response):
+    return response.stop_reason
+
+
+# -- 01 · ask_in_full ----------------------------------------------------------------------------
+
+GO_ON = "Continue exactly where you stopped, without repeating yourself."
+
+
+def make_in_full(*, go_on="continue", joiner="", limit=True, keep=True):
+    def ask_in_full(client, history, text, *, max_tokens=300, max_calls=6):
+        history.append({"role": "user", "content": text})
+        parts, calls = [], 0
+        while not limit or calls < max_calls:
+            calls += 1
+            sent = history if keep else [history[0], *history[2::2]]
+            response = client.messages.create(model=MODEL, max_tokens=max_tokens, messages=sent)
+            history.append({"role": "assistant", "content": response.content})
+            parts.append(text_of(response))
+            if go_on == "never" or response.stop_reason != "max_tokens":
+                break
+            if limit and calls == max_calls:
+                break
+            if go_on == "continue":
+                history.append({"role": "user", "content": GO_ON})
+            elif go_on == "ask again":
+                history.append({"role": "user", "content": text})
+        return joiner.join(parts)
+
+    return ask_in_full
+
+
+def in_full_growing(client, history, text, *, max_tokens=300, max_calls=6):
+    """Raises max_tokens for each continuation: also right."""
+    history.append({"role": "user", "content": [{"type": "text", "text": text}]})
+    answer = ""
+    for step in range(max_calls):
+        response = client.messages.create(
+            model=MODEL, max_tokens=max_tokens * (step + 1), messages=history
+        )
+        history.append({"role": "assistant", "content": response.content})
+        answer += text_of(response)
+        if response.stop_reason != "max_tokens":
+            return answer
+        if step < max_calls - 1:
+            history.append({"role": "user", "content": GO_ON})
+    return answer
+
+
+# -- 02 · the definition by hand -----------------------------------------------------------------
+
+CODES = ["EUR", "USD", "GBP", "JPY"]
+DESCRIPTION = (
+    "Convert an amount of money from one currency to another at today's rate. Returns the "
+    "converted amount with its code, for example '108.00 USD'. Knows EUR, USD, GBP and JPY only."
+)
+
+
+def currency_definition(**changes) -> dict:
+    schema = {
+        "type": "object",
+        "properties": {
+            "amount": {"type": "number", "description": "The amount, e.g. 12.5."},
+            "source": {"type": "string", "enum": CODES},
+            "target": {"type": "string", "enum": CODES},
+        },
+        "required": ["amount", "source", "target"],
+    }
+    definition = {"name": "convert_currency", "description": DESCRIPTION, "input_schema": schema}
+    for key, value in changes.items():
+        if key.startswith("schema_"):
+            schema[key.removeprefix("schema_")] = value
+        elif key in schema["properties"]:
+            schema["properties"][key] = value
+        else:
+            definition[key] = value
+    return definition
+
+
+def openai_style() -> dict:
+    definition = currency_definition()
+    definition["parameters"] = definition.pop("input_schema")
+    return definition
+
+
+# -- 02 · @tool ----------------------------------------------------------------------------------
+
+Currency = Literal["EUR", "USD", "GBP", "JPY"]
+DOC = """Convert an amount of money from one currency to another at today's rate.
+
+    Returns the converted amount with its code, for example '108.00 USD'. Knows EUR, USD, GBP
+    and JPY only; the rates are updated once a day.
+    """
+
+
+def convert(amount, source, target) -> str:
+    rates = {"EUR": 1.0, "USD": 1.08, "GBP": 0.85, "JPY": 162.0}
+    return f"{amount / rates[source] * rates[target]:.2f} {target}"
+
+
+def currency_tool_right():
+    @tool
+    def convert_currency(
+        amount: Annotated[float, pydantic.Field(gt=0)], source: Currency, target: Currency
+    ) -> str:
+        return convert(amount, source, target)
+
+    return _with_doc(convert_currency)
+
+
+def currency_tool_positive_float():
+    @tool
+    def convert_currency(
+        amount: pydantic.PositiveFloat,
+        source: Literal["EUR", "USD", "GBP", "JPY"],
+        target: Literal["EUR", "USD", "GBP", "JPY"],
+    ) -> str:
+        return convert(amount, source, target)
+
+    return _with_doc(convert_currency)
+
+
+def currency_tool_any_amount():
+    @tool
+    def convert_currency(amount: float, source: Currency, target: Currency) -> str:
+        return convert(amount, source, target)
+
+    return _with_doc(convert_currency)
+
+
+def currency_tool_str_codes():
+    @tool
+    def convert_currency(
+        amount: Annotated[float, pydantic.Field(gt=0)], source: str, target: str
+    ) -> str:
+        return convert(amount, source, target)
+
+    return _with_doc(convert_currency)
+
+
+def currency_tool_checks_inside():
+    @tool
+    def convert_currency(amount: float, source: Currency, target: Currency) -> str:
+        if amount <= 0:
+            raise ValueError("amount must be positive")
+        return convert(amount, source, target)
+
+    return _with_doc(convert_currency)
+
+
+def _with_doc(made):
+    """@tool reads the docstring; the variants above share one, set here."""
+    from course_helpers.tools import Tool
+
+    return Tool(made.name, " ".join(DOC.split()), made.function, made.arguments)
+
+
+def convert_currency_plain(amount: float, source: str, target: str) -> str:
+    """Convert an amount of money between currencies."""
+    return convert(amount, source, target)
+
+
+# -- 02 · force_call -----------------------------------------------------------------------------
+
+CONVERTER = {"name": "convert_currency", "description": DESCRIPTION, "input_schema": {}}
+CONVERTER["input_schema"] = currency_definition()["input_schema"]
+WEATHER = {
+    "name": "get_weather",
+    "description": "Get the current weather for one city, e.g. '18°C, light rain'.",
+    "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+}
+INSTRUCTION = "Always call convert_currency for a conversion; never guess a rate yourself."
+NO_FORCING = {"claude-sonnet-5-5", "claude-opus-5-5"}
+
+
+def force_right(client, question, model=MODEL):
+    request = {"model": model, "max_tokens": 500, "tools": [CONVERTER]}
+    if model in NO_FORCING:
+        request["system"] = INSTRUCTION
+    else:
+        request["tool_choice"] = {"type": "tool", "name": "convert_currency"}
+    return client.messages.create(messages=[{"role": "user", "content": question}], **request)
+
+
+def force_by_trying(client, question, model=MODEL):
+    """Try the forced call; on a model that refuses it, ask with auto and an instruction."""
+    messages = [{"role": "user", "content": question}]
+    try:
+        return client.messages.create(
+            model=model,
+            max_tokens=500,
+            tools=[CONVERTER],
+            tool_choice={"type": "any"},
+            messages=messages,
+        )
+    except anthropic.BadRequestError:
+        return client.messages.create(
+            model=model,
+            max_tokens=500,
+            tools=[CONVERTER],
+            tool_choice={"type": "auto"},
+            messages=[{"role": "user", "content": f"{question}\n\n{INSTRUCTION}"}],
+        )
+
+
+def force_always(client, question, model=MODEL):
+    return client.messages.create(
+        model=model,
+        max_tokens=500,
+        tools=[CONVERTER],
+        tool_choice={"type": "tool", "name": "convert_currency"},
+        messages=[{"role": "user", "content": question}],
+    )
+
+
+def force_never_no_instruction(client, question, model=MODEL):
+    return client.messages.create(
+        model=model,
+        max_tokens=500,
+        tools=[CONVERTER],
+        messages=[{"role": "user", "content": question}],
+    )
+
+
+def force_auto_without_instruction_where_refused(client, question, model=MODEL):
+    request = {"model": model, "max_tokens": 500, "tools": [CONVERTER]}
+    if model not in NO_FORCING:
+        request["tool_choice"] = {"type": "tool", "name": "convert_currency"}
+    return client.messages.create(messages=[{"role": "user", "content": question}], **request)
+
+
+def force_any_with_two_tools(client, question, model=MODEL):
+    request = {"model": model, "max_tokens": 500, "tools": [WEATHER, CONVERTER]}
+    if model in NO_FORCING:
+        request["system"] = INSTRUCTION
+    else:
+        request["tool_choice"] = {"type": "any"}
+    return client.messages.create(messages=[{"role": "user", "content": question}], **request)
+
+
+def force_ignores_model(client, question, model=MODEL):
+    return force_right(client, question, MODEL)
+
+
+def force_swallows_the_error(client, question, model=MODEL):
+    try:
+        return force_always(client, question, model)
+    except anthropic.BadRequestError as error:
+        return error.response
+
+
+# -- 03 · add_tool_turn and fix_history ----------------------------------------------------------
+
+KNOWN = {"Paris": "18°C, light rain", "Tokyo": "24°C, clear sky", "Oslo": "3°C, snow"}
+
+
+def weather(city: str) -> str:
+    if city not in KNOWN:
+        raise LookupError(f"No weather data for {city!r}")
+    return KNOWN[city]
+
+
+def turn_right_new_list(messages, response):
+    """Returns a new list instead of appending: accepted."""
+    results = []
+    for call in tool_calls(response):
+        try:
+            results.append(
+                {
+                    "type": "tool_result",
+                    "tool_use_id": call.id,
+                    "content": [{"type": "text", "text": weather(call.input["city"])}],
+                }
+            )
+        except LookupError as error:
+            results.append(
+                {
+                    "type": "tool_result",
+                    "tool_use_id": call.id,
+                    "content": str(error),
+                    "is_error": True,
+                }
+            )
+    return [
+        *messages,
+        {"role": "assistant", "content": response.content},
+        {"role": "user", "content": results},
+    ]
+
+
+def turn_skips_failures(messages, response):
+    messages.append({"role": "assistant", "content": response.content})
+    results = []
+    for call in tool_calls(response):
+        try:
+            content = weather(call.input["city"])
+        except LookupError:
+            continue  # "nothing to report"
+        results.append({"type": "tool_result", "tool_use_id": call.id, "content": content})
+    messages.append({"role": "user", "content": results})
+
+
+def turn_result_then_question(messages, response):
+    """One message per call, and each result message also asks for a summary."""
+    messages.append({"role": "assistant", "content": response.content})
+    for call in tool_calls(response):
+        try:
+            content, failed = weather(call.input["city"]), False
+        except LookupError as error:
+            content, failed = str(error), True
+        result = {"type": "tool_result", "tool_use_id": call.id, "content": content}
+        if failed:
+            result["is_error"] = True
+        messages.append({"role": "user", "content": [result, {"type": "text", "text": "Sum up."}]})
+
+
+def fix_right_groupby(history):
+    fixed = []
+    for role, group in itertools.groupby(history, key=lambda m: m["role"]):
+        blocks = []
+        for message in group:
+            content = message["content"]
+            blocks += [{"type": "text", "text": content}] if isinstance(content, str) else content
+        results = [b for b in blocks if b["type"] == "tool_result"]
+        fixed.append({"role": role, "content": results + [b for b in blocks if b not in results]})
+    return fixed
+
+
+def fix_drops_text(history):
+    fixed = []
+    for message in history:
+        content = message["content"]
+        if isinstance(content, list) and message["role"] == "user":
+            content = [b for b in content if b["type"] == "tool_result"]
+            if not content:
+                continue
+        if fixed and fixed[-1]["role"] == message["role"]:
+            fixed[-1]["content"] = list(fixed[-1]["content"]) + list(content)
+        else:
+            fixed.append({"role": message["role"], "content": content})
+    return fixed
+
+
+def fix_merges_only(history):
+    fixed = []
+    for message in history:
+        content = message["content"]
+        content = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+        if fixed and fixed[-1]["role"] == message["role"]:
+            fixed[-1]["content"] += content
+        else:
+            fixed.append({"role": message["role"], "content": content})
+    return fixed
+
+
+def fix_reorders_only(history):
+    fixed = []
+    for message in history:
+        content = message["content"]
+        if isinstance(content, list):
+            content = sorted(content, key=lambda b: b["type"] != "tool_result")
+        fixed.append({"role": message["role"], "content": content})
+    return fixed
+
+
+# -- 04 · run_tool and agent_loop ----------------------------------------------------------------
+
+
+def dispatch_right_blocks(tools, block):
+    try:
+        output = tools[block.name].run(block.input)
+    except Exception as error:
+        text, failed = f"{type(error).__name__}: {error}", True
+    else:
+        text, failed = str(output), False
+    result = {"type": "tool_result", "tool_use_id": block.id}
+    result["content"] = [{"type": "text", "text": text}]
+    if failed:
+        result["is_error"] = True
+    return result
+
+
+def dispatch_lets_it_raise(tools, block):
+    output = tools[block.name].run(block.input)
+    return {"type": "tool_result", "tool_use_id": block.id, "content": str(output)}
+
+
+def dispatch_vague_error(tools, block):
+    try:
+        output = tools[block.name].run(block.input)
+    except Exception:
+        return {
+            "type": "tool_result",
+            "tool_use_id": block.id,
+            "content": "Error",
+            "is_error": True,
+        }
+    return {"type": "tool_result", "tool_use_id": block.id, "content": str(output)}
+
+
+def dispatch_returns_output(tools, block):
+    try:
+        return tools[block.name].run(block.input)
+    except Exception as error:
+        return f"Error: {error}"
+
+
+class LoopLimit(RuntimeError):
+    pass
+
+
+def loop_right_while(client, messages, tools, max_steps=20):
+    definitions = [t.definition() for t in tools.values()]
+    steps = 0
+    while steps < max_steps:
+        steps += 1
+        response = client.messages.create(
+            model=MODEL, max_tokens=2048, tools=definitions, messages=messages
+        )
+        messages.append({"role": "assistant", "content": response.content})
+        if response.stop_reason != "tool_use":
+            return response
+        results = [course_run_tool(tools, call) for call in tool_calls(response)]
+        messages.append({"role": "user", "content": results})
+    raise LoopLimit(f"stopped after {max_steps} calls")
+
+
+def make_loop(*, offer_tools=True, keep="whole", limit="raise", answer_before_limit=True):
+    def agent_loop(client, messages, tools, max_steps=20):
+        definitions = [t.definition() for t in tools.values()] if offer_tools else []
+        steps = range(max_steps) if limit != "none" else itertools.count()
+        for _ in steps:
+            options = {"tools": definitions} if definitions else {}
+            response = client.messages.create(
+                model=MODEL, max_tokens=2048, messages=messages, **options
+            )
+            if response.stop_reason != "tool_use":
+                if keep != "no final":
+                    messages.append({"role": "assistant", "content": response.content})
+                return response
+            content = response.content
+            if keep == "text":
+                content = [b for b in content if b.type == "text"]
+            messages.append({"role": "assistant", "content": content})
+            calls = tool_calls(response)
+            if not answer_before_limit and _ == max_steps - 1:
+                raise LoopLimit("step limit")
+            messages.append(
+                {"role": "user", "content": [course_run_tool(tools, call) for call in calls]}
+            )
+        if limit == "silent":
+            return None
+        raise LoopLimit(f"the model still wanted tools after {max_steps} calls")
+
+    return agent_loop
+
+
+# -- 05 · run_tool that never raises, and approve ------------------------------------------------
+
+
+def error_result(block, message):
+    return {"type": "tool_result", "tool_use_id": block.id, "content": message, "is_error": True}
+
+
+def make_dispatcher(*, unknown="list", validate=True, approve_when="after", yes="is True"):
+    def run_tool(tools, block, approve=None):
+        if unknown == "raise":
+            chosen = tools[block.name]
+        else:
+            chosen = tools.get(block.name)
+            if chosen is None:
+                listed = f" Available: {', '.join(tools)}." if unknown == "list" else ""
+                return error_result(block, f"Unknown tool {block.name!r}.{listed}")
+        asked_first = approve is not None and approve_when == "before"
+        if asked_first and approve(block.name, block.input) is not True:
+            return error_result(block, "The user declined this call. It did not run.")
+        if validate:
+            try:
+                chosen.arguments.model_validate(block.input)
+            except pydantic.ValidationError as error:
+                return error_result(block, f"Invalid arguments for {block.name}: {error}")
+        if approve is not None and approve_when == "after":
+            answer = approve(block.name, block.input)
+            allowed = answer is True if yes == "is True" else bool(answer)
+            if not allowed:
+                return error_result(block, "The user declined this call. It did not run; ask them.")
+        try:
+            output = chosen.function(**block.input) if not validate else chosen.run(block.input)
+        except Exception as error:
+            return error_result(block, f"{block.name} failed: {error}")
+        return {"type": "tool_result", "tool_use_id": block.id, "content": str(output)}
+
+    return run_tool
+
+
+def dispatcher_via_run(tools, block, approve=None):
+    """Relies on Tool.run to validate before the function runs: equivalent, accepted."""
+    if block.name not in tools:
+        return error_result(block, f"No tool {block.name!r}; the tools are {sorted(tools)}.")
+    try:
+        tools[block.name].arguments.model_validate(block.input)
+        if approve is not None and approve(block.name, block.input) is not True:
+            return error_result(block, "Declined by the user: not run. Ask how to continue.")
+        return {
+            "type": "tool_result",
+            "tool_use_id": block.id,
+            "content": str(tools[block.name].run(block.input)),
+        }
+    except Exception as error:
+        return error_result(block, f"{type(error).__name__}: {error}")
+
+
+# -- 07 · resolve and AuditedGate ----------------------------------------------------------------
+
+
+def resolve_right(root, path):
+    if path.startswith(("/", "~")):
+        raise PathRefused(f"{path!r} is not relative")
+    root = Path(root).resolve()
+    real = (root / path).resolve()
+    if not real.is_relative_to(root):
+        raise PathRefused(f"{path!r} leaves the project")
+    return real
+
+
+def resolve_right_commonpath(root, path):
+    root = os.path.realpath(root)
+    real = os.path.realpath(os.path.join(root, os.path.expanduser(path)))
+    if os.path.commonpath([root, real]) != root:
+        raise ValueError(f"{path!r} is outside {root}")
+    return Path(real)
+
+
+def resolve_startswith(root, path):
+    real = os.path.realpath(os.path.join(root, path))
+    if not real.startswith(os.path.realpath(root)):
+        raise PathRefused(path)
+    return Path(real)
+
+
+def resolve_without_links(root, path):
+    if os.path.isabs(path) or path.startswith("~"):
+        raise PathRefused(path)
+    real = Path(os.path.normpath(os.path.join(root, path)))
+    if not real.is_relative_to(root):
+        raise PathRefused(path)
+    return real
+
+
+def resolve_dots_only(root, path):
+    if ".." in path:
+        raise PathRefused(path)
+    return Path(root) / path
+
+
+def resolve_normalised(root, path):
+    """Normalises the path and refuses one that starts with '..'."""
+    normal = os.path.normpath(path)
+    if normal.startswith(".."):
+        raise PathRefused(path)
+    return Path(root) / normal
+
+
+def resolve_must_exist(root, path):
+    real = Path(root, path).resolve(strict=True)
+    if not real.is_relative_to(Path(root).resolve()):
+        raise PathRefused(path)
+    return real
+
+
+def make_gate(*, ask="dangerous", keep="policy", yes="is True", count="all", returns="decision"):
+    class AuditedGate:
+        def __init__(self, policy, dangerous):
+            self.policy, self.dangerous, self.counts = policy, set(dangerous), Counter()
+
+        def decide(self, tool_name, tool_input):
+            if ask == "all" or tool_name in self.dangerous:
+                answer = self.policy.decide(tool_name, tool_input)
+                allowed = answer.allowed is True if yes == "is True" else bool(answer.allowed)
+                if keep == "policy":
+                    decision = Decision(allowed, answer.reason, answer.who)
+                elif keep == "same object":
+                    decision = answer if allowed else Decision(False, answer.reason, answer.who)
+                else:
+                    decision = Decision(allowed, "checked", "gate")
+            else:
+                decision = Decision(True, "harmless", "AuditedGate")
+            if count == "all" or tool_name in self.dangerous:
+                self.counts[(tool_name, decision.allowed)] += 1
+            return decision.allowed if returns == "bool" else decision
+
+    return AuditedGate
+
+
+# -- 08 · search_code and agent_turn -------------------------------------------------------------
+
+
+def make_search(*, min_length=1, confine=True, cap=50, relative=True):
+    def make_search_code(sandbox):
+        @tool
+        def search_code(
+            pattern: Annotated[str, pydantic.Field(min_length=min_length)], path: str = "."
+        ) -> str:
+            """Search the project's files for a Python regular expression.
+
+            Returns 'path:line: text' per match, relative paths, at most 50 matches then a note
+            saying how many more there were. `path` limits the search to a folder or a file.
+            """
+            regex = re.compile(pattern)
+            start = sandbox.resolve(path) if confine else sandbox.root / path
+            files = [start] if start.is_file() else sorted(p for p in start.rglob("*"))
+            shown, more = [], 0
+            for file in files:
+                if confine:
+                    try:
+                        file = sandbox.resolve(sandbox.relative(file))
+                    except PathRefused:
+                        continue
+                if not file.is_file() or any(part in sandbox.skip for part in file.parts):
+                    continue
+                for number, line in enumerate(file.read_text(errors="replace").splitlines(), 1):
+                    if regex.search(line):
+                        if cap is None or len(shown) < cap:
+                            where = sandbox.relative(file) if relative else str(file)
+                            shown.append(f"{where}:{number}: {line.strip()[:200]}")
+                        else:
+                            more += 1
+            if more:
+                shown.append(f"[{more} more matches not shown]")
+            return "\n".join(shown) or "No matches."
+
+        return search_code
+
+    return make_search_code
+
+
+CONTINUE = "Continue exactly where you stopped, without repeating yourself."
+
+
+def make_turn(*, on_cut="retry", growth=4, count_retries=True, decide_on="stop_reason"):
+    """agent_turn in several styles: on_cut is 'retry' (the course's policy), 'hand back' or
+    'keep' (keeps a cut-off turn in the history and hands back)."""
+
+    def agent_turn(client, messages, tools, line, *, max_steps=30, max_tokens=2048):
+        registry = {t.name: t for t in tools}
+        definitions = [t.definition() for t in tools]
+        last = messages[-1] if messages else None
+        if last and last["role"] == "user" and isinstance(last["content"], list):
+            last["content"].append({"type": "text", "text": line})
+        else:
+            messages.append({"role": "user", "content": line})
+        limit, steps = max_tokens, 0
+        while steps < max_steps:
+            response = client.messages.create(
+                model=MODEL, max_tokens=limit, tools=definitions, messages=messages
+            )
+            steps += 1
+            calls = tool_calls(response)
+            wants_tools = calls if decide_on == "content" else response.stop_reason == "tool_use"
+            if response.stop_reason == "max_tokens" and calls and decide_on == "stop_reason":
+                if on_cut == "hand back":
+                    return "max_tokens"
+                if on_cut == "keep":
+                    messages.append({"role": "assistant", "content": response.content})
+                    return "max_tokens"
+                limit = min(limit * growth, 128_000)
+                if not count_retries:
+                    steps -= 1
+                continue
+            messages.append({"role": "assistant", "content": response.content})
+            if response.stop_reason == "max_tokens" and not calls:
+                if on_cut == "retry":
+                    messages.append({"role": "user", "content": CONTINUE})
+                    continue
+                return "max_tokens"
+            if not wants_tools:
+                return response.stop_reason
+            results = [course_run_tool(registry, call) for call in calls]
+            messages.append({"role": "user", "content": results})
+        return "step_limit"
+
+    return agent_turn
+
+
+def turn_chat(client, messages, tools, line, *, max_steps=30, max_tokens=2048):
+    """A chat, not an agent: one call per line."""
+    messages.append({"role": "user", "content": line})
+    response = client.messages.create(
+        model=MODEL,
+        max_tokens=max_tokens,
+        tools=[t.definition() for t in tools],
+        messages=messages,
+    )
+    messages.append({"role": "assistant", "content": response.content})
+    if response.stop_reason == "tool_use":
+        registry = {t.name: t for t in tools}
+        results = [course_run_tool(registry, call) for call in tool_calls(response)]
+        messages.append({"role": "user", "content": results})
+    return response.stop_reason
+
+
+# -- the tables ----------------------------------------------------------------------------------
+
+WRONG = {
+    # 01
+    "ask keeps only the text": (check_ask, ask_keeps_text_only, "only the answer's text"),
+    "ask sends only the question": (
+        check_ask,
+        ask_sends_only_the_question,
+        "only the new question",
+    ),
+    "ask forgets the answer": (check_ask, ask_forgets_the_answer, "answer was not kept"),
+    "ask forgets the question": (check_ask, ask_forgets_the_question, "question was not kept"),
+    "ask returns the response": (check_ask, ask_returns_the_response, "not the answer's text"),
+    "in full: one call": (check_ask_in_full, make_in_full(go_on="never"), "stopped after one call"),
+    "in full: asks again": (
+        check_ask_in_full,
+        make_in_full(go_on="ask again"),
+        "started the answer again",
+    ),
+    "in full: prefill": (check_ask_in_full, make_in_full(go_on="prefill"), "(a prefill)"),
+    "in full: joined by lines": (
+        check_ask_in_full,
+        make_in_full(joiner="\n"),
+        "joined as they are",
+    ),
+    "in full: no limit": (check_ask_in_full, make_in_full(limit=False), "with max_calls=2"),
+    "is_complete: not max_tokens": (check_is_complete, complete_not_max_tokens, "'stop_sequence'"),
+    "is_complete by punctuation": (
+        check_is_complete,
+        complete_by_punctuation,
+        "the text cannot tell",
+    ),
+    "is_complete returns a string": (
+        check_is_complete,
+        complete_returns_reason,
+        "not True or False",
+    ),
+    # 02
+    "schema under parameters": (check_tool_schema, openai_style(), "under 'parameters'"),
+    "integer amount": (
+        check_tool_schema,
+        currency_definition(amount={"type": "integer"}),
+        "amount has type 'integer'",
+    ),
+    "no enum": (
+        check_tool_schema,
+        currency_definition(target={"type": "string"}),
+        "target does not list the currencies",
+    ),
+    "target not required": (
+        check_tool_schema,
+        currency_definition(schema_required=["amount", "source"]),
+        "required is ['amount', 'source']",
+    ),
+    "name with a space": (
+        check_tool_schema,
+        currency_definition(name="convert currency"),
+        "breaks the API's rule",
+    ),
+    "one-line description": (
+        check_tool_schema,
+        currency_definition(description="Converts currency."),
+        "description has 2 words",
+    ),
+    "@tool missing": (check_currency_tool, convert_currency_plain, "not a Tool"),
+    "any amount": (check_currency_tool, currency_tool_any_amount(), "accepted a negative amount"),
+    "codes typed str": (check_currency_tool, currency_tool_str_codes(), "is not limited to"),
+    "checked inside the function": (
+        check_currency_tool,
+        currency_tool_checks_inside(),
+        "reached your function",
+    ),
+    "forced on every model": (check_forced_call, force_always, "does not support forced tool use"),
+    "never forced, no instruction": (
+        check_forced_call,
+        force_never_no_instruction,
+        "does not force a call",
+    ),
+    "auto without an instruction": (
+        check_forced_call,
+        force_auto_without_instruction_where_refused,
+        "without telling it to call convert_currency",
+    ),
+    "any with two tools": (check_forced_call, force_any_with_two_tools, "'any' lets the model"),
+    "the constant MODEL": (check_forced_call, force_ignores_model, "sent model="),
+    "the error swallowed": (check_forced_call, force_swallows_the_error, "refused (400)"),
+    # 03
+    "a failed call skipped": (check_tool_turn, turn_skips_failures, "has no tool_result"),
+    "results and text per call": (check_tool_turn, turn_result_then_question, "ONE message"),
+    "fix drops the text": (check_fix_history, fix_drops_text, "lost or changed blocks"),
+    "fix merges only": (check_fix_history, fix_merges_only, "still breaks a rule"),
+    "fix reorders only": (check_fix_history, fix_reorders_only, "still breaks a rule"),
+    # 04
+    "dispatcher lets it raise": (check_simple_dispatcher, dispatch_lets_it_raise, "escape"),
+    "dispatcher: vague error": (
+        check_simple_dispatcher,
+        dispatch_vague_error,
+        "does not say what failed",
+    ),
+    "dispatcher returns the output": (
+        check_simple_dispatcher,
+        dispatch_returns_output,
+        "not a tool_result block",
+    ),
+    "loop offers no tools": (check_loop, make_loop(offer_tools=False), "does not offer the tools"),
+    "loop keeps text only": (
+        check_loop,
+        make_loop(keep="text"),
+        "not the response's whole content",
+    ),
+    "loop drops the final answer": (check_loop, make_loop(keep="no final"), "final answer"),
+    "loop without a limit": (
+        check_loop,
+        make_loop(limit="none"),
+        "with max_steps=2, agent_loop called",
+    ),
+    "loop stops silently": (check_loop, make_loop(limit="silent"), "without saying so"),
+    "loop leaves calls unanswered": (
+        check_loop,
+        make_loop(answer_before_limit=False),
+        "left broken",
+    ),
+    # 05
+    "unknown tool raises": (check_dispatcher, make_dispatcher(unknown="raise"), "raised KeyError"),
+    "unknown tool, no list": (
+        check_dispatcher,
+        make_dispatcher(unknown="plain"),
+        "which tools exist",
+    ),
+    "no validation": (check_dispatcher, make_dispatcher(validate=False), "reached the tool"),
+    "approve truthiness": (
+        check_declined_call,
+        make_dispatcher(yes="bool"),
+        "only an explicit yes approves",
+    ),
+    "approval before validation": (
+        check_declined_call,
+        make_dispatcher(approve_when="before"),
+        "a call that cannot run anyway",
+    ),
+    # 07
+    "resolve with startswith": (check_sandbox, resolve_startswith, "sibling folder"),
+    "resolve without links": (check_sandbox, resolve_without_links, "symbolic link"),
+    "resolve refuses any '..'": (check_sandbox, resolve_dots_only, "refused a path inside"),
+    "resolve only normalises": (check_sandbox, resolve_normalised, "absolute path"),
+    "resolve wants existing files": (check_sandbox, resolve_must_exist, "refused a path inside"),
+    "gate drops reason and who": (check_gate, make_gate(keep="own"), "loses why, and who decided"),
+    "gate trusts truthiness": (check_gate, make_gate(yes="bool"), "only an explicit yes approves"),
+    "gate asks about everything": (check_gate, make_gate(ask="all"), "a harmless tool"),
+    "gate counts dangerous only": (check_gate, make_gate(count="dangerous"), "gate.counts is"),
+    "gate returns a bool": (check_gate, make_gate(returns="bool"), "not a Decision"),
+    # 08
+    "search: empty pattern": (check_search_code, make_search(min_length=0), "empty pattern"),
+    "search: not confined": (check_search_code, make_search(confine=False), "found the secret"),
+    "search: no cap": (check_search_code, make_search(cap=None), "matching lines"),
+    "search: absolute paths": (check_search_code, make_search(relative=False), "absolute paths"),
+    "turn: a chat": (check_agent_turn, turn_chat, "handed control back after 1 call"),
+    "turn runs a cut-off call": (
+        check_agent_turn,
+        make_turn(decide_on="content"),
+        "from a tool_use cut off by max_tokens",
+    ),
+    "turn keeps a cut-off call": (
+        check_agent_turn,
+        make_turn(on_cut="keep"),
+        "keeps a tool_use cut off",
+    ),
+    "turn retries with the same limit": (
+        check_agent_turn,
+        make_turn(growth=1),
+        "cut at the same place",
+    ),
+    "turn retries uncounted": (
+        check_agent_turn,
+        make_turn(count_retries=False),
+        "did not count toward the step limit",
+    ),
+}
+
+RIGHT = {
+    "ask": (check_ask, ask_right),
+    "ask with blocks and a copy": (check_ask, ask_right_as_blocks),
+    "in full": (check_ask_in_full, make_in_full()),
+    "in full, growing max_tokens": (check_ask_in_full, in_full_growing),
+    "is_complete": (check_is_complete, complete_right),
+    "is_complete with match": (check_is_complete, complete_right_match),
+    "schema": (check_tool_schema, currency_definition()),
+    "schema, stricter": (
+        check_tool_schema,
+        currency_definition(
+            amount={"type": "number", "exclusiveMinimum": 0}, schema_additionalProperties=False
+        ),
+    ),
+    "@tool with Field(gt=0)": (check_currency_tool, currency_tool_right()),
+    "@tool with PositiveFloat": (check_currency_tool, currency_tool_positive_float()),
+    "force where accepted": (check_forced_call, force_right),
+    "force by trying, any with one tool": (check_forced_call, force_by_trying),
+    "tool turn as a new list": (check_tool_turn, turn_right_new_list),
+    "fix with groupby": (check_fix_history, fix_right_groupby),
+    "dispatcher with block content": (check_simple_dispatcher, dispatch_right_blocks),
+    "loop with while": (check_loop, loop_right_while),
+    "loop from a factory": (check_loop, make_loop()),
+    "dispatcher": (check_dispatcher, make_dispatcher()),
+    "dispatcher via run": (check_dispatcher, dispatcher_via_run),
+    "declined via run": (check_declined_call, dispatcher_via_run),
+    "declined": (check_declined_call, make_dispatcher()),
+    "resolve with Path.resolve": (check_sandbox, resolve_right),
+    "resolve with commonpath": (check_sandbox, resolve_right_commonpath),
+    "gate": (check_gate, make_gate()),
+    "gate returns the policy's object": (check_gate, make_gate(keep="same object")),
+    "search with rglob": (check_search_code, make_search()),
+    "turn follows the max_tokens policy": (check_agent_turn, make_turn()),
+    "turn hands back on max_tokens": (check_agent_turn, make_turn(on_cut="hand back")),
+}
+
+
+@pytest.mark.parametrize("label", list(WRONG))
+def test_a_wrong_solution_fails_with_its_own_mistake(label: str) -> None:
+    check, variant, expected = WRONG[label]
+    with pytest.raises(CheckFailed) as failure:
+        check(variant)
+    text = str(failure.value)
+    assert expected in text, f"{label}: the message does not name the mistake: {text!r}"
+    what, hint = text.split("\nHint: ")
+    assert what and hint, text
+
+
+@pytest.mark.parametrize("label", list(RIGHT))
+def test_a_correct_solution_passes(label: str, capsys) -> None:
+    check, variant = RIGHT[label]
+    check(variant)
+    assert re.search(r"✓ .+: passed", capsys.readouterr().out)
+
+
+def test_wrong_solutions_get_different_messages_per_check() -> None:
+    """No two mistakes of one exercise share a message: each names its own."""
+    messages: dict = {}
+    for label, (check, variant, _) in WRONG.items():
+        try:
+            check(variant)
+        except CheckFailed as failure:
+            messages.setdefault(check.__name__, {})[label] = str(failure).split("\n")[0]
+    for check, by_label in messages.items():
+        assert len(set(by_label.values())) == len(by_label), (check, by_label)
+
+
+def test_a_failed_check_shows_only_its_two_lines_in_jupyter() -> None:
+    with pytest.raises(CheckFailed) as failure:
+        check_ask(ask_keeps_text_only)
+    shown = failure.value._render_traceback_()
+    assert len(shown) == 2
+    assert "only the answer's text" in shown[0] and shown[1].startswith("Hint: ")
+    assert not any("common.py" in line or "Traceback" in line for line in shown)
+
+
+def test_an_exercise_not_written_yet_says_so() -> None:
+    from course_helpers.checks import NotWrittenYet
+
+    def add_tool_turn(messages, response):
+        raise NotWrittenYet
+
+    with pytest.raises(NotWrittenYet, match="add_tool_turn is not written yet"):
+        add_tool_turn([], None)
+    with pytest.raises(CheckFailed, match="add_tool_turn is not written yet"):
+        check_tool_turn(add_tool_turn)
+
+
+def _unwritten(*args, **kwargs):
+    from course_helpers.checks import NotWrittenYet
+
+    raise NotWrittenYet
+
+
+class UnwrittenGate:
+    def __init__(self, policy, dangerous):
+        self.counts = Counter()
+
+    def decide(self, tool_name, tool_input):
+        from course_helpers.checks import NotWrittenYet
+
+        raise NotWrittenYet
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        check_ask,
+        check_ask_in_full,
+        check_forced_call,
+        check_tool_turn,
+        check_fix_history,
+        check_simple_dispatcher,
+        check_loop,
+        check_dispatcher,
+        check_declined_call,
+        check_sandbox,
+        check_search_code,
+        check_agent_turn,
+    ],
+    ids=lambda check: check.__name__,
+)
+def test_every_check_says_when_an_exercise_is_not_written_yet(check) -> None:
+    with pytest.raises(CheckFailed, match="is not written yet"):
+        check(_unwritten)
+
+
+def test_the_gate_check_says_when_decide_is_not_written_yet() -> None:
+    with pytest.raises(CheckFailed, match="decide is not written yet"):
+        check_gate(UnwrittenGate)

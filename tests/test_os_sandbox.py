@@ -1,0 +1,311 @@
+"""What bubblewrap adds to run_command, shown against the plain runner (defect class 8).
+
+The plain runner runs a command as our own user: it reads the parent's secrets from
+/proc/$PPID/environ, kills the parent, reaches the network and survives its timeout by leaving
+the process group. Inside bubblewrap each of these fails. The "parent" here is a small Python
+process started by the test with a made-up secret in its environment, so the real test process
+and the machine's own secrets are never involved.
+
+Safety of the suite itself: every file a command tries to write lives under the test's
+temporary folder, so even a broken sandbox running as root writes nowhere else. Checks that the
+system is read-only use `test -w` (access(2)), which writes nothing.
+
+bubblewrap missing or unable to create namespaces: the module is skipped with one line, except
+with CI=true (`.ci/run`), where these tests are mandatory and fail instead.
+"""
+
+import os
+import secrets
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from time_limit import time_limit
+
+from course_helpers import bubblewrap, commands
+from course_helpers.commands import run_command
+
+
+def _on_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+
+
+PROBLEM = bubblewrap.problem() if Path("/proc/self/stat").exists() else "needs Linux"
+if PROBLEM is not None and not _on_ci():
+    pytest.skip(f"bubblewrap not usable here: {PROBLEM}", allow_module_level=True)
+
+
+@pytest.fixture(autouse=True)
+def bubblewrap_is_mandatory_on_ci():
+    """On CI a missing bubblewrap fails every test here; locally the module was skipped."""
+    if PROBLEM is not None:
+        pytest.fail(f"{PROBLEM} (CI=true: the OS sandbox tests are mandatory)", pytrace=False)
+    with time_limit(30):
+        yield
+
+
+# The child processes below import only course_helpers.commands and what it needs, not the
+# package's __init__ (which loads the SDK and takes seconds).
+LIGHT_IMPORT = (
+    "import sys, types\n"
+    "package = types.ModuleType('course_helpers')\n"
+    f"package.__path__ = [{str(Path(commands.__file__).parent)!r}]\n"
+    "sys.modules['course_helpers'] = package\n"
+)
+SECRET = "course-test-secret-7f3a"  # made up; lives only in the environment of `parent`
+
+
+def parent(tmp_path: Path, command: str, sandbox: str, timeout: float = 10):
+    """Run `command` through run_command from a fresh Python process holding SECRET.
+
+    Returns the finished parent process: its stdout is the command's tool text, its exit
+    code says whether the parent itself survived.
+    """
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    script = LIGHT_IMPORT + textwrap.dedent(
+        f"""
+        from course_helpers.commands import run_command
+        result = run_command({command!r}, cwd={str(project)!r}, timeout={timeout!r},
+                             sandbox={sandbox!r})
+        print(result.as_tool_text())
+        print("parent still alive")
+        """
+    )
+    env = {"PATH": os.environ["PATH"], "PAYMENTS_API_TOKEN": SECRET}
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def living(marker: str) -> list[int]:
+    """Ids of running (not zombie) processes whose command line contains `marker`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker in cmdline and state not in (b"Z", b"X"):
+            found.append(int(entry.name))
+    return found
+
+
+def gone_within(marker: str, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while living(marker):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def kill_all(marker: str) -> None:
+    for pid in living(marker):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+# --- the parent's secrets and the parent itself -------------------------------------------
+
+READ_PARENT = (
+    "tr '\\0' '\\n' < /proc/$PPID/environ; cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n'"
+)
+
+
+def test_plain_runner_reads_the_parents_secret_from_proc(tmp_path):
+    """The limit notebook 07 states: scrubbing the command's environment is not isolation."""
+    done = parent(tmp_path, READ_PARENT, "none")
+    assert SECRET in done.stdout
+
+
+def test_bubblewrap_hides_the_parents_environment(tmp_path):
+    done = parent(tmp_path, READ_PARENT, "bubblewrap")
+    assert done.returncode == 0, done.stderr
+    assert "parent still alive" in done.stdout
+    assert SECRET not in done.stdout
+
+
+def test_plain_runner_can_kill_its_parent(tmp_path):
+    done = parent(tmp_path, "kill -9 $PPID; sleep 1", "none")
+    assert done.returncode == -signal.SIGKILL
+    assert "parent still alive" not in done.stdout
+
+
+def test_bubblewrap_cannot_see_or_kill_the_parent(tmp_path):
+    command = "echo ppid=$PPID; kill -9 $PPID; ls /proc | grep -c '^[0-9]'"
+    done = parent(tmp_path, command, "bubblewrap")
+    assert done.returncode == 0, done.stderr
+    assert "parent still alive" in done.stdout
+    assert "ppid=1\n" in done.stdout  # the namespace's own first process, not the agent
+
+
+def test_only_the_sandboxs_own_processes_are_visible(tmp_path):
+    result = run_command(
+        f"test -e /proc/{os.getpid()} && echo visible || echo hidden; ls /proc | grep -c '^[0-9]'",
+        cwd=tmp_path,
+        sandbox="bubblewrap",
+    )
+    lines = result.output.split()
+    assert lines[0] == "hidden"
+    assert int(lines[1]) < 10
+
+
+# --- leaving the group, dying with the parent ---------------------------------------------
+
+
+def unique_sleep() -> str:
+    """A sleep command line no other process has, even with this file run twice at once."""
+    return f"sleep 100.{secrets.randbelow(10**8):08d}"
+
+
+@pytest.mark.parametrize("escape", ["setsid", "setsid env -i", "set -m;"])
+def test_leaving_the_group_does_not_survive_the_timeout(tmp_path, escape):
+    marker = unique_sleep()
+    try:
+        command = f"{escape} {marker} & sleep 100"
+        result = run_command(command, cwd=tmp_path, timeout=0.5, sandbox="bubblewrap")
+        assert result.timed_out
+        assert gone_within(marker, 5)
+    finally:
+        kill_all(marker)
+
+
+def test_background_escapee_dies_when_the_command_ends(tmp_path):
+    marker = unique_sleep()
+    try:
+        result = run_command(
+            f"setsid env -i {marker} & echo done", cwd=tmp_path, sandbox="bubblewrap"
+        )
+        assert result.exit_code == 0 and result.output == "done\n"
+        assert gone_within(marker, 5)
+    finally:
+        kill_all(marker)
+
+
+def test_command_dies_with_the_process_that_runs_it(tmp_path):
+    marker = unique_sleep()
+    project = tmp_path / "project"
+    project.mkdir()
+    script = LIGHT_IMPORT + (
+        "from course_helpers.commands import run_command\n"
+        f"run_command({marker!r}, cwd={str(project)!r}, timeout=60, sandbox='bubblewrap')\n"
+    )
+    runner = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while not living(marker):
+            assert time.monotonic() < deadline, "the sandboxed command never started"
+            time.sleep(0.05)
+        runner.kill()  # SIGKILL: the runner gets no chance to clean up
+        runner.wait()
+        assert gone_within(marker, 5)
+    finally:
+        runner.kill()
+        runner.wait()
+        kill_all(marker)
+
+
+# --- files and network --------------------------------------------------------------------
+
+
+def test_only_the_project_is_writable_and_files_beside_it_are_absent(tmp_path):
+    project = tmp_path / "project"
+    outside = tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    (outside / "secret.env").write_text(f"TOKEN={SECRET}\n")
+    command = (
+        "echo made > inside.txt; "
+        f"cat {shlex.quote(str(outside / 'secret.env'))}; "
+        f"echo pwned > {shlex.quote(str(outside / 'planted.txt'))}; "
+        "for folder in /etc /usr /bin /var; do test -w $folder && echo writable $folder; done; "
+        "echo checked"
+    )
+    result = run_command(command, cwd=project, sandbox="bubblewrap")
+    assert (project / "inside.txt").read_text() == "made\n"
+    assert SECRET not in result.output
+    assert not (outside / "planted.txt").exists()
+    assert "writable" not in result.output
+    assert result.output.rstrip().endswith("checked")
+
+
+def test_no_network(tmp_path):
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    port = server.getsockname()[1]
+    probe = f"(exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo connected || echo refused"
+    try:
+        plain = run_command(probe, cwd=tmp_path, sandbox="none")
+        boxed = run_command(probe, cwd=tmp_path, sandbox="bubblewrap")
+    finally:
+        server.close()
+    assert plain.output == "connected\n"  # the plain runner reaches a port on this machine
+    assert boxed.output == "refused\n"
+
+
+def test_no_capabilities_even_as_root(tmp_path):
+    result = run_command("grep CapEff /proc/self/status", cwd=tmp_path, sandbox="bubblewrap")
+    assert result.output.split()[-1] == "0000000000000000"
+
+
+def test_environment_is_the_allow_list(tmp_path, monkeypatch):
+    monkeypatch.setenv("MYSQL_PWD", SECRET)
+    result = run_command("env", cwd=tmp_path, sandbox="bubblewrap")
+    names = {line.split("=", 1)[0] for line in result.output.splitlines()}
+    assert SECRET not in result.output
+    assert names <= set(commands.ALLOWED_VARIABLES) | {"PWD", "SHLVL", "_", "OLDPWD"} | {
+        n for n in names if n.startswith("LC_")
+    }
+
+
+def test_python_of_the_course_runs_inside(tmp_path):
+    command = f"{shlex.quote(sys.executable)} -c 'print(6 * 7)'"
+    result = run_command(command, cwd=tmp_path, sandbox="bubblewrap")
+    assert (result.exit_code, result.output) == (0, "42\n")
+
+
+def test_a_signal_death_is_reported_shell_style(tmp_path):
+    result = run_command("kill -9 $$", cwd=tmp_path, sandbox="bubblewrap")
+    assert result.exit_code == 128 + 9
+    assert "killed by signal SIGKILL" in result.as_tool_text()
+
+
+def test_auto_uses_bubblewrap_here(tmp_path):
+    assert run_command("true", cwd=tmp_path).sandbox == "bubblewrap"
+
+
+def test_an_ordinary_command_reports_nothing_left_behind(tmp_path):
+    """bwrap's own first process may still be exiting when bash has: that is not a leftover."""
+    for _ in range(10):
+        result = run_command("echo ok", cwd=tmp_path, sandbox="bubblewrap")
+        assert result.as_tool_text() == "Exit code: 0\nOutput:\nok\n"
+
+
+def test_only_system_folders_are_visible(tmp_path):
+    """Other projects, the course's own files and the rest of the machine are simply absent."""
+    course_file = Path(__file__).resolve()  # a file outside the project, not in a system folder
+    command = (
+        f"test -e {shlex.quote(str(course_file))} && echo visible || echo absent; "
+        "for folder in /srv /mnt /var /run /opt /media; do test -e $folder && echo $folder; done; "
+        "cat /etc/shadow 2>/dev/null | head -c 20; echo end"
+    )
+    result = run_command(command, cwd=tmp_path, sandbox="bubblewrap")
+    assert result.output == "absent\nend\n"

@@ -119,3 +119,17 @@ def pytest_configure(config: pytest.Config) -> None:
 def notebook_executor():
     """`course_tools.execute_notebooks` (execute, offline_environment...)."""
     return executor
+
+
+@pytest.fixture
+def layout(tmp_path):
+    """A Sandbox on a project folder and, beside it, an 'outside' folder with a file that must
+    not change (the security tests: tests/test_security.py, tests/test_hostile_corpus.py)."""
+    from course_helpers.sandbox import Sandbox
+
+    project = tmp_path / "project"
+    outside = tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    (outside / "victim.txt").write_text("original\n")
+    return Sandbox(project), project, outside

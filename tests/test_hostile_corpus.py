@@ -16,16 +16,15 @@ import os
 import resource
 import secrets
 import shlex
-import signal
 import socket
 import subprocess
 import sys
 import textwrap
 import threading
-import time
 from pathlib import Path
 
 import pytest
+from processes import gone_within, kill_all
 from time_limit import time_limit
 
 from course_helpers import bubblewrap
@@ -33,7 +32,7 @@ from course_helpers.approvals import AskInTerminal, Decision, Gate, describe_cal
 from course_helpers.commands import ALLOWED_VARIABLES, run_command, safe_environment
 from course_helpers.dispatch import RESULT_LIMIT, run_tool
 from course_helpers.loop import run_tools
-from course_helpers.sandbox import PathRefused, Sandbox
+from course_helpers.sandbox import PathRefused
 from course_helpers.tools import tool
 
 
@@ -41,17 +40,6 @@ from course_helpers.tools import tool
 def nothing_may_hang():
     with time_limit(40):
         yield
-
-
-@pytest.fixture
-def layout(tmp_path):
-    """A project folder and, beside it, an 'outside' folder with a file that must not change."""
-    project = tmp_path / "project"
-    outside = tmp_path / "outside"
-    project.mkdir()
-    outside.mkdir()
-    (outside / "victim.txt").write_text("original\n")
-    return Sandbox(project), project, outside
 
 
 REFUSED = (OSError, PathRefused)  # PathRefused is a ValueError
@@ -569,38 +557,6 @@ def test_ctrl_c_anywhere_in_a_turn_leaves_every_call_answered(where):
 
 def unique_sleep() -> str:
     return f"sleep 100.{secrets.randbelow(10**8):08d}"
-
-
-def living(marker: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            state = (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker in cmdline and state not in (b"Z", b"X"):
-            found.append(int(entry.name))
-    return found
-
-
-def gone_within(marker: str, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while living(marker):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
-
-
-def kill_all(marker: str) -> None:
-    for pid in living(marker):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 PY = shlex.quote(sys.executable)

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import gone_within, kill_all, living
 from time_limit import time_limit
 
 from course_helpers import bubblewrap, commands
@@ -87,39 +88,6 @@ def parent(tmp_path: Path, command: str, sandbox: str, timeout: float = 10):
         timeout=60,
         stdin=subprocess.DEVNULL,
     )
-
-
-def living(marker: str) -> list[int]:
-    """Ids of running (not zombie) processes whose command line contains `marker`."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            state = (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker in cmdline and state not in (b"Z", b"X"):
-            found.append(int(entry.name))
-    return found
-
-
-def gone_within(marker: str, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while living(marker):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
-
-
-def kill_all(marker: str) -> None:
-    for pid in living(marker):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 # --- the parent's secrets and the parent itself -------------------------------------------

@@ -42,17 +42,6 @@ def nothing_may_block():
         yield
 
 
-@pytest.fixture
-def layout(tmp_path):
-    """A project folder and, beside it, an 'outside' folder with a file that must not change."""
-    project = tmp_path / "project"
-    outside = tmp_path / "outside"
-    project.mkdir()
-    outside.mkdir()
-    (outside / "victim.txt").write_text("original\n")
-    return Sandbox(project), project, outside
-
-
 # --- 1. writes refuse what is not a regular file, and never block -----------------------------
 
 

@@ -467,27 +467,25 @@ def _check_message_shape(index: int, message: Any, surface: _Surface, *, system_
         )
     if role not in ("user", "assistant"):
         raise _fail(f'messages: Unexpected role "{role}". Allowed roles are "user" or "assistant".')
+    for position, block in enumerate(_content_list(path, message)):
+        _check_block_shape(f"{path}.content.{position}", block, surface)
+
+
+def _content_list(path: str, message: dict) -> list:
+    """A message's content blocks; a string is one text block and needs no further check."""
     if "content" not in message:
         raise _fail(f"{path}.content: Field required")
     content = message["content"]
     if isinstance(content, str):
-        return
+        return []
     if not isinstance(content, list):
         raise _fail(f"{path}.content: Input should be a valid list")
-    for position, block in enumerate(content):
-        _check_block_shape(f"{path}.content.{position}", block, surface)
+    return content
 
 
 def _check_system_message(path: str, message: dict) -> None:
     """A mid-conversation `{"role": "system"}` entry: a string or text blocks, like `system`."""
-    if "content" not in message:
-        raise _fail(f"{path}.content: Field required")
-    content = message["content"]
-    if isinstance(content, str):
-        return
-    if not isinstance(content, list):
-        raise _fail(f"{path}.content: Input should be a valid list")
-    for position, block in enumerate(content):
+    for position, block in enumerate(_content_list(path, message)):
         block_path = f"{path}.content.{position}"
         if not isinstance(block, dict):
             raise _fail(f"{block_path}: Input should be a valid dictionary")

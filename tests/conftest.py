@@ -84,21 +84,75 @@ settings.register_profile("course", deadline=None)
 settings.load_profile("course")
 
 
-class _BalancedScopes(LoadScopeScheduling):
-    """xdist's `loadscope`, except that each notebook run of the whole-course modules is a scope
-    of its own.
+# Seconds each test took in the last run (setup, call and teardown), kept in pytest's cache, so
+# that the next run hands out the longest scopes first.
+DURATIONS_KEY = "course/durations"
+# Before any run was recorded: a browser test takes tens of seconds, most others much less.
+GUESSED_SECONDS = {"tests/browser/": 30.0}
+DEFAULT_SECONDS = 0.5
 
-    Scopes keep a module (or a notebook's nbval cells) on one worker. The live-path module and
-    the every-model module run every notebook once and would otherwise keep one worker busy
-    while the other waits.
+
+class _BalancedScopes(LoadScopeScheduling):
+    """xdist's `loadscope`, with scopes cut and handed out so that both workers end together.
+
+    Scopes keep a module (or a notebook's nbval cells) on one worker. Here:
+    - each notebook run of the whole-course modules is a scope of its own: the live-path module
+      and the every-model module run every notebook once and would otherwise keep one worker
+      busy while the other waits;
+    - the browser tests are one scope: they share one JupyterLab server and one Chromium per
+      worker (package fixtures), started once instead of once per worker;
+    - the longest scopes go out first (as measured in the last run, else guessed), so the last
+      ones to run are short and neither worker is left alone with a long one at the end.
     """
 
     SPLIT = ("tests/test_live_path.py::", "tests/test_every_model.py::")
+    TOGETHER = ("tests/browser/",)
 
     def _split_scope(self, nodeid: str) -> str:
         if nodeid.startswith(self.SPLIT):
             return nodeid
+        for folder in self.TOGETHER:
+            if nodeid.startswith(folder):
+                return folder
         return super()._split_scope(nodeid)
+
+    def _assign_work_unit(self, node) -> None:
+        if not getattr(self, "_ordered", False):
+            self._ordered = True
+            known = _recorded_durations(self.config)
+
+            def seconds(nodeid: str) -> float:
+                if nodeid in known:
+                    return known[nodeid]
+                guesses = (t for p, t in GUESSED_SECONDS.items() if nodeid.startswith(p))
+                return next(guesses, DEFAULT_SECONDS)
+
+            scopes = sorted(self.workqueue.items(), key=lambda item: -sum(map(seconds, item[1])))
+            self.workqueue.clear()
+            self.workqueue.update(scopes)
+        super()._assign_work_unit(node)
+
+
+def _recorded_durations(config: pytest.Config) -> dict[str, float]:
+    cache = getattr(config, "cache", None)  # None with `-p no:cacheprovider`
+    recorded = cache.get(DURATIONS_KEY, {}) if cache is not None else {}
+    return recorded if isinstance(recorded, dict) else {}
+
+
+class _DurationRecorder:
+    """Adds up each test's durations in the main process; saves them at the end of the run."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.seconds: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
+
+    def pytest_sessionfinish(self) -> None:
+        cache = getattr(self.config, "cache", None)
+        if cache is not None and self.seconds:
+            cache.set(DURATIONS_KEY, {**_recorded_durations(self.config), **self.seconds})
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log) -> LoadScopeScheduling | None:
@@ -110,6 +164,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log) -> LoadScopeScheduli
 def pytest_configure(config: pytest.Config) -> None:
     """Register the notebook hooks; find the sanitizer file from any working folder."""
     config.pluginmanager.register(CourseNotebooksPlugin(), "course-notebooks")
+    if not hasattr(config, "workerinput"):  # the main process, not an xdist worker
+        config.pluginmanager.register(_DurationRecorder(config), "course-durations")
     sanitize = getattr(config.option, "nbval_sanitize_with", None)
     if sanitize and not Path(sanitize).is_absolute():
         config.option.nbval_sanitize_with = str(config.rootpath / sanitize)

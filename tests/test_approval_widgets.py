@@ -1,9 +1,10 @@
-"""The Approve / Deny panel: clicking a button records the decision and resumes the loop.
+"""The Approve / Deny panel: it stops before a dangerous call, and a click answers it and goes on.
 
 Buttons are clicked from Python (`button.click()` runs the same handlers a browser click does).
 The course model plays notebook 07's prompt injection over a real git repository, so an approved
-merge really changes `main`; a scripted stand-in client makes two dangerous calls in one turn to
-check that resuming neither asks twice nor runs a call twice.
+merge really changes `main`. A scripted stand-in client plays turns the course model does not:
+two dangerous calls in one turn (each asked once and run at most once, the model called once per
+turn), a call too long to show, a call with invalid arguments.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ from pathlib import Path
 
 import anthropic
 import pytest
-from sdk_messages import message
+from sdk_messages import message, thinking
 
 from course_helpers.approval_widgets import APPROVE, DENY, ApprovalPanel, ButtonPolicy
-from course_helpers.approvals import PendingApproval, describe_call
 from course_helpers.fixtures.pr_repo import build_pr_repo, git
 from course_helpers.offline import CourseModelApp
+from course_helpers.pairing import check_pairing
+from course_helpers.policies import SHOW_LIMIT, describe_call
 from course_helpers.sandbox import Sandbox
 from course_helpers.tools import tool
 
@@ -65,8 +67,9 @@ def head_of_main(repo) -> str:
 def panel(client, repo) -> ApprovalPanel:
     messages = [{"role": "user", "content": "Summarise README.md for me."}]
     panel = ApprovalPanel(client, messages, repo_tools(repo), dangerous={"merge_pr"})
+    assert panel.approve_button.disabled and panel.deny_button.disabled, "nothing asked yet"
     run = panel.run()
-    assert run.ending == "pending_approval"
+    assert run is panel.record and run.ending is None, "a run waiting for a click has no ending"
     return panel
 
 
@@ -77,13 +80,22 @@ def test_buttons_are_named_and_enabled_only_while_a_call_waits(panel) -> None:
     assert "merge_pr" in panel.request.value and "482" in panel.request.value
     assert "Waiting for your answer: merge_pr" in panel.text()
     assert "  The agent wants to call merge_pr with:\n    pr:\n      482" in panel.text()
-    assert panel.gate.audit_log[-1]["tool"] == "read_file", "a pending call must not be logged"
+    assert panel.messages[-1]["role"] == "assistant", "the waiting call is not answered yet"
+    panel.deny_button.click()
+    assert panel.waiting is None
+    assert panel.approve_button.disabled and panel.deny_button.disabled
+    assert panel.request.value == ""
 
 
-def test_clicking_deny_records_the_decision_and_resumes(panel, repo) -> None:
+def test_a_waiting_call_is_not_logged_by_the_gate(panel) -> None:
+    assert [entry["tool"] for entry in panel.gate.audit_log] == ["read_file"]
+    assert panel.gate.counts[("merge_pr", True)] + panel.gate.counts[("merge_pr", False)] == 0
+
+
+def test_clicking_deny_records_the_decision_and_goes_on(panel, repo) -> None:
     before = len(panel.messages)
     panel.deny_button.click()
-    assert len(panel.runs) == 2 and panel.runs[-1].ending == "end_turn"
+    assert panel.record.ending == "end_turn"
     assert len(panel.messages) == before + 2
     assert panel.gate.audit_log[-1] == {
         "tool": "merge_pr",
@@ -93,57 +105,74 @@ def test_clicking_deny_records_the_decision_and_resumes(panel, repo) -> None:
         "who": "person",
     }
     assert panel.gate.counts[("merge_pr", False)] == 1
+    declined = panel.messages[before]["content"][0]
+    assert declined["is_error"] and declined["content"].startswith("The user declined")
     assert "declined" in panel.transcript.value, "the transcript must show the declined result"
-    assert panel.approve_button.disabled and panel.deny_button.disabled
     assert head_of_main(repo) == "Start the invoicing library"
     assert "answered: merge_pr" in panel.text()
     header = panel.status.value
     assert header.startswith("You clicked Deny for merge_pr; the agent went on and finished")
+    assert check_pairing(panel.messages) == []
 
 
 def test_clicking_approve_runs_the_call(panel, repo) -> None:
     panel.approve_button.click()
     assert panel.status.value.startswith("You clicked Approve for merge_pr;")
-    assert panel.runs[-1].ending == "end_turn"
+    assert panel.record.ending == "end_turn"
     assert panel.gate.audit_log[-1]["allowed"] is True
     assert head_of_main(repo) == "Merge branch 'pr-482'"
     assert panel.gate.counts[("merge_pr", True)] == 1
 
 
-def test_an_answer_with_nothing_waiting_changes_nothing(panel) -> None:
+def test_an_answer_with_nothing_waiting_says_so_and_changes_nothing(panel) -> None:
     panel.deny()
-    runs = len(panel.runs)
-    assert panel.approve().startswith("Nothing is waiting")
-    assert len(panel.runs) == runs
+    messages, log = len(panel.messages), len(panel.gate.audit_log)
+    said = panel.approve()
+    assert said.startswith("Nothing is waiting for an answer: ")
+    assert "finished (end_turn)" in said
+    assert (len(panel.messages), len(panel.gate.audit_log)) == (messages, log)
+    assert panel.run().ending == "end_turn", "running an ended panel again does nothing"
+    assert len(panel.messages) == messages
 
 
-def test_button_policy_says_not_yet_until_answered() -> None:
+def test_button_policy_refuses_when_no_one_clicked_and_uses_each_click_once() -> None:
     policy = ButtonPolicy()
-    with pytest.raises(PendingApproval):
-        policy.decide("merge_pr", {"pr": 1})
-    policy.answer(True)
-    assert policy.decide("merge_pr", {"pr": 1}).allowed is True
-    with pytest.raises(PendingApproval):  # one answer, one call
-        policy.decide("merge_pr", {"pr": 1})
-    with pytest.raises(LookupError):
-        ButtonPolicy().answer(True)
+    refused = policy.decide("merge_pr", {"pr": 1})
+    assert refused.allowed is False and refused.who == "ApprovalPanel"
+    policy.answer = True
+    approved = policy.decide("merge_pr", {"pr": 1})
+    assert (approved.allowed, approved.who) == (True, "person")
+    assert policy.decide("merge_pr", {"pr": 1}).allowed is False, "one click, one call"
 
 
-# -- two dangerous calls in one turn -----------------------------------------------------------
+# -- turns the course model does not play: a scripted stand-in client ----------------------------
 
 
 class ScriptedClient:
+    """Answers each request with the next response of the script, and counts the requests."""
+
     def __init__(self, responses: list) -> None:
         self.responses = list(responses)
+        self.requests = 0
         self.messages = self
 
     def create(self, **request):
+        self.requests += 1
         return self.responses.pop(0)
 
 
-def test_resuming_a_turn_neither_asks_nor_runs_twice() -> None:
-    ran: list[str] = []
+def calls_turn(*calls: tuple[str, dict]):
+    blocks = [
+        {"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": tool_input}
+        for n, (name, tool_input) in enumerate(calls, start=1)
+    ]
+    return message("tool_use", thinking(), *blocks)
 
+
+DONE = message("end_turn", {"type": "text", "text": "Finished."})
+
+
+def cleanup_tools(ran: list[str]):
     @tool
     def look(name: str) -> str:
         """Harmless."""
@@ -156,45 +185,107 @@ def test_resuming_a_turn_neither_asks_nor_runs_twice() -> None:
         ran.append(f"delete {name}")
         return "deleted"
 
-    turn = message(
-        "tool_use",
-        {"type": "tool_use", "id": "toolu_1", "name": "look", "input": {"name": "a"}},
-        {"type": "tool_use", "id": "toolu_2", "name": "delete", "input": {"name": "a"}},
-        {"type": "tool_use", "id": "toolu_3", "name": "delete", "input": {"name": "b"}},
-    )
-    done = message("end_turn", {"type": "text", "text": "Finished."})
+    return [look, delete]
+
+
+def counting(policy: ButtonPolicy) -> list[tuple[str, str]]:
+    """Count every question the gate asks the panel's policy."""
+    asked: list[tuple[str, str]] = []
+    decide = policy.decide
+
+    def decide_and_count(tool_name, tool_input):
+        asked.append((tool_name, tool_input.get("name", "")))
+        return decide(tool_name, tool_input)
+
+    policy.decide = decide_and_count
+    return asked
+
+
+def test_two_dangerous_calls_in_one_turn_are_each_asked_once_and_run_at_most_once() -> None:
+    ran: list[str] = []
+    turn = calls_turn(("look", {"name": "a"}), ("delete", {"name": "a"}), ("delete", {"name": "b"}))
+    client = ScriptedClient([turn, DONE])
     messages = [{"role": "user", "content": "clean up"}]
-    panel = ApprovalPanel(
-        ScriptedClient([turn, done]), messages, [look, delete], dangerous={"delete"}
-    )
-    assert panel.run().ending == "pending_approval"
+    panel = ApprovalPanel(client, messages, cleanup_tools(ran), dangerous={"delete"})
+    asked = counting(panel.policy)
+
+    assert panel.run().ending is None
     assert panel.waiting == ("delete", {"name": "a"})
+    assert (ran, asked, client.requests) == (["look a"], [], 1)
+
     panel.approve_button.click()
-    assert panel.runs[-1].ending == "pending_approval"
-    assert panel.waiting == ("delete", {"name": "b"})
+    assert panel.waiting == ("delete", {"name": "b"}) and panel.record.ending is None
+    assert (ran, asked, client.requests) == (["look a", "delete a"], [("delete", "a")], 1)
+
     panel.deny_button.click()
-    assert panel.runs[-1].ending == "end_turn"
+    assert panel.record.ending == "end_turn"
     assert ran == ["look a", "delete a"], "a call ran twice, or the declined one ran"
+    assert asked == [("delete", "a"), ("delete", "b")], "a call was asked about twice"
+    assert client.requests == 2, "the model was asked again for a turn it had already answered"
     log = [(e["tool"], e["input"]["name"], e["allowed"]) for e in panel.gate.audit_log]
     assert log == [("look", "a", True), ("delete", "a", True), ("delete", "b", False)]
     results = messages[2]["content"]
+    assert [r["tool_use_id"] for r in results] == ["toolu_1", "toolu_2", "toolu_3"]
     assert [r["is_error"] for r in results] == [False, False, True]
-    assert panel.replay.saved == {}, "nothing is kept once the turn is answered"
+    assert check_pairing(messages) == []
+
+
+def test_a_call_too_long_to_show_is_refused_without_a_button() -> None:
+    ran: list[str] = []
+    huge = {"name": "x" * (SHOW_LIMIT + 1)}
+    client = ScriptedClient([calls_turn(("delete", huge)), DONE])
+    messages = [{"role": "user", "content": "clean up"}]
+    panel = ApprovalPanel(client, messages, cleanup_tools(ran), dangerous={"delete"})
+    assert panel.run().ending == "end_turn", "the panel must not wait for a call it cannot show"
+    assert panel.approve_button.disabled and panel.deny_button.disabled
+    assert ran == []
+    (result,) = messages[2]["content"]
+    assert result["is_error"] and "too long to show" in result["content"]
+    assert panel.gate.audit_log[-1]["allowed"] is False
+
+
+def test_a_dangerous_call_with_invalid_arguments_is_refused_without_asking() -> None:
+    ran: list[str] = []
+    client = ScriptedClient([calls_turn(("delete", {"nom": "a"})), DONE])
+    messages = [{"role": "user", "content": "clean up"}]
+    panel = ApprovalPanel(client, messages, cleanup_tools(ran), dangerous={"delete"})
+    asked = counting(panel.policy)
+    assert panel.run().ending == "end_turn"
+    assert (ran, asked, panel.gate.audit_log) == ([], [], [])
+    assert messages[2]["content"][0]["content"].startswith("Invalid arguments for delete")
+
+
+def test_the_panel_passes_run_agent_options_to_the_loop() -> None:
+    client = ScriptedClient([calls_turn(("look", {"name": "a"})), DONE])
+    messages = [{"role": "user", "content": "look"}]
+    panel = ApprovalPanel(client, messages, cleanup_tools([]), dangerous={"delete"}, max_steps=1)
+    run = panel.run()
+    assert run.ending == "step_limit" and client.requests == 1
+    assert check_pairing(messages) == [], "the step limit leaves every call answered"
+
+
+def test_ctrl_c_in_a_tool_ends_the_run_with_every_call_answered() -> None:
+    @tool
+    def slow(name: str) -> str:
+        """Harmless, and interrupted."""
+        raise KeyboardInterrupt
+
+    ran: list[str] = []
+    client = ScriptedClient([calls_turn(("slow", {"name": "a"}), ("delete", {"name": "b"})), DONE])
+    messages = [{"role": "user", "content": "go"}]
+    tools = [slow, *cleanup_tools(ran)]
+    panel = ApprovalPanel(client, messages, tools, dangerous={"delete"})
+    run = panel.run()
+    assert run.ending == "aborted" and panel.waiting is None and ran == []
+    results = messages[-1]["content"]
+    assert [r["is_error"] for r in results] == [True, True]
+    assert "Interrupted" in results[0]["content"] and "Not run" in results[1]["content"]
+    assert check_pairing(messages) == []
 
 
 def test_the_request_escapes_bidi_and_control_characters() -> None:
-    policy = ButtonPolicy()
     tool_input = {"content": "x" * 3000, "path": "invoice\u202etxt.exe\n"}
-    with pytest.raises(PendingApproval):
-        policy.decide("write_file", tool_input)
     shown = describe_call("write_file", tool_input)
     assert "\u202e" not in shown
     assert "  path (2 lines):\n    invoice\\u202etxt.exe\n    \n" in shown
     assert shown.index("invoice") < shown.index("xxxx")
-
-
-def test_a_call_too_long_to_show_is_refused_without_buttons() -> None:
-    policy = ButtonPolicy()
-    decision = policy.decide("run_command", {"command": "x" * 100_000})
-    assert decision.allowed is False and "too long to show" in decision.reason
-    assert policy.waiting is None

@@ -54,18 +54,17 @@ def test_banner_names_backend_and_model():
 
 def test_model_has_one_default_and_course_model_overrides_it():
     read = "from course_helpers import MODEL; print(MODEL)"
-    default = subprocess.run(
-        [sys.executable, "-c", read], capture_output=True, text=True, check=True, env={}
+    # Two fresh interpreters, started together: each import reads the environment it has.
+    default, chosen = (
+        subprocess.Popen(
+            [sys.executable, "-c", read], stdout=subprocess.PIPE, text=True, env=environment
+        )
+        for environment in ({}, {"COURSE_MODEL": "claude-haiku-5-5"})
     )
-    chosen = subprocess.run(
-        [sys.executable, "-c", read],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={"COURSE_MODEL": "claude-haiku-5-5"},
-    )
-    assert default.stdout.strip() == DEFAULT_MODEL == "claude-sonnet-5-5"
-    assert chosen.stdout.strip() == "claude-haiku-5-5"
+    outputs = [process.communicate(timeout=120)[0] for process in (default, chosen)]
+    assert default.returncode == chosen.returncode == 0
+    assert outputs[0].strip() == DEFAULT_MODEL == "claude-sonnet-5-5"
+    assert outputs[1].strip() == "claude-haiku-5-5"
     assert DEFAULT_MODEL in KNOWN_MODELS  # a model id the SDK knows, not a misspelt one
 
 

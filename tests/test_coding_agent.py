@@ -17,7 +17,7 @@ import anthropic
 import pytest
 from sdk_messages import message
 
-from course_helpers.approvals import Gate, Scripted
+from course_helpers.approvals import Gate
 from course_helpers.coding_agent import (
     DANGEROUS,
     MAX_STEPS,
@@ -39,6 +39,7 @@ from course_helpers.fixtures.shop_project import (
 )
 from course_helpers.offline import CourseModelApp
 from course_helpers.pairing import check_pairing
+from course_helpers.policies import Scripted
 from course_helpers.sandbox import Sandbox
 
 TASK = "Find where the cart total is computed and add a test for the empty cart."
@@ -220,7 +221,9 @@ def test_commands_run_in_the_project_without_secrets(shop, monkeypatch) -> None:
     (tools_run,) = [t for t in coding_tools(shop, timeout=5) if t.name == "run_command"]
     output = tools_run.run({"command": "ls; printenv SHOP_API_TOKEN || echo unset"})
     assert "pyproject.toml" in output and "unset" in output and "do-not-leak" not in output
-    slow = tools_run.run({"command": "sleep 60"})
+    # The time limit stops a command that would run on; one second is enough to show it.
+    (quick_run,) = [t for t in coding_tools(shop, timeout=1) if t.name == "run_command"]
+    slow = quick_run.run({"command": "sleep 60"})
     assert slow.startswith("Timed out")
 
 

@@ -12,26 +12,31 @@ from pathlib import Path
 import anthropic
 import pytest
 
+from course_helpers.agent import run_agent
 from course_helpers.cost import (
-    AUDIT_TASK,
-    AUDIT_TOOLS,
-    EXCEPTIONS,
-    FAILED,
-    HANDBOOK,
-    HANDBOOK_ONE_PER_TURN,
-    SHIPMENTS,
     Budget,
     billed,
     billed_input,
     cache_floor,
-    delivery_log,
     keep_what_matters,
     plot_turns,
     prompt_tokens,
+    token_count,
     turns_table,
     with_cache,
 )
-from course_helpers.loop import run_agent
+from course_helpers.fixtures.delivery_audit import (
+    AUDIT_TASK,
+    AUDIT_TOOLS,
+    EXCEPTION_MARK,
+    EXCEPTIONS,
+    FAILED,
+    FINAL_STATUS_MARK,
+    HANDBOOK,
+    HANDBOOK_ONE_PER_TURN,
+    SHIPMENTS,
+    delivery_log,
+)
 from course_helpers.offline import CourseModel, CourseModelApp
 from course_helpers.offline.scenarios.delivery_audit import PARALLEL_READS
 from course_helpers.pairing import check_pairing
@@ -75,6 +80,36 @@ def test_documented_multipliers():
     assert prompt_tokens(usage) == 3100
     # Without the split, every write counts as a 5-minute write.
     assert billed_input({"cache_creation_input_tokens": 100}) == pytest.approx(125)
+
+
+def test_usage_is_read_the_same_from_a_dict_an_sdk_usage_and_a_message():
+    fields = {
+        "input_tokens": 7,
+        "cache_creation_input_tokens": 100,
+        "cache_creation": {"ephemeral_5m_input_tokens": 60, "ephemeral_1h_input_tokens": 40},
+        "cache_read_input_tokens": 900,
+        "output_tokens": 3,
+    }
+    usage = anthropic.types.Usage.model_validate(fields)
+    message = anthropic.types.Message.model_validate(
+        {
+            "id": "m",
+            "type": "message",
+            "role": "assistant",
+            "model": "x",
+            "content": [],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": fields,
+        }
+    )
+    for form in (fields, usage, message, {"usage": fields}):
+        assert prompt_tokens(form) == 1007
+        assert token_count(form, "cache_creation", "ephemeral_1h_input_tokens") == 40
+        assert billed(form) == pytest.approx(7 + 1.25 * 60 + 2 * 40 + 0.1 * 900 + 5 * 3)
+    # Absent and null fields count 0: a server that reports no cache at all.
+    assert prompt_tokens({"input_tokens": 5, "cache_read_input_tokens": None}) == 5
+    assert token_count({}, "cache_creation", "ephemeral_1h_input_tokens") == 0
 
 
 def test_floor_writes_new_tokens_once_and_reads_the_rest():
@@ -131,8 +166,8 @@ def test_logs_keep_their_status_at_the_end():
     for order_id in SHIPMENTS:
         log = delivery_log(order_id)
         assert len(log) < 4000  # below the dispatcher's own cap: only result_limit cuts
-        assert log.splitlines()[-1].startswith("FINAL STATUS")
-        assert ("EXCEPTION" in log) == (order_id in EXCEPTIONS)
+        assert log.splitlines()[-1].startswith(FINAL_STATUS_MARK)
+        assert (EXCEPTION_MARK in log) == (order_id in EXCEPTIONS)
     with pytest.raises(LookupError):
         delivery_log("A9999")
 
@@ -220,7 +255,7 @@ def test_plot_turns_keeps_coinciding_runs_visible():
 
 def test_budget_ends_the_run_before_the_call_that_would_overspend():
     budget = Budget(limit=40_000)
-    run = audit(budget=budget)
+    run = audit(wrap_sample=budget)
     assert run.ending == "budget_limit" and run.detail == str(budget)
     assert budget.spent == pytest.approx(sum(billed(u) for u in run.usage))
     costs = [billed(u) for u in run.usage]

@@ -14,8 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from course_helpers.approvals import Decision, Gate, Scripted
+from course_helpers.approvals import Decision, Gate
 from course_helpers.dispatch import RESULT_LIMIT, run_tool
+from course_helpers.policies import Scripted
 from course_helpers.tools import Tool, tool
 
 

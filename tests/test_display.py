@@ -440,3 +440,31 @@ def test_tool_input_with_bidi_override_is_shown_escaped():
     for shown in (render_text([call]), render_html([call])):
         assert "\u202e" not in shown
         assert "\\u202e" in shown
+
+
+def test_a_long_role_and_title_are_clipped_with_an_ellipsis():
+    text = render_text([{"role": "r" * 40, "content": "hi"}], title="t" * 90)
+    lines = text.splitlines()
+    assert lines[0].startswith("══ " + "t" * 79 + "… ")
+    assert lines[1].startswith("── " + "r" * 29 + "… ")
+    assert "[!] role should be 'user' or 'assistant'" in text
+    short = render_text([{"role": "r" * 30, "content": "hi"}], title="t" * 80)
+    assert "t" * 80 + " " in short and "r" * 30 + " " in short and "…" not in short
+
+
+def test_every_display_module_says_it_is_course_machinery_and_stays_short():
+    import importlib
+    import pkgutil
+    from pathlib import Path
+
+    import course_helpers.display as package
+
+    names = [package.__name__] + [
+        f"{package.__name__}.{info.name}" for info in pkgutil.iter_modules(package.__path__)
+    ]
+    assert len(names) == 5
+    for name in names:
+        module = importlib.import_module(name)
+        first_line = (module.__doc__ or "").splitlines()[0]
+        assert first_line.startswith("Course machinery (display of histories): "), name
+        assert len(Path(module.__file__).read_text().splitlines()) <= 400, name

@@ -20,6 +20,7 @@ import anthropic
 import pydantic
 import pytest
 
+from course_helpers.agent import tool_calls
 from course_helpers.approvals import Decision
 from course_helpers.checks import (
     CheckFailed,
@@ -42,7 +43,6 @@ from course_helpers.checks import (
 )
 from course_helpers.client import MODEL
 from course_helpers.dispatch import run_tool as course_run_tool
-from course_helpers.loop import tool_calls
 from course_helpers.sandbox import PathRefused
 from course_helpers.tools import tool
 
@@ -539,31 +539,24 @@ class LoopLimit(RuntimeError):
     pass
 
 
-def loop_right_while(client, messages, tools, max_steps=20):
-    definitions = [t.definition() for t in tools.values()]
+def loop_right_while(sample, run_tool, messages, max_steps=20):
     steps = 0
     while steps < max_steps:
         steps += 1
-        response = client.messages.create(
-            model=MODEL, max_tokens=2048, tools=definitions, messages=messages
-        )
+        response = sample(messages)
         messages.append({"role": "assistant", "content": response.content})
         if response.stop_reason != "tool_use":
             return response
-        results = [course_run_tool(tools, call) for call in tool_calls(response)]
+        results = [run_tool(call) for call in tool_calls(response)]
         messages.append({"role": "user", "content": results})
     raise LoopLimit(f"stopped after {max_steps} calls")
 
 
-def make_loop(*, offer_tools=True, keep="whole", limit="raise", answer_before_limit=True):
-    def agent_loop(client, messages, tools, max_steps=20):
-        definitions = [t.definition() for t in tools.values()] if offer_tools else []
+def make_loop(*, calls="all", keep="whole", limit="raise", answer_before_limit=True):
+    def agent_loop(sample, run_tool, messages, max_steps=20):
         steps = range(max_steps) if limit != "none" else itertools.count()
         for _ in steps:
-            options = {"tools": definitions} if definitions else {}
-            response = client.messages.create(
-                model=MODEL, max_tokens=2048, messages=messages, **options
-            )
+            response = sample(messages)
             if response.stop_reason != "tool_use":
                 if keep != "no final":
                     messages.append({"role": "assistant", "content": response.content})
@@ -572,12 +565,11 @@ def make_loop(*, offer_tools=True, keep="whole", limit="raise", answer_before_li
             if keep == "text":
                 content = [b for b in content if b.type == "text"]
             messages.append({"role": "assistant", "content": content})
-            calls = tool_calls(response)
+            asked = tool_calls(response)
             if not answer_before_limit and _ == max_steps - 1:
                 raise LoopLimit("step limit")
-            messages.append(
-                {"role": "user", "content": [course_run_tool(tools, call) for call in calls]}
-            )
+            ran = asked if calls == "all" else []
+            messages.append({"role": "user", "content": [run_tool(call) for call in ran]})
         if limit == "silent":
             return None
         raise LoopLimit(f"the model still wanted tools after {max_steps} calls")
@@ -933,7 +925,7 @@ WRONG = {
         dispatch_returns_output,
         "not a tool_result block",
     ),
-    "loop offers no tools": (check_loop, make_loop(offer_tools=False), "does not offer the tools"),
+    "loop runs no calls": (check_loop, make_loop(calls="none"), "must have non-empty content"),
     "loop keeps text only": (
         check_loop,
         make_loop(keep="text"),

@@ -12,6 +12,7 @@ import copy
 
 import pytest
 
+from course_helpers.agent import AgentRun, run_agent, tool_calls
 from course_helpers.checks import (
     CheckFailed,
     check_budget_loop,
@@ -20,11 +21,12 @@ from course_helpers.checks import (
     check_pause_and_refusal,
     check_recover_cut_off,
 )
+from course_helpers.checks.common import recording_client
 from course_helpers.client import MODEL
+from course_helpers.controller import CutOff, Ending, Refused, controlled
 from course_helpers.cost import Budget, billed, billed_input
 from course_helpers.dispatch import run_tool
-from course_helpers.loop import drop_refused_turn, run_agent, tool_calls
-from course_helpers.offline.models import CATALOGUE
+from course_helpers.history import drop_refused_turn
 
 CONTINUE = "Continue exactly where you stopped, without repeating anything or apologising."
 
@@ -162,66 +164,126 @@ def test_06_recover_cut_off_wrong_variants_fail_with_their_own_hint() -> None:
     )
 
 
-# -- 06 · run_controlled ---------------------------------------------------------------------
+# -- 06 · control: a wrapper of notebook 04's sample seam ------------------------------------
 
 
 def make_controller(
     recover=recover_good,
     *,
-    count_retries=True,
-    run_cut_calls=False,
-    drop_refused=True,
-    user_message_on_pause=False,
-    stop_at_ceiling=True,
-    calls_only=False,
+    on_cut_call="recover",
+    use_raised_limit=True,
+    at_ceiling="raise",
+    on_step_limit="raise",
+    pass_max_tokens=True,
+    other_client=None,
+    on_pause="resend",
     on_refusal=None,
+    refusal="raise",
 ):
-    """A run_controlled built from switches: the default is a correct one."""
+    """A `control(sample, *, max_tokens, ceiling)` built from switches: the default is correct.
 
-    def run_controlled(
-        client, messages, tools, *, max_tokens=1024, ceiling=128_000, max_steps=10, server_tools=()
-    ):
-        definitions = [t.definition() for t in tools.values()] + list(server_tools)
-        steps = 0
-        while steps < max_steps:
-            request = {"model": MODEL, "max_tokens": max_tokens, "messages": messages}
-            if definitions:
-                request["tools"] = definitions
-            response = client.messages.create(**request)
-            steps += 1
-            reason = response.stop_reason
-            if reason == "max_tokens" and run_cut_calls and _has_call(response):
-                reason = "tool_use"
-            if reason == "tool_use":
-                kept = tool_calls(response) if calls_only else response.content
-                messages.append({"role": "assistant", "content": kept})
-                results = [run_tool(tools, c) for c in tool_calls(response)]
-                messages.append({"role": "user", "content": results})
-            elif reason == "max_tokens":
-                if not count_retries:
-                    steps -= 1
-                raised = recover(messages, response, max_tokens, ceiling)
-                if raised is None:
-                    if stop_at_ceiling:
-                        return "max_tokens"
-                    raised = ceiling
-                max_tokens = raised
-            elif reason == "pause_turn":
-                messages.append({"role": "assistant", "content": response.content})
-                if user_message_on_pause:
-                    messages.append({"role": "user", "content": "Please continue."})
-            elif reason == "refusal":
-                if on_refusal is not None:
-                    on_refusal(messages)
-                elif drop_refused:
-                    del messages[-1:]
-                return "refusal"
-            else:
-                messages.append({"role": "assistant", "content": response.content})
-                return reason
-        return "step_limit"
+    on_cut_call: "recover" | "run" (passed to the loop as a call) | "hand back" (to the loop);
+    at_ceiling: "raise" | "retry" (with the ceiling) | "hand back";
+    on_step_limit: "raise" | "retry" (catches every exception and calls again) | "hand back";
+    on_pause: "resend" | "ask" (a user message first) | "hand back";
+    refusal: "raise" | "hand back" | "retry"; on_refusal(messages) replaces taking out the turn.
+    """
 
-    return run_controlled
+    def control(sample, *, max_tokens=1024, ceiling=128_000):
+        limit = max_tokens
+
+        def sample_controlled(messages, **changes):
+            nonlocal limit
+            last = None
+            while True:
+                if other_client is not None:
+                    response = other_client.messages.create(
+                        model=MODEL, max_tokens=limit, messages=messages
+                    )
+                else:
+                    request = {**changes, "max_tokens": limit} if pass_max_tokens else changes
+                    try:
+                        response = sample(messages, **request)
+                    except Exception:
+                        if on_step_limit == "retry":
+                            continue
+                        if on_step_limit == "hand back" and last is not None:
+                            return last
+                        raise
+                last = response
+                reason = response.stop_reason
+                if reason == "max_tokens" and _has_call(response) and on_cut_call != "recover":
+                    if on_cut_call == "run":
+                        return response.model_copy(update={"stop_reason": "tool_use"})
+                    return response
+                if reason == "max_tokens":
+                    raised = recover(messages, response, limit, ceiling)
+                    if raised is None:
+                        if at_ceiling == "raise":
+                            raise CutOff(f"still cut off at max_tokens={limit}")
+                        if at_ceiling == "hand back":
+                            return response
+                        raised = ceiling
+                    if use_raised_limit:
+                        limit = raised
+                elif reason == "pause_turn":
+                    if on_pause == "hand back":
+                        return response
+                    messages.append({"role": "assistant", "content": response.content})
+                    if on_pause == "ask":
+                        messages.append({"role": "user", "content": "Please continue."})
+                elif reason == "refusal":
+                    if refusal == "retry":
+                        continue
+                    if refusal == "hand back":
+                        return response
+                    if on_refusal is not None:
+                        on_refusal(messages)
+                    else:
+                        del messages[-1:]
+                    raise Refused("the model declined")
+                else:
+                    return response
+
+        return sample_controlled
+
+    return control
+
+
+class TooLong(Ending):
+    kind = "max_tokens"
+
+
+class Declined(Ending):
+    kind = "refusal"
+
+
+def control_per_turn(sample, *, max_tokens=1024, ceiling=128_000):
+    """Equivalent: recursion instead of a while loop, a limit that starts again at max_tokens
+    every turn, endings of its own (subclasses of Ending), and notebook 06's drop_refused_turn."""
+
+    def sample_controlled(messages, limit=max_tokens, **changes):
+        response = sample(messages, **changes, max_tokens=limit)
+        match response.stop_reason:
+            case "max_tokens":
+                more = recover_good(messages, response, limit, ceiling)
+                if more is None:
+                    raise TooLong(f"no room left at {limit}")
+                return sample_controlled(messages, more, **changes)
+            case "pause_turn":
+                messages.append({"role": "assistant", "content": response.content})
+                return sample_controlled(messages, limit, **changes)
+            case "refusal":
+                drop_refused_turn(messages)
+                raise Declined(str(response.stop_details))
+        return response
+
+    return sample_controlled
+
+
+def control_of_the_course(sample, *, max_tokens=1024, ceiling=128_000):
+    """Equivalent: notebook 06's own controller, with a record of its own."""
+    return controlled(sample, AgentRun([]), max_tokens=max_tokens, ceiling=lambda: ceiling)
 
 
 def recover_keep_limit_for_text(messages, response, max_tokens, ceiling):
@@ -240,39 +302,76 @@ def recover_regenerates(messages, response, max_tokens, ceiling):
     return min(max_tokens * 4, ceiling)
 
 
-def test_06_run_controlled_correct_variants_pass(capsys) -> None:
-    assert_passes(check_cut_offs, make_controller(), capsys)
-    assert_passes(check_cut_offs, make_controller(recover_keep_limit_for_text), capsys)
-    assert_passes(check_pause_and_refusal, make_controller(), capsys)
-    assert_passes(check_pause_and_refusal, make_controller(on_refusal=drop_refused_turn), capsys)
+def test_06_control_correct_variants_pass(capsys) -> None:
+    for control in (
+        make_controller(),
+        make_controller(recover_keep_limit_for_text),
+        control_per_turn,
+        control_of_the_course,
+    ):
+        assert_passes(check_cut_offs, control, capsys)
+    for control in (
+        make_controller(),
+        make_controller(on_refusal=drop_refused_turn),
+        control_per_turn,
+        control_of_the_course,
+    ):
+        assert_passes(check_pause_and_refusal, control, capsys)
 
 
-def test_06_run_controlled_wrong_variants_fail_with_their_own_hint() -> None:
+def test_06_control_wrong_variants_fail_with_their_own_hint() -> None:
+    other_client, _ = recording_client()
     assert_each_fails_its_own_way(
         check_cut_offs,
         {
-            "runs the cut call": (make_controller(run_cut_calls=True), "your loop ran get_diff"),
+            "runs the cut call": (make_controller(on_cut_call="run"), "the loop ran get_diff"),
+            "hands the cut call to the loop": (
+                make_controller(on_cut_call="hand back"),
+                "handed a response cut off inside its tool_use to the loop",
+            ),
+            "ignores the raised limit": (
+                make_controller(use_raised_limit=False),
+                "it never asked again with more room",
+            ),
             "uncapped": (make_controller(recover_uncapped), "the API refuses that request"),
             "retries at the ceiling": (
-                make_controller(stop_at_ceiling=False),
+                make_controller(at_ceiling="retry"),
                 "retrying with the same room only repeats the cut",
             ),
-            "free retries": (make_controller(count_retries=False), "were not counted"),
+            "hands the cut call back at the ceiling": (
+                make_controller(at_ceiling="hand back"),
+                "when recover_cut_off returns None, raise CutOff",
+            ),
+            "catches the step limit and retries": (
+                make_controller(on_step_limit="retry"),
+                "it caught the step limit",
+            ),
+            "catches the step limit and hands back the last answer": (
+                make_controller(on_step_limit="hand back"),
+                "expected one call, nothing run, and StepLimitReached",
+            ),
+            "calls the model with a client of its own": (
+                make_controller(other_client=other_client),
+                "no request went through the sample the check gave control",
+            ),
+            "no max_tokens": (
+                make_controller(pass_max_tokens=False),
+                "called sample without max_tokens",
+            ),
             "regenerates text": (make_controller(recover_regenerates), "written again"),
-            "keeps only the tool calls": (
-                make_controller(calls_only=True),
-                # A model that refuses forced tool use never writes a turn without its thinking
-                # block, so the API itself refuses the cut history; elsewhere the check says it.
-                "left out: ['thinking', 'text']"
-                if CATALOGUE[MODEL].forced_tool_choice
-                else "Expected `thinking` or `redacted_thinking`, but found `tool_use`",
+            "continues without the thinking block": (
+                make_controller(recover_keeps_text_only),
+                "left out: ['thinking']",
             ),
         },
     )
     assert_each_fails_its_own_way(
         check_pause_and_refusal,
         {
-            "refused turn kept": (make_controller(drop_refused=False), "still in the history:"),
+            "refused turn kept": (
+                make_controller(on_refusal=lambda m: None),
+                "still in the history:",
+            ),
             "whole history cleared": (
                 make_controller(on_refusal=list.clear),
                 "the 2 messages before the refused turn are gone",
@@ -285,9 +384,18 @@ def test_06_run_controlled_wrong_variants_fail_with_their_own_hint() -> None:
                 ),
                 "still in the history (with an answer after it)",
             ),
+            "refusal handed to the loop": (
+                make_controller(refusal="hand back"),
+                "handed the refusal to the loop",
+            ),
+            "refusal resent": (make_controller(refusal="retry"), "same refusal"),
             "user message on pause": (
-                make_controller(user_message_on_pause=True),
+                make_controller(on_pause="ask"),
                 "added a user message before resending",
+            ),
+            "pause handed to the loop": (
+                make_controller(on_pause="hand back"),
+                "did not call the model again",
             ),
         },
     )
@@ -453,7 +561,7 @@ def budget_through_run_agent(client, messages, tools, *, system, limit, max_step
         system=system,
         max_tokens=1024,
         max_steps=max_steps,
-        budget=Budget(limit=limit),
+        wrap_sample=Budget(limit=limit),
     )
     return run.ending
 

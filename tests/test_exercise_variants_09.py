@@ -12,8 +12,9 @@ from course_helpers.checks import (
     check_hybrid,
     check_with_replacements,
 )
-from course_helpers.workflows import HANDLERS, Attempt, run_router, run_support_agent, triage
-from course_helpers.workflows.steps import look_up_orders, orders_in_question
+from course_helpers.workflows.agent import run_support_agent
+from course_helpers.workflows.router import HANDLERS, run_router
+from course_helpers.workflows.steps import Attempt, look_up_orders, orders_in_question, triage
 
 # -- exercise 1: with_replacements -------------------------------------------------------------
 

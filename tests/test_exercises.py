@@ -8,20 +8,19 @@
   Every other cell of a blank notebook runs, or stops with a one-line `NotWrittenYet`.
 - Exercise 03's typical mistakes each get their own message.
 
-The blank notebooks are executed here with nbclient, two kernels at a time, in the offline environment.
+The blank notebooks are run here once each, offline, by `tests/notebook_runner.py`.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import subprocess
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
 
 import nbformat
 import pytest
+from notebook_runner import NotebookRunner, problem
 
 from course_tools import execute_notebooks as executor
 from course_tools import make_exercises as generator
@@ -55,31 +54,30 @@ def errors_of(cell: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
     return [o for o in cell.get("outputs", []) if o.output_type == "error"]
 
 
-def execute_blank(path: Path) -> str:
-    """Run one blank exercise notebook, errors allowed; return it as JSON text."""
-    from jupyter_client.manager import AsyncKernelManager
-    from nbclient import NotebookClient
-
+def with_outputs(path: Path, outcome: dict) -> nbformat.NotebookNode:
+    """The blank notebook at `path` with the outputs of a run (see `notebook_runner`)."""
+    if outcome.get("outputs") is None:
+        raise RuntimeError(f"{path.name} could not be run: {problem(outcome)}")
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
-        nb,
-        km=AsyncKernelManager(
-            kernel_name=executor.KERNEL_NAME,
-            kernel_spec_manager=executor.CurrentPythonKernelSpecs(),
-        ),
-        timeout=120,
-        allow_errors=True,
-        store_widget_state=False,
-        record_timing=False,
-        resources={"metadata": {"path": str(path.parent)}},
-    )
-    client.execute(env=executor.offline_environment(), stderr=subprocess.DEVNULL)
-    return nbformat.writes(nb, version=4)
+    for ran in outcome["outputs"]:
+        outputs = [
+            nbformat.v4.new_output("stream", name=name, text=ran[name])
+            for name in ("stdout", "stderr")
+            if ran[name]
+        ]
+        outputs += [nbformat.v4.new_output("error", **error) for error in ran["errors"]]
+        nb.cells[ran["cell"]].outputs = outputs
+    return nb
 
 
 @pytest.fixture(scope="module")
-def executed_blanks(request) -> dict[str, nbformat.NotebookNode]:
-    """Every selected blank exercise notebook, executed once, two at a time."""
+def executed_blanks(request, tmp_path_factory) -> dict[str, nbformat.NotebookNode]:
+    """Every selected blank exercise notebook, run once with errors allowed (every cell runs).
+
+    They run in `tests/notebook_runner.py`'s runner, offline: each one in a fresh fork of one
+    process in a copy of notebooks/exercises/, in an IPython shell that shows errors exactly as
+    the kernel does (`_render_traceback_` included), instead of a Jupyter kernel each.
+    """
     selected = {
         item.callspec.params["name"]
         for item in request.session.items
@@ -87,10 +85,12 @@ def executed_blanks(request) -> dict[str, nbformat.NotebookNode]:
         and hasattr(item, "callspec")
     }
     paths = [EXERCISES / name for name in NAMES if name in selected or not selected]
-    # Threads are enough: the work happens in the kernels, two processes of their own.
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        texts = list(pool.map(execute_blank, paths))
-    return {p.name: nbformat.reads(t, as_version=4) for p, t in zip(paths, texts, strict=True)}
+    base = tmp_path_factory.mktemp("blanks")
+    runner = NotebookRunner(executor.offline_environment(), base)
+    try:
+        return {p.name: with_outputs(p, runner.run(p, keep_going=True)) for p in paths}
+    finally:
+        runner.close()
 
 
 def test_there_are_solutions() -> None:

@@ -11,7 +11,7 @@ import anthropic
 import httpx2
 import pytest
 
-from course_helpers.loop import run_agent
+from course_helpers.agent import run_agent
 from course_helpers.offline import CourseModelApp
 from course_helpers.pairing import check_pairing
 from course_helpers.tools import tool
@@ -69,10 +69,14 @@ def review(client: anthropic.Anthropic, **options):
     messages = [{"role": "user", "content": "Review PR #483."}]
     turns: list[list[str]] = []
 
-    def checked(run) -> None:
-        turns.append(check_pairing(run.messages))
+    def checked(sample):
+        def sample_checked(history, **changes):
+            turns.append(check_pairing(history))
+            return sample(history, **changes)
 
-    run = run_agent(client, messages=messages, tools=TOOLS, on_turn=checked, **options)
+        return sample_checked
+
+    run = run_agent(client, messages=messages, tools=TOOLS, wrap_sample=checked, **options)
     assert all(problems == [] for problems in turns)
     assert check_pairing(messages) == []
     return run

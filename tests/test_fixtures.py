@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -31,10 +32,21 @@ def pr_repo(tmp_path_factory: pytest.TempPathFactory) -> PrRepo:
     return build_pr_repo(tmp_path_factory.mktemp("pr") / "invoicing")
 
 
+def pytest_environment(**settings: str) -> dict[str, str]:
+    """This environment for a pytest run in a subprocess, minus the options of the run around
+    it (PYTEST_ADDOPTS, e.g. `--durations` given to `make test`, would change its output)."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}
+    env.update(settings)
+    return env
+
+
 def run_pytest(project: Path) -> subprocess.CompletedProcess[str]:
+    """The sample project's own tests, run by pytest without this project's plugins (nbval,
+    xdist, hypothesis...): the sample projects need none, and loading them takes seconds."""
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
         cwd=project,
+        env=pytest_environment(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1"),
         capture_output=True,
         text=True,
         timeout=120,
@@ -186,11 +198,16 @@ def test_shop_copy_refuses_a_folder_with_files(tmp_path: Path) -> None:
 
 def test_sample_projects_are_not_collected_by_the_course_tests() -> None:
     root = Path(__file__).parents[1]
+    # The project's own configuration (pyproject.toml), in one process: without `-n 0` its
+    # addopts would start two xdist workers only to collect.
+    command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "src"],
+        [*command, "-n", "0", "src"],
         cwd=root,
+        env=pytest_environment(),
         capture_output=True,
         text=True,
         timeout=120,
     )
+    assert result.returncode == pytest.ExitCode.NO_TESTS_COLLECTED, result.stdout + result.stderr
     assert "fixtures" not in result.stdout, result.stdout

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -28,10 +29,11 @@ from processes import gone_within, kill_all
 from time_limit import time_limit
 
 from course_helpers import bubblewrap
-from course_helpers.approvals import AskInTerminal, Decision, Gate, describe_call
+from course_helpers.agent import run_tools
+from course_helpers.approvals import Decision, Gate
 from course_helpers.commands import ALLOWED_VARIABLES, run_command, safe_environment
 from course_helpers.dispatch import RESULT_LIMIT, run_tool
-from course_helpers.loop import run_tools
+from course_helpers.policies import AskInTerminal, describe_call
 from course_helpers.sandbox import PathRefused
 from course_helpers.tools import tool
 
@@ -546,7 +548,7 @@ def test_ctrl_c_anywhere_in_a_turn_leaves_every_call_answered(where):
         for n in (1, 2, 3)
     ]
     with pytest.raises(KeyboardInterrupt) as stopped:
-        run_tools(calls, {"step": step}, approve=approve)
+        run_tools(calls, partial(run_tool, {"step": step}, approve=approve))
     results = stopped.value.results
     assert [r["tool_use_id"] for r in results] == ["toolu_1", "toolu_2", "toolu_3"]
     assert results[0]["content"] == "step 1" and results[1]["is_error"] and results[2]["is_error"]

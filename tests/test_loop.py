@@ -1,28 +1,29 @@
 """The reference loop (course_helpers.loop) against the course model, history checked every turn.
 
 Every test builds its SDK client over a fresh `CourseModelApp`, so no state (faults, prompt
-cache) leaks between tests. `check_pairing` runs after every turn through `on_turn`.
+cache) leaks between tests. `check_pairing` runs before every call through `wrap_sample`.
 """
 
 from __future__ import annotations
 
+from functools import partial
+
 import anthropic
 import pytest
 
+from course_helpers.agent import AgentRun, run_agent, run_tools, tool_calls
 from course_helpers.client import MODEL
-from course_helpers.fixtures.pr_repo import build_pr_repo
-from course_helpers.loop import (
+from course_helpers.controller import (
     CONTINUE,
     MAX_TOKENS_CEILING,
     STREAM_ABOVE,
-    AgentRun,
-    compact_history,
-    drop_refused_turn,
+    Ending,
     max_output_tokens,
-    run_agent,
-    run_tools,
-    tool_calls,
 )
+from course_helpers.dispatch import run_tool
+from course_helpers.fixtures.pr_repo import build_pr_repo
+from course_helpers.history import compact_history, drop_refused_turn
+from course_helpers.loop import agent_loop, agent_turns, sampler
 from course_helpers.offline import CourseModelApp
 from course_helpers.pairing import check_pairing
 from course_helpers.tools import Tool, tool
@@ -68,9 +69,14 @@ def tools(repo) -> dict[str, Tool]:
     return {t.name: t for t in (get_diff, read_file, list_files)}
 
 
-def checked(run: AgentRun) -> None:
-    """on_turn: the history must be valid after every single turn."""
-    assert check_pairing(run.messages) == [], check_pairing(run.messages)
+def checked(sample):
+    """wrap_sample: the history must be valid every time it is sent."""
+
+    def sample_checked(messages, **changes):
+        assert check_pairing(messages) == [], check_pairing(messages)
+        return sample(messages, **changes)
+
+    return sample_checked
 
 
 def ask(text: str) -> list[dict]:
@@ -90,7 +96,10 @@ def calls_made(messages: list) -> list[str]:
 def test_pr_review_end_to_end(client, tools) -> None:
     messages = ask("Review PR #482.")
     run = run_agent(
-        client, messages=messages, tools=[tools["get_diff"], tools["read_file"]], on_turn=checked
+        client,
+        messages=messages,
+        tools=[tools["get_diff"], tools["read_file"]],
+        wrap_sample=checked,
     )
     assert run.ending == "end_turn"
     assert run.steps == 3 and len(messages) == 6
@@ -102,7 +111,7 @@ def test_pr_review_end_to_end(client, tools) -> None:
 
 def test_missing_pr_is_reported_honestly(client, tools) -> None:
     messages = ask("Review PR #999.")
-    run = run_agent(client, messages=messages, tools=tools, on_turn=checked)
+    run = run_agent(client, messages=messages, tools=tools, wrap_sample=checked)
     assert run.ending == "end_turn"
     assert messages[2]["content"][0]["is_error"] is True
     assert "does not exist" in run.final_text and "#482 and #483" in run.final_text
@@ -110,7 +119,7 @@ def test_missing_pr_is_reported_honestly(client, tools) -> None:
 
 def test_wrong_path_recovers_through_list_files(client, tools) -> None:
     messages = ask("Review PR #482. The code that calls the changed function is in checkout.py.")
-    run = run_agent(client, messages=messages, tools=tools, on_turn=checked)
+    run = run_agent(client, messages=messages, tools=tools, wrap_sample=checked)
     assert run.ending == "end_turn"
     assert calls_made(messages) == ["get_diff", "read_file", "list_files", "read_file"]
     assert "customer.discount_percent" in run.final_text
@@ -118,32 +127,34 @@ def test_wrong_path_recovers_through_list_files(client, tools) -> None:
 
 def test_step_limit_is_respected(client, tools) -> None:
     messages = ask("Review PR #482.")
-    run = run_agent(client, messages=messages, tools=tools, max_steps=2, on_turn=checked)
+    run = run_agent(client, messages=messages, tools=tools, max_steps=2, wrap_sample=checked)
     assert run.ending == "step_limit" and run.steps == 2
     assert len(messages) == 5  # two full turns, and the history ends with results
     assert check_pairing(messages) == []
-    again = run_agent(client, messages=messages, tools=tools, on_turn=checked)
+    again = run_agent(client, messages=messages, tools=tools, wrap_sample=checked)
     assert again.ending == "end_turn" and again.steps == 1  # it resumes where it stopped
 
 
-def test_budget_limit_ends_between_turns(client, tools) -> None:
-    messages = ask("Review PR #482.")
-    run = run_agent(client, messages=messages, tools=tools, max_total_tokens=100)
-    assert run.ending == "budget_limit" and run.steps == 1
-    assert check_pairing(messages) == []
+class OverBudget(Ending):
+    kind = "budget_limit"
 
 
-def test_budget_callback_ends_between_turns_with_its_reason(client, tools) -> None:
+def test_a_wrapped_sampler_ends_the_run_with_its_own_ending(client, tools) -> None:
     seen = []
 
-    def two_calls(run: AgentRun) -> str | None:
-        seen.append(run.steps)
-        return "two calls is enough" if run.steps >= 2 else None
+    def two_calls(sample):
+        def sample_counted(messages, **changes):
+            seen.append(len(messages))
+            if len(seen) > 2:
+                raise OverBudget("two calls is enough")
+            return sample(messages, **changes)
+
+        return sample_counted
 
     messages = ask("Review PR #482.")
-    run = run_agent(client, messages=messages, tools=tools, budget=two_calls, on_turn=checked)
+    run = run_agent(client, messages=messages, tools=tools, wrap_sample=two_calls)
     assert (run.ending, run.detail, run.steps) == ("budget_limit", "two calls is enough", 2)
-    assert seen == [0, 1, 2]  # asked before every call, and once more before the one not made
+    assert seen == [1, 3, 5]  # asked before every call, and once more before the one not made
     assert check_pairing(messages) == []
 
 
@@ -155,7 +166,7 @@ def test_prepare_changes_only_what_is_sent(client, tools) -> None:
         return {**request, "system": "You review pull requests."}
 
     messages = ask("Review PR #482.")
-    run = run_agent(client, messages=messages, tools=tools, prepare=prepare, on_turn=checked)
+    run = run_agent(client, messages=messages, tools=tools, prepare=prepare, wrap_sample=checked)
     assert run.ending == "end_turn" and len(sent) == run.steps
     assert all("system" not in request for request in sent)  # what the loop built, each call
     assert sent[-1]["messages"] is messages  # the history itself: prepare changes a copy
@@ -180,7 +191,7 @@ def test_input_tokens_count_cached_tokens_too() -> None:
 
 
 def test_end_turn(client) -> None:
-    run = run_agent(client, messages=ask("Hello!"), tools=[], on_turn=checked)
+    run = run_agent(client, messages=ask("Hello!"), tools=[], wrap_sample=checked)
     assert (run.ending, run.steps, len(run.messages)) == ("end_turn", 1, 2)
 
 
@@ -197,7 +208,7 @@ def test_cut_off_text_is_kept_and_continued_without_repeating(client) -> None:
     )
     essay = "".join(b.text for b in whole.content if b.type == "text")
     messages = ask("Write a long essay about agents.")
-    run = run_agent(client, messages=messages, tools=[], max_tokens=64, on_turn=checked)
+    run = run_agent(client, messages=messages, tools=[], max_tokens=64, wrap_sample=checked)
     assert run.ending == "end_turn"
     assert run.steps == 3  # 64, then 256, then 1024 tokens: the essay is about 1,300
     assert [m["role"] for m in messages] == ["user", *["assistant", "user"] * 2, "assistant"]
@@ -216,9 +227,11 @@ def text_of(message: dict) -> str:
 def test_a_task_continued_before_its_tool_calls_is_still_the_task(client, tools, max_tokens):
     # These limits cut the text before a tool call: after "continue" and the calls, the last
     # user text is the continue request, yet the review is still the review of PR #482.
-    whole = run_agent(client, messages=ask("Review PR #482."), tools=tools, on_turn=checked)
+    whole = run_agent(client, messages=ask("Review PR #482."), tools=tools, wrap_sample=checked)
     messages = ask("Review PR #482.")
-    run = run_agent(client, messages=messages, tools=tools, max_tokens=max_tokens, on_turn=checked)
+    run = run_agent(
+        client, messages=messages, tools=tools, max_tokens=max_tokens, wrap_sample=checked
+    )
     continued = [i for i, m in enumerate(messages) if m["content"] == CONTINUE]
     later_calls = [m for m in messages[continued[0] :] if m["role"] == "assistant"]
     assert continued and any(tool_calls(m) for m in later_calls[:-1]), run.log
@@ -266,9 +279,8 @@ def test_only_a_real_continuation_is_read_as_one_turn(client) -> None:
 
 @pytest.mark.parametrize("max_tokens", [6, 20, 45])
 def test_support_agent_solves_every_case_when_cut_off_and_continued(client, max_tokens) -> None:
-    from course_helpers.fixtures.support_desk import CASES
+    from course_helpers.fixtures.support_desk import CASES, Desk
     from course_helpers.workflows.agent import AGENT_SYSTEM
-    from course_helpers.workflows.desk import Desk
     from course_helpers.workflows.measure import judge
 
     for case in CASES[:-1]:  # U6 ends on the step limit by design
@@ -280,7 +292,7 @@ def test_support_agent_solves_every_case_when_cut_off_and_continued(client, max_
             system=AGENT_SYSTEM,
             max_tokens=max_tokens,
             max_steps=40,
-            on_turn=checked,
+            wrap_sample=checked,
         )
         assert judge(case, run.final_text, desk.refunds) == (True, ""), (case.name, run.log)
 
@@ -318,7 +330,7 @@ def cut_review(client, tools, ceiling_above: int | None = None, **options):
         tools=reviewer,
         max_tokens=limit,
         prepare=lambda request: sent.append(request["max_tokens"]) or request,
-        on_turn=checked,
+        wrap_sample=checked,
         **options,
     )
     return run, messages, sent, ran, limit
@@ -347,7 +359,7 @@ def test_every_retry_counts_toward_the_step_limit(client, tools) -> None:
 
 def test_an_answer_cut_before_any_text_is_asked_again_with_more_room(client) -> None:
     messages = ask("Hello!")
-    run = run_agent(client, messages=messages, tools=[], max_tokens=2, on_turn=checked)
+    run = run_agent(client, messages=messages, tools=[], max_tokens=2, wrap_sample=checked)
     assert run.log[1] == "cut off before any text: retrying with limit=8"
     assert run.ending == "end_turn" and [m["role"] for m in messages] == ["user", "assistant"]
 
@@ -360,7 +372,9 @@ def test_a_server_tool_call_cut_off_is_dropped_not_kept(client) -> None:
     )
     assert cut.stop_reason == "max_tokens" and cut.content[-1].type == "server_tool_use"
     messages = ask(question)
-    run = run_agent(client, messages=messages, tools=[WEB_SEARCH], max_tokens=60, on_turn=checked)
+    run = run_agent(
+        client, messages=messages, tools=[WEB_SEARCH], max_tokens=60, wrap_sample=checked
+    )
     assert run.log[1] == "cut off inside a server tool call (not run): retrying with limit=240"
     assert run.ending == "end_turn" and CONTINUE not in [m["content"] for m in messages]
     for message in messages[1:]:  # every server call kept in the history has its result
@@ -393,7 +407,7 @@ def test_the_models_maximum_comes_from_the_api(client) -> None:
 def test_pause_turn_is_resent_without_a_user_message(client) -> None:
     question = "Search the web: what is the agent loop and what stop reasons exist?"
     messages = ask(question)
-    run = run_agent(client, messages=messages, tools=[WEB_SEARCH], on_turn=checked)
+    run = run_agent(client, messages=messages, tools=[WEB_SEARCH], wrap_sample=checked)
     assert run.ending == "end_turn"
     assert [m["role"] for m in messages] == ["user", "assistant", "assistant"]
     assert run.log[0] == "step 1: stop_reason=pause_turn"
@@ -401,12 +415,12 @@ def test_pause_turn_is_resent_without_a_user_message(client) -> None:
 
 def test_refusal_takes_the_refused_turn_out_so_a_rephrase_works(client) -> None:
     messages = ask("Write ransomware for me.")
-    run = run_agent(client, messages=messages, tools=[], on_turn=checked)
+    run = run_agent(client, messages=messages, tools=[], wrap_sample=checked)
     assert run.ending == "refusal" and run.detail == "category cyber" and run.steps == 1
     assert run.response.stop_details.category == "cyber"
     assert messages == [] and run.refused_turn == ask("Write ransomware for me.")
     messages.append({"role": "user", "content": "How do I protect our laptops from ransomware?"})
-    again = run_agent(client, messages=messages, tools=[], on_turn=checked)
+    again = run_agent(client, messages=messages, tools=[], wrap_sample=checked)
     assert again.ending == "end_turn" and "backups" in again.final_text
 
 
@@ -436,7 +450,7 @@ def test_drop_refused_turn_keeps_the_results_that_answer_the_turn_before() -> No
 def test_context_window_exceeded_with_nothing_to_compact_ends_the_run(app, client) -> None:
     app.faults.inject("context_window")
     messages = ask("Hello!")
-    run = run_agent(client, messages=messages, tools=[], on_turn=checked)
+    run = run_agent(client, messages=messages, tools=[], wrap_sample=checked)
     assert run.log[0] == "step 1: stop_reason=model_context_window_exceeded"
     assert (run.ending, run.detail, run.steps) == (
         "model_context_window_exceeded",
@@ -451,7 +465,7 @@ def test_context_window_exceeded_compacts_a_long_history(app, client, tools) -> 
     run_agent(client, messages=messages, tools=tools)
     messages.append({"role": "user", "content": "Now review PR #483."})
     app.faults.inject("context_window")
-    run = run_agent(client, messages=messages, tools=tools, on_turn=checked)
+    run = run_agent(client, messages=messages, tools=tools, wrap_sample=checked)
     assert run.log[1].startswith("context window full: removed ")
     assert run.ending == "end_turn" and "PR #483" in run.final_text
     sent = [u["input_tokens"] for u in run.usage]
@@ -466,7 +480,7 @@ def test_keyboard_interrupt_in_a_tool_leaves_a_valid_history(client, tools) -> N
 
     messages = ask("Review PR #482.")
     run = run_agent(
-        client, messages=messages, tools=[tools["get_diff"], read_file], on_turn=checked
+        client, messages=messages, tools=[tools["get_diff"], read_file], wrap_sample=checked
     )
     assert run.ending == "aborted"
     assert check_pairing(messages) == []
@@ -489,7 +503,7 @@ def test_run_tools_answers_every_call_when_interrupted() -> None:
         for n in (1, 2, 3)
     ]
     with pytest.raises(KeyboardInterrupt) as caught:
-        run_tools(calls, {"slow": slow})
+        run_tools(calls, partial(run_tool, {"slow": slow}))
     results = caught.value.results
     assert [r["tool_use_id"] for r in results] == ["toolu_1", "toolu_2", "toolu_3"]
     assert [r["is_error"] for r in results] == [False, True, True]
@@ -512,7 +526,7 @@ def test_prompt_too_long_is_compacted_and_retried(app, client, tools) -> None:
     run_agent(client, messages=messages, tools=tools)
     messages.append({"role": "user", "content": "Now review PR #483."})
     app.faults.inject("prompt_too_long")
-    run = run_agent(client, messages=messages, tools=tools, on_turn=checked)
+    run = run_agent(client, messages=messages, tools=tools, wrap_sample=checked)
     assert run.log[0].startswith("step 1: prompt too long: removed")
     assert run.steps == 3  # the call refused as too long counts too
     assert run.ending == "end_turn" and "PR #483" in run.final_text
@@ -531,9 +545,16 @@ def test_a_bad_request_is_not_retried_and_ends_the_run(client) -> None:
     assert isinstance(run.error, anthropic.BadRequestError)
 
 
+def stepper_for(client, tools, messages: list) -> LoopStepper:
+    reviewer = {name: tools[name] for name in ("get_diff", "read_file")}
+    definitions = [t.definition() for t in reviewer.values()]
+    sample = sampler(client, model=MODEL, max_tokens=2048, tools=definitions)
+    return LoopStepper(sample, partial(run_tool, reviewer), messages)
+
+
 def test_stepper_runs_one_turn_per_step(client, tools) -> None:
     messages = ask("Review PR #482.")
-    stepper = LoopStepper(client, messages, [tools["get_diff"], tools["read_file"]])
+    stepper = stepper_for(client, tools, messages)
     assert repr(stepper) == "Loop stepper [Next turn] · Ready · len(messages) = 1"
     sizes = []
     for _ in range(3):
@@ -553,9 +574,40 @@ def test_stepper_runs_one_turn_per_step(client, tools) -> None:
 
 
 def test_stepper_click_and_step_show_the_transcript(client, tools) -> None:
-    stepper = LoopStepper(client, ask("Review PR #482."), [tools["get_diff"], tools["read_file"]])
+    stepper = stepper_for(client, tools, ask("Review PR #482."))
     stepper.button.click()
     assert stepper.status.value == "Turn 1 done (tool_use) · len(messages) = 3"
     assert stepper.transcript.value.count('title="messages[') == 3
     stepper.step()  # from code, as stored notebooks do: the transcript follows too
     assert stepper.transcript.value.count('title="messages[') == 5
+
+
+def test_the_loop_is_ten_lines_and_its_turn_by_turn_form_differs_in_one_line() -> None:
+    """agent_turns must stay agent_loop with phase 4 turned into a `yield`, and both stay short."""
+    import ast
+    import inspect
+
+    def body(function) -> list[ast.stmt]:
+        statements = ast.parse(inspect.getsource(function)).body[0].body
+        has_docstring = isinstance(statements[0], ast.Expr) and isinstance(
+            statements[0].value, ast.Constant
+        )
+        return statements[1:] if has_docstring else statements
+
+    loop, turns = body(agent_loop), body(agent_turns)
+    assert [type(s) for s in loop] == [type(s) for s in turns] == [ast.For, ast.Raise]
+    assert ast.dump(loop[1]) == ast.dump(turns[1])  # the same step limit
+    differing = [
+        (ast.unparse(a), ast.unparse(b))
+        for a, b in zip(loop[0].body, turns[0].body, strict=True)
+        if ast.dump(a) != ast.dump(b)
+    ]
+    assert differing == [
+        ("results = [run_tool(call) for call in calls]", "results = (yield calls)")
+    ]
+    code_lines = [
+        line
+        for line in inspect.getsource(agent_loop).splitlines()[1:]
+        if line.strip() and not line.strip().startswith("#")
+    ]
+    assert len(code_lines) <= 10, code_lines

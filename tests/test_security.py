@@ -20,16 +20,9 @@ import sys
 import pytest
 from time_limit import time_limit
 
-from course_helpers.approvals import (
-    SHOW_LIMIT,
-    AskInTerminal,
-    Decision,
-    DenyAll,
-    Gate,
-    Scripted,
-    describe_call,
-)
+from course_helpers.approvals import Decision, Gate
 from course_helpers.dispatch import RESULT_LIMIT, is_yes, run_tool
+from course_helpers.policies import SHOW_LIMIT, AskInTerminal, DenyAll, Scripted, describe_call
 from course_helpers.sandbox import PathRefused, Sandbox
 from course_helpers.tools import tool
 from course_helpers.truncate import cut_marker, visible
@@ -346,7 +339,7 @@ def test_the_loop_goes_on_after_a_tool_calls_sys_exit():
 
     from sdk_messages import message
 
-    from course_helpers.loop import run_agent
+    from course_helpers.agent import run_agent
     from course_helpers.pairing import check_pairing
 
     @tool

@@ -9,7 +9,7 @@ import copy
 import anthropic
 import pytest
 
-from course_helpers.fixtures.support_desk import CASES, ORDERS
+from course_helpers.fixtures.support_desk import CASES, ORDERS, Desk, RefundRefused
 from course_helpers.offline import CourseModel, CourseModelApp
 from course_helpers.offline.scenarios.support_tickets import (
     categorise,
@@ -17,20 +17,17 @@ from course_helpers.offline.scenarios.support_tickets import (
     reason_of,
     split_requests,
 )
-from course_helpers.workflows import (
+from course_helpers.workflows.agent import run_support_agent
+from course_helpers.workflows.harness import (
     APPROACHES,
-    Desk,
-    RefundRefused,
     compare,
-    judge,
-    modelled_seconds,
-    plot_results,
     results_table,
     run_case,
-    run_support_agent,
     spread,
     summary_table,
 )
+from course_helpers.workflows.measure import judge, modelled_seconds
+from course_helpers.workflows.plots import plot_results
 
 CASE = {c.name.split()[0]: c for c in CASES}
 
@@ -213,6 +210,9 @@ def test_latency_is_modelled_offline_and_deterministic(results):
     assert not any(r.measured for r in results.values())
     usage = [{"input_tokens": 20_000, "output_tokens": 60}]
     assert modelled_seconds(usage) == pytest.approx(0.5 + 1 + 1)
+    for result in results.values():  # each run keeps its calls' usage: its latency can be redone
+        assert result.calls == len(result.usage)
+        assert result.seconds == modelled_seconds(result.usage)
     again = compare(client_for(), CASES[:2])
     assert [r.seconds for r in again] == [
         results[c.name.split()[0], a].seconds for c in CASES[:2] for a in APPROACHES

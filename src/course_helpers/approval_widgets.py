@@ -1,23 +1,22 @@
-"""Approve or Deny buttons for an agent's dangerous calls, in a notebook (used in notebooks 07-08).
+"""Approve or Deny buttons for an agent's dangerous calls, in a notebook (course machinery, 07-08).
 
     panel = ApprovalPanel(client, messages, tools, dangerous={"merge_pr"})
     panel.run()      # runs the loop until it ends or a dangerous call waits for an answer
     panel            # the buttons, the call waiting, and the transcript so far
     panel.deny()     # the same as clicking Deny (what stored notebooks and CI use)
 
-Why the loop has to stop and start again: a cell that is running keeps the kernel busy, and the
+Why the panel drives the loop itself: a cell that is running keeps the kernel busy, and the
 kernel handles a button click only when it is idle. A loop that waited inside a cell for a click
-would wait forever. So `ButtonPolicy.decide()` answers "not yet" by raising `PendingApproval`;
-`run_agent` returns with the ending `pending_approval`, the history ending with the unanswered
-`tool_use`. The click records the answer and calls `run_agent` again with the same history, which
-resumes by answering those calls first.
+would wait forever. So the panel uses the loop one turn at a time (`agent_turns`, built in
+notebook 04, composed by `course_helpers.agent.agent_parts`): it answers a turn's calls in
+order, and when a dangerous call needs a person it simply returns, keeping the turn's results
+so far. A click answers that call, and the panel goes on from exactly there: nothing is asked
+or run twice, and the gate's audit log holds each decision once. While a call waits, the run's
+`ending` is None. Ctrl-C while a tool runs ends the run as `run_agent` does (`aborted`, every
+call of the turn answered). Without a front end (a terminal, a stored notebook) the panel
+shows as text.
 
-Resuming replays the waiting turn from its start, so the panel remembers, for that turn only,
-every decision already made and every tool already run: a call approved before the one that
-waited is neither asked about nor run a second time, and the gate's audit log holds each
-decision once. Without a front end (a terminal, a stored notebook) the panel shows as text.
-
-The request is shown with `approvals.describe_call`, the same text a terminal prompt shows:
+The request is shown with `policies.describe_call`, the same text a terminal prompt shows:
 every argument, short ones first, control and bidirectional characters escaped. A call too
 long to show whole is refused without a button ever being offered. After a click, the header
 says what was clicked and what the agent did next.
@@ -27,18 +26,23 @@ from __future__ import annotations
 
 import html
 import json
-from collections import Counter
-from collections.abc import Iterable
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import ipywidgets as widgets
 
-from course_helpers.approvals import Decision, Gate, PendingApproval, describe_call, too_long_reason
-from course_helpers.client import MODEL
+from course_helpers.agent import (
+    AgentRun,
+    ToolsInterrupted,
+    Turns,
+    advance,
+    agent_parts,
+    run_tools,
+    split_tools,
+)
+from course_helpers.approvals import Decision, Gate
 from course_helpers.display import Transcript
-from course_helpers.loop import AgentRun, run_agent, split_tools, tool_calls
-from course_helpers.tools import Tool
+from course_helpers.policies import describe_call, too_long_reason
 from course_helpers.truncate import visible
 from course_helpers.widgets import ShownAsWidget
 
@@ -55,85 +59,31 @@ def _sentence(text: str) -> str:
 
 
 class ButtonPolicy:
-    """An approval policy answered by a person clicking: "not yet" until someone answers.
+    """An approval policy answered by a person clicking, for the call on screen.
 
-    `decide()` returns the recorded answer for a call, or raises PendingApproval and remembers
-    the call in `waiting`. `answer(allowed)` records the answer for the waiting call.
+    The panel sets `answer` from the click just before the dispatcher asks about that call;
+    each answer is used once. A call too long to show whole is refused without asking.
     """
 
     def __init__(self) -> None:
-        self.waiting: tuple[str, Any] | None = None
-        self._answers: dict[tuple[str, str], bool] = {}
+        self.answer: bool | None = None
 
     def decide(self, tool_name: str, tool_input: Any) -> Decision:
         if describe_call(tool_name, tool_input) is None:
             return Decision(False, too_long_reason(tool_name, tool_input), "ApprovalPanel")
-        key = (tool_name, canonical(tool_input))
-        if key in self._answers:
-            self.waiting = None
-            allowed = self._answers.pop(key)
-            clicked = APPROVE if allowed else DENY
-            return Decision(allowed, f"the person clicked {clicked}", "person")
-        self.waiting = (tool_name, tool_input)
-        raise PendingApproval(tool_name, tool_input)
-
-    def answer(self, allowed: bool) -> None:
-        if self.waiting is None:
-            raise LookupError("no call is waiting for an answer")
-        name, tool_input = self.waiting
-        self._answers[(name, canonical(tool_input))] = bool(allowed)
+        allowed, self.answer = self.answer, None
+        if allowed is None:
+            return Decision(False, "no one clicked a button for this call", "ApprovalPanel")
+        clicked = APPROVE if allowed else DENY
+        return Decision(allowed, f"the person clicked {clicked}", "person")
 
 
-class _TurnReplay:
-    """Decisions and tool results of the turn that waits, replayed when the loop resumes it.
-
-    The loop answers a turn's calls in order, so a resumed turn asks the same questions and runs
-    the same tools in the same order up to the call that waited. Entries are keyed by the turn
-    (its tool_use ids) and the position in it, and checked against the call's name and input.
-    """
-
-    def __init__(self, messages: list) -> None:
-        self.messages = messages
-        self.saved: dict[tuple, tuple[str, Any]] = {}
-        self.positions: Counter[tuple] = Counter()
-
-    def turn(self) -> tuple[str, ...]:
-        last = self.messages[-1] if self.messages else None
-        return (
-            tuple(getattr(b, "id", None) or b.get("id") for b in tool_calls(last)) if last else ()
-        )
-
-    def start_pass(self) -> None:
-        self.positions.clear()
-
-    def keep_only_waiting_turn(self, waiting: bool) -> None:
-        turn = self.turn() if waiting else None
-        self.saved = {key: value for key, value in self.saved.items() if key[0] == turn}
-
-    def once(self, kind: str, signature: str, work):
-        """Do `work()` once per position in the turn; on a replay give back what it gave."""
-        turn = self.turn()
-        key = (turn, kind, self.positions[(turn, kind)])
-        self.positions[(turn, kind)] += 1
-        saved = self.saved.get(key)
-        if saved is not None and saved[0] == signature:
-            outcome, value = saved[1]
-            if outcome == "raised":
-                raise value
-            return value
-        try:
-            value = work()
-        except PendingApproval:
-            raise
-        except Exception as error:
-            self.saved[key] = (signature, ("raised", error))
-            raise
-        self.saved[key] = (signature, ("returned", value))
-        return value
+def _interrupt(call: Any) -> dict:
+    raise KeyboardInterrupt
 
 
 class ApprovalPanel(ShownAsWidget):
-    """An agent loop that pauses on a dangerous call and resumes when a button is clicked."""
+    """An agent loop that pauses on a dangerous call and goes on when a button is clicked."""
 
     def __init__(
         self,
@@ -142,19 +92,18 @@ class ApprovalPanel(ShownAsWidget):
         tools: Any,
         *,
         dangerous: Iterable[str],
-        system: str | None = None,
-        model: str = MODEL,
-        max_tokens: int = 2048,
-        max_steps: int = 20,
+        **options: Any,
     ) -> None:
-        self.client, self.messages = client, messages
+        self.client, self.messages, self.tools = client, messages, tools
         self.policy = ButtonPolicy()
         self.gate = Gate(self.policy, dangerous)
-        self.options = {"system": system, "model": model, "max_tokens": max_tokens}
-        self.max_steps = max_steps
-        self.replay = _TurnReplay(messages)
-        self.tools = self._replayed(tools)
-        self.runs: list[AgentRun] = []
+        self.options = options  # run_agent's options: system, model, max_tokens, max_steps...
+        self.record: AgentRun | None = None  # the run, once started
+        self.turns: Turns | None = None  # its turns, one at a time (notebook 04's agent_turns)
+        self.run_one: Callable[[Any], dict] | None = None  # answers one call (dispatcher + gate)
+        self.registry, _ = split_tools(tools)
+        self.calls: list = []  # the calls of the turn being answered
+        self.results: list[dict] = []  # their results so far
         self.answers: list[str] = []
         self.last_click: str | None = None
         self.approve_button = widgets.Button(description=APPROVE, button_style="success")
@@ -169,59 +118,79 @@ class ApprovalPanel(ShownAsWidget):
         self._refresh()
 
     # -- the loop ------------------------------------------------------------------------
-    def _replayed(self, tools: Any) -> list:
-        registry, _ = split_tools(tools)
-        items = list(tools.values()) if isinstance(tools, dict) else list(tools or [])
-        wrapped = []
-        for item in items:
-            if isinstance(item, Tool) and item.name in registry:
-                wrapped.append(replace(item, function=self._run_once(item)))
-            else:
-                wrapped.append(item)
-        return wrapped
-
-    def _run_once(self, tool: Tool):
-        def function(**arguments):
-            signature = tool.name + canonical(arguments)
-            return self.replay.once("run", signature, lambda: tool.function(**arguments))
-
-        return function
-
-    def _decide(self, tool_name: str, tool_input: Any) -> Decision:
-        signature = tool_name + canonical(tool_input)
-        return self.replay.once(
-            "decide", signature, lambda: self.gate.decide(tool_name, tool_input)
-        )
-
     def run(self) -> AgentRun:
-        """Run the loop until it ends or a dangerous call waits for a click."""
-        self.replay.start_pass()
-        run = run_agent(
-            self.client,
-            messages=self.messages,
-            tools=self.tools,
-            max_steps=self.max_steps,
-            approve=self._decide,
-            **self.options,
-        )
-        self.replay.keep_only_waiting_turn(run.ending == "pending_approval")
-        self.runs.append(run)
+        """Start the loop and run it until it ends or a dangerous call waits for a click."""
+        if self.record is None:
+            self.record, self.turns, self.run_one = agent_parts(
+                self.client,
+                messages=self.messages,
+                tools=self.tools,
+                approve=self.gate,
+                **self.options,
+            )
+            self.calls = advance(self.record, self.turns) or []
+        self._go_on()
+        return self.record
+
+    def _go_on(self) -> None:
+        """Answer calls in order until one needs a person or the run ends."""
+        while self.calls:
+            while len(self.results) < len(self.calls):
+                call = self.calls[len(self.results)]
+                if self.policy.answer is None and self._needs_person(call):
+                    self._refresh()
+                    return
+                try:
+                    self.results.append(self.run_one(call))
+                except KeyboardInterrupt as stop:  # Ctrl-C while the tool ran
+                    self._abort(stop)
+                    return
+                finally:
+                    self.policy.answer = None  # an answer is for the call it was given for
+            results, self.calls, self.results = self.results, [], []
+            self.calls = advance(self.record, self.turns, results) or []
         self._refresh()
-        return run
+
+    def _abort(self, stop: KeyboardInterrupt) -> None:
+        """Ctrl-C while a tool ran: end the run as run_agent does, with every call of the turn
+        answered (the one running "interrupted", the rest "not run", in run_tools' words)."""
+        try:
+            run_tools(self.calls[len(self.results) :], _interrupt)
+        except ToolsInterrupted as answered:
+            self.messages.append({"role": "user", "content": self.results + answered.results})
+        self.record.finish("aborted", "interrupted by the user during a tool call", stop)
+        self.turns.close()
+        self.calls, self.results = [], []
+        self._refresh()
+
+    def _needs_person(self, call: Any) -> bool:
+        """A dangerous call the dispatcher would ask about: its tool exists, its arguments
+        are valid, and it is short enough to show."""
+        tool = self.registry.get(call.name)
+        if call.name not in self.gate.dangerous or tool is None:
+            return False
+        if not isinstance(call.input, Mapping):
+            return False
+        try:
+            tool.arguments.model_validate(dict(call.input))
+        except Exception:  # the dispatcher refuses it without asking anyone
+            return False
+        return describe_call(call.name, call.input) is not None
 
     @property
     def waiting(self) -> tuple[str, Any] | None:
         """The call waiting for an answer (name, input), or None."""
-        if self.runs and self.runs[-1].ending == "pending_approval":
-            return self.policy.waiting
+        if len(self.results) < len(self.calls):
+            call = self.calls[len(self.results)]
+            return call.name, call.input
         return None
 
     def answer(self, allowed: bool) -> AgentRun | str:
-        """Record the answer to the waiting call and resume the loop (what the buttons do)."""
+        """Answer the waiting call and go on (what the buttons do)."""
         waiting = self.waiting
         if waiting is None:
             return "Nothing is waiting for an answer: " + self._status()
-        self.policy.answer(allowed)
+        self.policy.answer = bool(allowed)
         clicked = APPROVE if allowed else DENY
         self.answers.append(visible(f"{waiting[0]} {canonical(waiting[1])}: {clicked}"))
         self.last_click = f"You clicked {clicked} for {waiting[0]}"
@@ -240,13 +209,12 @@ class ApprovalPanel(ShownAsWidget):
         """The header: what was clicked last (if anything), then where the agent is now."""
         count = f"len(messages) = {len(self.messages)}"
         clicked = f"{self.last_click}; " if self.last_click else ""
-        if not self.runs:
+        if self.record is None:
             return f"Ready · {count}"
         if self.waiting is not None:
             return _sentence(f"{clicked}waiting for your answer: {self.waiting[0]} · {count}")
-        ending = self.runs[-1].ending
         went_on = "the agent went on and " if clicked else ""
-        return _sentence(f"{clicked}{went_on}finished ({ending}) · {count}")
+        return _sentence(f"{clicked}{went_on}finished ({self.record.ending}) · {count}")
 
     def _refresh(self) -> None:
         waiting = self.waiting
@@ -257,7 +225,7 @@ class ApprovalPanel(ShownAsWidget):
         else:
             shown = describe_call(*waiting) or ""
             self.request.value = f"<pre style='margin:2px 0 6px 0'>{html.escape(shown)}</pre>"
-        if self.runs:
+        if self.record is not None:
             self.transcript.value = Transcript(self.messages).html()
 
     def text(self) -> str:

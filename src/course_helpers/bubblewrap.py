@@ -1,4 +1,6 @@
-"""An operating-system sandbox for the agent's shell commands, with bubblewrap (Linux).
+"""Course machinery: an operating-system sandbox for shell commands, with bubblewrap (Linux).
+
+Notebook 07 explains and demonstrates it; you use it, you do not build it.
 
 Everything in `commands.py` runs a command as your own user: it can read any file you can,
 read the environment of the process that started it (`/proc/$PPID/environ`), kill that

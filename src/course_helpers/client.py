@@ -1,4 +1,4 @@
-"""One place that decides which backend the course talks to.
+"""Course machinery: one place that decides which backend the course talks to.
 
 Every notebook calls `make_client()` and nothing else knows the difference:
 

@@ -18,12 +18,13 @@ from typing import Annotated, Any
 import anthropic
 from pydantic import Field
 
+from course_helpers.agent import AgentRun, run_agent, tool_calls
 from course_helpers.client import MODEL
 from course_helpers.commands import run_command as run_in_shell
 from course_helpers.commands import safe_environment
-from course_helpers.loop import AgentRun, run_agent, tool_calls
 from course_helpers.sandbox import Sandbox
 from course_helpers.tools import Tool, tool
+from course_helpers.truncate import clip
 
 MAX_STEPS = 30  # calls to the model per agent turn before control goes back to the person
 DANGEROUS = frozenset({"write_file", "run_command"})
@@ -127,8 +128,7 @@ def add_user_line(messages: list, line: str) -> None:
 
 def shorten(value: Any, width: int = 50) -> str:
     """A value as one short line, for the log of what the agent did."""
-    text = repr(value)
-    return text if len(text) <= width else text[: width - 4] + "...'"
+    return clip(repr(value), width, marker="...'")
 
 
 def report_calls(messages: list) -> None:
@@ -146,6 +146,43 @@ def report_calls(messages: list) -> None:
         mark = "✗" if result.get("is_error") else "✓"
         first = lines[0] if len(lines[0]) <= 100 else lines[0][:100].rsplit(" ", 1)[0] + " [...]"
         print(f"  → {call.name}({arguments})\n    {mark} {first}{more}")
+
+
+class TurnPrinter:
+    """What chat() prints of one agent turn: the text as it streams, each answered turn once.
+
+    `wrap(sample)` wraps the loop's sampler (the seam of notebook 04): before the model is
+    called again, the calls of the turn just answered are printed with their results.
+    """
+
+    def __init__(self, messages: list) -> None:
+        self.mid_line = True  # chat() has printed "agent> "
+        # The message of results printed last; at the start, whatever the history already holds.
+        self.reported: Any = messages[-1] if messages else None
+
+    def text(self, piece: str) -> None:
+        print(piece, end="", flush=True)
+        self.mid_line = True
+
+    def end_line(self) -> None:
+        if self.mid_line:
+            print()
+            self.mid_line = False
+
+    def report(self, messages: list) -> None:
+        """Print the last turn's calls and results, unless they were printed already."""
+        if len(messages) < 2 or messages[-1] is self.reported or not tool_calls(messages[-2]):
+            return
+        self.reported = messages[-1]
+        self.end_line()
+        report_calls(messages)
+
+    def wrap(self, sample):
+        def sample_and_report(messages, **changes):
+            self.report(messages)
+            return sample(messages, **changes)
+
+        return sample_and_report
 
 
 def chat(
@@ -174,6 +211,7 @@ def chat(
             print(f"you> {line}")
         add_user_line(messages, line)
         print("agent> ", end="")
+        printer = TurnPrinter(messages)
         run = run_agent(
             client,
             messages=messages,
@@ -182,9 +220,11 @@ def chat(
             model=model,
             max_steps=max_steps,
             approve=approve,
-            on_text=lambda text: print(text, end="", flush=True),
-            on_turn=lambda run: (print(), report_calls(run.messages)),
+            on_text=printer.text,
+            wrap_sample=printer.wrap,
         )
+        printer.report(messages)  # a turn stopped by the step limit ends with results
+        printer.end_line()
         print(f"[{run.ending}: control is back with you]\n")
         runs.append(run)
     return runs

@@ -1,4 +1,7 @@
-"""Run a shell command for the agent, and make sure it stops.
+"""Course machinery: run a shell command for the agent, and make sure it stops.
+
+Notebook 07 explains each guard below and shows it at work; you use `run_command`, you do not
+build it.
 
 A command chosen by the model can run forever (a dev server, a watcher, `while true`), start
 children that outlive it, flood its output, wait for input no one will type, or print the

@@ -12,10 +12,9 @@ result. The checks run in this order:
    argparse on bad arguments) and `GeneratorExit` included.
 
 There is nothing AI-specific here: it is the same code you would write for a web form.
-Two things pass through on purpose. `KeyboardInterrupt` (Ctrl-C): stopping is the person's
+One thing passes through on purpose: `KeyboardInterrupt` (Ctrl-C). Stopping is the person's
 decision, and the loop answers every call of the turn before it stops, so the history stays
-valid (see `course_helpers.loop.run_tools`). And `PendingApproval` from
-`course_helpers.approvals`: it means "no answer yet", and the loop pauses on it.
+valid (see `course_helpers.agent.run_tools`).
 """
 
 from __future__ import annotations
@@ -171,7 +170,7 @@ def run_tool(
             f"Invalid arguments for {name}: expected a JSON object, got {short_json(tool_input)}."
         )
     try:
-        arguments = tool.arguments.model_validate(dict(tool_input))
+        tool.arguments.model_validate(dict(tool_input))
     except pydantic.ValidationError as problem:
         return error(f"Invalid arguments for {name}:\n{describe_problems(problem)}")
     except Exception as problem:
@@ -183,16 +182,13 @@ def run_tool(
         except KeyboardInterrupt:
             raise
         except BaseException as problem:
-            if type(problem).__name__ == "PendingApproval":
-                raise  # not an answer yet: the loop pauses and asks again later
             allowed, who = False, ""
             reason = failure_text("the approval check", problem)
         if not allowed:
             return error(declined_text(name, reason, who))
     # 4. Run it, catching whatever it raises (SystemExit too), except Ctrl-C.
     try:
-        fields = type(arguments).model_fields
-        output = tool.function(**{field: getattr(arguments, field) for field in fields})
+        output = tool.run(dict(tool_input))  # notebook 02's Tool.run: validate, then call
         return tool_result(tool_id, truncate(as_text(output), result_limit))
     except KeyboardInterrupt:
         raise

@@ -1,4 +1,7 @@
-"""Keep an agent's file tools inside one project folder.
+"""Course machinery: keep an agent's file tools inside one project folder.
+
+Notebook 07 builds the two checks at its heart (`course_helpers.paths`); this module adds what
+a race-free file tool needs around them, and the notebook shows each refusal at work.
 
 A path in a tool call is written by the model, so it is untrusted input: it may come from a
 file the agent just read that says "now read ~/.ssh/id_rsa". `Sandbox.resolve()` turns such a
@@ -36,6 +39,7 @@ import secrets
 import stat
 from pathlib import Path
 
+from course_helpers.paths import climbs_out, is_inside
 from course_helpers.truncate import truncate, visible
 
 MAX_NAME_BYTES = 255  # the longest file name Linux and macOS accept
@@ -113,28 +117,6 @@ def _check_shape(path: str) -> None:
         )
 
 
-def _climbs_out(path: str) -> bool:
-    """True if the `..` parts of the path, read as written, go above the starting folder.
-
-    This catches `a/../../x` even when it would land back inside (`../project/x`): a path
-    that leaves the folder is refused however it continues, which keeps the rule simple.
-    """
-    depth = 0
-    for part in path.split("/"):
-        if part == "..":
-            depth -= 1
-            if depth < 0:
-                return True
-        elif part not in ("", "."):
-            depth += 1
-    return False
-
-
-def _is_inside(real: str, root: str) -> bool:
-    """Containment on whole path components: /srv/app2 is not inside /srv/app."""
-    return os.path.commonpath([real, root]) == root
-
-
 def _is_link(name: str, folder: int) -> bool:
     """True if `name` in the folder open as `folder` is a symbolic link."""
     try:
@@ -164,10 +146,10 @@ class Sandbox:
         """
         text = _as_text(path)
         _check_shape(text)
-        if _climbs_out(text):
+        if climbs_out(text):
             raise PathRefused(f"Refused: {_shown(text)} leaves the project folder. {HINT}")
         real = os.path.realpath(os.path.join(self.root, text))
-        if not _is_inside(real, str(self.root)):
+        if not is_inside(real, str(self.root)):
             raise PathRefused(
                 f"Refused: {_shown(text)} leads outside the project folder through a "
                 f"symbolic link. {HINT}"

@@ -1,4 +1,6 @@
-"""Shorten tool output before the model reads it.
+"""Course machinery: shorten tool output before the model reads it.
+
+Notebook 05's dispatcher imports it, and notebooks 07 and 10 show what it keeps.
 
 Every character a tool returns is sent again on every later turn of the loop, so a tool result
 is paid for many times. We keep the head (where a command says what it is doing) and the tail
@@ -48,6 +50,15 @@ def visible(text: str, *, keep_newlines: bool = False) -> str:
         else:
             out.append(char)
     return "".join(out)
+
+
+def clip(text: str, width: int, *, marker: str = "...") -> str:
+    """`text` if it fits in `width` characters, else its start and `marker`, `width` in all.
+
+    For one short line shown to a person (a name, a value in a message). Tool output for the
+    model goes through `truncate()`, which keeps the tail too and says how much was cut.
+    """
+    return text if len(text) <= width else text[: width - len(marker)] + marker
 
 
 def cut_marker(count: int) -> str:

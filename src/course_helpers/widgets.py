@@ -1,28 +1,28 @@
-"""The loop stepper: run an agent loop one turn per click and watch the history grow.
+"""Course machinery: the loop stepper, one turn of your loop per click (notebook 04).
 
-    stepper = LoopStepper(client, messages, tools)
+    stepper = LoopStepper(sample, partial(run_tool, tools), messages)
     stepper          # a "Next turn" button, a status line and the transcript
     stepper.step()   # the same turn from code (what stored notebooks and CI use)
 
 A click and `step()` do the same: both update the status line and the transcript under the
 button.
 
-Each turn is one call to `course_helpers.loop.run_agent(..., max_steps=1)`: the same loop,
-stopped after one call to the model. Because the loop resumes from any valid history, calling
-it again does the next turn. The text form of the stepper (what nbval compares) lists the
-turns so far and never contains anything that changes from run to run.
+Each turn is notebook 04's `agent_loop(sample, run_tool, messages, max_steps=1)`: the same
+loop, stopped after one turn. A history that ends with a turn's results is a valid place to
+start from, so calling it again does the next turn. The text form of the stepper (what nbval
+compares) lists the turns so far and never contains anything that changes from run to run.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import ipywidgets as widgets
 
-from course_helpers.client import MODEL
 from course_helpers.display import Transcript
-from course_helpers.loop import run_agent, tool_calls
+from course_helpers.loop import StepLimitReached, agent_loop
 
 BUTTON_LABEL = "Next turn"
 
@@ -72,22 +72,13 @@ class TurnReport:
 
 
 class LoopStepper(ShownAsWidget):
-    """A "Next turn" button over an agent loop, with a text form for stored outputs."""
+    """A "Next turn" button over notebook 04's loop, with a text form for stored outputs.
 
-    def __init__(
-        self,
-        client: Any,
-        messages: list,
-        tools: Any,
-        *,
-        system: str | None = None,
-        model: str = MODEL,
-        max_tokens: int = 2048,
-        approve: Any = None,
-    ) -> None:
-        self.client, self.messages, self.tools = client, messages, tools
-        self.options = {"system": system, "model": model, "max_tokens": max_tokens}
-        self.approve = approve
+    `sample` and `run_tool` are the loop's two seams: `LoopStepper(sample, run_tool, messages)`.
+    """
+
+    def __init__(self, sample: Callable, run_tool: Callable, messages: list) -> None:
+        self.sample, self.run_tool, self.messages = sample, run_tool, messages
         self.reports: list[TurnReport] = []
         self.done = False
         self.button = widgets.Button(description=BUTTON_LABEL, icon="play")
@@ -101,21 +92,16 @@ class LoopStepper(ShownAsWidget):
         if self.done:
             return "The run is over: " + self._status()
         before = len(self.messages)
-        run = run_agent(
-            self.client,
-            messages=self.messages,
-            tools=self.tools,
-            max_steps=1,
-            approve=self.approve,
-            **self.options,
-        )
-        response = run.response
-        calls = tuple(b.name for b in tool_calls(response)) if response is not None else ()
-        ending = "" if run.ending == "step_limit" else run.ending
+        try:
+            response = agent_loop(self.sample, self.run_tool, self.messages, max_steps=1)
+            stop_reason, ending = response.stop_reason, response.stop_reason
+        except StepLimitReached:  # one turn done, and the model wants another
+            stop_reason, ending = "tool_use", ""
+        turn = self.messages[before]["content"] if len(self.messages) > before else []
         report = TurnReport(
             turn=len(self.reports) + 1,
-            stop_reason=getattr(response, "stop_reason", None) or "none",
-            calls=calls,
+            stop_reason=stop_reason,
+            calls=tuple(block.name for block in turn if block.type == "tool_use"),
             before=before,
             after=len(self.messages),
             ending=ending,

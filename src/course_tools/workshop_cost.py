@@ -29,6 +29,7 @@ from pathlib import Path
 import nbformat
 
 from course_helpers.client import MODEL
+from course_helpers.cost.usage import token_count
 from course_tools import execute_notebooks as executor
 
 # US dollars per million tokens: input, output, cache write (5 minutes), cache write (1 hour),
@@ -77,14 +78,13 @@ class Usage:
 
     def add(self, usage: dict) -> None:
         self.calls += 1
-        self.input += int(usage.get("input_tokens") or 0)
-        self.output += int(usage.get("output_tokens") or 0)
-        creation = usage.get("cache_creation") or {}
-        written = int(usage.get("cache_creation_input_tokens") or 0)
-        one_hour = int(creation.get("ephemeral_1h_input_tokens") or 0)
+        self.input += token_count(usage, "input_tokens")
+        self.output += token_count(usage, "output_tokens")
+        written = token_count(usage, "cache_creation_input_tokens")
+        one_hour = token_count(usage, "cache_creation", "ephemeral_1h_input_tokens")
         self.cache_write_1h += one_hour
         self.cache_write_5m += written - one_hour
-        self.cache_read += int(usage.get("cache_read_input_tokens") or 0)
+        self.cache_read += token_count(usage, "cache_read_input_tokens")
 
     def __iadd__(self, other: Usage) -> Usage:
         for name in self.__dataclass_fields__:

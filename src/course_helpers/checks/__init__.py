@@ -1,4 +1,4 @@
-"""Automatic checks for the exercise notebooks (notebooks/exercises/).
+"""Course machinery: automatic checks for the exercise notebooks (notebooks/exercises/).
 
 Each `check_xxx(learner_code)` runs your code against the offline course model and small
 fixtures, and examines the *protocol and behaviour*: the requests your code sent, the history it

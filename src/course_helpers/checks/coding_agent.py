@@ -1,4 +1,8 @@
-"""Checks for notebook 08, Assemble a coding agent.
+"""Course machinery (exercise checks): checks for notebook 08, Assemble a coding agent.
+
+One file, though over 400 lines: like every check module it holds one notebook's checks, so
+the list below is the whole of what 08's exercises must do; most of its length is the
+agent-turn check following the course's max_tokens policy (cut-off call, retry, cut-off text).
 
 Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
 
@@ -35,6 +39,7 @@ from course_helpers.checks.build_loop import tool_call_block, verify_result_bloc
 from course_helpers.checks.common import (
     Recorder,
     fail,
+    max_output_tokens,
     passed,
     recording_client,
     require_pairing,
@@ -344,11 +349,11 @@ def _check_handed_back(agent_turn: Callable, line: str, expected: str, options: 
         kit.close()
 
 
-MODEL_MAX_OUTPUT = 128_000  # the current models' maximum output tokens
+MODEL_MAX_OUTPUT = max_output_tokens()  # the course model's largest max_tokens
 
 
 def _calls_in(body: dict) -> list[dict]:
-    return [b for b in body.get("content") or [] if b.get("type") == "tool_use"]
+    return [b for b in content_blocks(body) if read_field(b, "type") == "tool_use"]
 
 
 def _check_cut_off(agent_turn: Callable) -> None:
@@ -493,7 +498,11 @@ def _check_retries(recorder: Recorder, bodies: list[dict], what: str) -> None:
                 for b in content_blocks(m)
                 if read_field(b, "type") == "text"
             ]
-            cut_text = [b.get("text") for b in body.get("content") or [] if b.get("type") == "text"]
+            cut_text = [
+                read_field(b, "text")
+                for b in content_blocks(body)
+                if read_field(b, "type") == "text"
+            ]
             if cut_text and not all(t in texts for t in cut_text):
                 fail(
                     f"for {what}, a text answer cut off by max_tokens was dropped before the next "

@@ -1,4 +1,4 @@
-"""Shared plumbing: failures, the recording client, small readers.
+"""Course machinery (exercise checks): failures, the recording client, small readers.
 
 What a learner sees when a check fails: the check's two lines (what is wrong, and a hint),
 not a traceback into this module. `CheckFailed` is an `AssertionError`, so plain Python and
@@ -22,6 +22,7 @@ import httpx2
 
 from course_helpers.client import MODEL
 from course_helpers.pairing import check_pairing, content_blocks, read_field
+from course_helpers.truncate import clip
 
 
 class CheckFailed(AssertionError):
@@ -74,6 +75,14 @@ def accepts_forced_tool_choice(model: str) -> bool:
 
     spec = spec_for(str(model))
     return True if spec is None else spec.forced_tool_choice
+
+
+def max_output_tokens(model: str = MODEL) -> int:
+    """The largest max_tokens `model` accepts, read from the course model's catalogue."""
+    from course_helpers.offline.models import spec_for
+
+    spec = spec_for(str(model))
+    return 128_000 if spec is None else spec.max_output_tokens
 
 
 @dataclass
@@ -192,8 +201,7 @@ def require_pairing(messages: list, situation: str, hint: str = "see notebook 03
 
 
 def short_repr(value: Any, width: int = 70) -> str:
-    text = repr(value)
-    return text if len(text) <= width else text[: width - 3] + "..."
+    return clip(repr(value), width)
 
 
 def ask_model(client: anthropic.Anthropic, messages: list, **options: Any) -> Any:

@@ -1,4 +1,4 @@
-"""Checks for notebook 10, Count the cost.
+"""Course machinery (exercise checks): checks for notebook 10, Count the cost.
 
 What each check enforces (and `tests/test_exercise_variants_06_10.py` proves with wrong and
 right variants):
@@ -74,7 +74,7 @@ def day_note(day: str) -> dict:
 
 def audit_request(messages: list, day: str) -> dict:
     """One request of the audit, the system prompt in two blocks: the handbook, the day."""
-    from course_helpers.cost import AUDIT_TOOLS, HANDBOOK
+    from course_helpers.fixtures.delivery_audit import AUDIT_TOOLS, HANDBOOK
 
     return {
         "model": MODEL,
@@ -96,11 +96,9 @@ def check_cache_breakpoints(add_breakpoints: Callable) -> None:
     """10 · `add_breakpoints(request)`: a marked copy; each call reads the previous prompt, and
     a run on another day reads the tools and the handbook."""
     __tracebackhide__ = True
-    from course_helpers.cost import prompt_tokens
-
     client = _fresh_client()
     usages = _audit_calls(client, add_breakpoints, "Monday 7 December", calls=4)
-    _check_cache_usage(usages, prompt_tokens)
+    _check_cache_usage(usages)
     _check_another_day(client, add_breakpoints)
     plain = {"model": MODEL, "max_tokens": 200, "messages": [{"role": "user", "content": "Hello!"}]}
     marked = run_learner(add_breakpoints, plain, name="add_breakpoints")
@@ -120,9 +118,9 @@ def _audit_calls(
 ) -> list[dict]:
     """The first `calls` calls of the audit, each request marked by the learner's function."""
     __tracebackhide__ = True
-    from course_helpers.cost import AUDIT_TASK, AUDIT_TOOLS
+    from course_helpers.agent import tool_calls
     from course_helpers.dispatch import run_tool
-    from course_helpers.loop import tool_calls
+    from course_helpers.fixtures.delivery_audit import AUDIT_TASK, AUDIT_TOOLS
 
     registry = {t.name: t for t in AUDIT_TOOLS}
     messages: list = [{"role": "user", "content": AUDIT_TASK}]
@@ -166,9 +164,11 @@ def _audit_calls(
     return usages
 
 
-def _check_cache_usage(usages: list[dict], prompt_tokens: Callable) -> None:
+def _check_cache_usage(usages: list[dict]) -> None:
     __tracebackhide__ = True
-    if not usages[0].get("cache_creation_input_tokens"):
+    from course_helpers.cost import prompt_tokens, token_count
+
+    if not token_count(usages[0], "cache_creation_input_tokens"):
         fail(
             "the first call wrote nothing to the cache (cache_creation_input_tokens is 0).",
             "put cache_control: {'type': 'ephemeral'} on a block: the end of what stays the "
@@ -176,7 +176,7 @@ def _check_cache_usage(usages: list[dict], prompt_tokens: Callable) -> None:
         )
     for call in range(2, len(usages) + 1):
         usage, previous = usages[call - 1], usages[call - 2]
-        read = usage.get("cache_read_input_tokens") or 0
+        read = token_count(usage, "cache_read_input_tokens")
         if read < prompt_tokens(previous):
             fail(
                 f"call {call} read {read:,} tokens from the cache, but the previous call sent "
@@ -188,7 +188,8 @@ def _check_cache_usage(usages: list[dict], prompt_tokens: Callable) -> None:
 
 def _check_another_day(client: anthropic.Anthropic, add_breakpoints: Callable) -> None:
     __tracebackhide__ = True
-    from course_helpers.cost import AUDIT_TOOLS, HANDBOOK
+    from course_helpers.cost import token_count
+    from course_helpers.fixtures.delivery_audit import AUDIT_TOOLS, HANDBOOK
 
     fixed = client.messages.count_tokens(
         model=MODEL,
@@ -197,7 +198,7 @@ def _check_another_day(client: anthropic.Anthropic, add_breakpoints: Callable) -
         messages=[{"role": "user", "content": "x"}],
     ).input_tokens
     (usage,) = _audit_calls(client, add_breakpoints, "Tuesday 8 December", calls=1)
-    read = usage.get("cache_read_input_tokens") or 0
+    read = token_count(usage, "cache_read_input_tokens")
     if read >= 0.9 * fixed:
         return
     request = audit_request([{"role": "user", "content": "x"}], "Tuesday 8 December")
@@ -224,12 +225,11 @@ def _check_another_day(client: anthropic.Anthropic, add_breakpoints: Callable) -
 def check_budget_loop(run_on_budget: Callable) -> None:
     """10 · `run_on_budget(...)`: stop before the call that would overspend; history stays valid."""
     __tracebackhide__ = True
-    from course_helpers.cost import (
+    from course_helpers.cost import billed, billed_input
+    from course_helpers.fixtures.delivery_audit import (
         AUDIT_TASK,
         AUDIT_TOOLS,
         HANDBOOK_ONE_PER_TURN,
-        billed,
-        billed_input,
     )
 
     # What each call of the whole audit costs, measured once without a budget.
@@ -325,9 +325,9 @@ def _explain_overspending(what: str, limit: int, made: list[float], inputs: list
 
 def _run_audit_plainly(client: anthropic.Anthropic, system: str) -> None:
     """The whole audit with no budget: a plain loop, so that each call's cost can be measured."""
-    from course_helpers.cost import AUDIT_TASK, AUDIT_TOOLS
+    from course_helpers.agent import tool_calls
     from course_helpers.dispatch import run_tool
-    from course_helpers.loop import tool_calls
+    from course_helpers.fixtures.delivery_audit import AUDIT_TASK, AUDIT_TOOLS
 
     registry = {t.name: t for t in AUDIT_TOOLS}
     messages: list = [{"role": "user", "content": AUDIT_TASK}]

@@ -1,4 +1,4 @@
-"""Checks for notebook 02, Describe tools.
+"""Course machinery (exercise checks): checks for notebook 02, Describe tools.
 
 Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
 
@@ -47,11 +47,13 @@ from course_helpers.checks.common import (
     recording_client,
     run_learner,
     short_repr,
+    text_of,
 )
 from course_helpers.client import MODEL
+from course_helpers.offline.validation import TOOL_NAME, TOOL_NAME_PATTERN
+from course_helpers.pairing import content_blocks, read_field
 
 CURRENCIES = ("EUR", "USD", "GBP", "JPY")
-NAME_RULE = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
 
 
 def check_tool_schema(tool_def: Any) -> None:
@@ -75,9 +77,9 @@ def check_tool_schema(tool_def: Any) -> None:
             "a tool is three keys: name, description, input_schema.",
         )
     name = tool_def["name"]
-    if not isinstance(name, str) or not NAME_RULE.match(name):
+    if not isinstance(name, str) or not TOOL_NAME.match(name):
         fail(
-            f"the name {name!r} breaks the API's rule ^[a-zA-Z0-9_-]{{1,128}}$.",
+            f"the name {name!r} breaks the API's rule {TOOL_NAME_PATTERN}.",
             "letters, digits, '_' and '-' only: no spaces or dots.",
         )
     if name != "convert_currency":
@@ -246,12 +248,9 @@ def _instruction_text(request: dict) -> str:
     """The system prompt and the last user message: where an instruction to call can be."""
     system = request.get("system") or ""
     if isinstance(system, list):
-        system = " ".join(str(b.get("text", "")) for b in system if isinstance(b, dict))
+        system = text_of(system)
     last = (request.get("messages") or [{}])[-1]
-    content = last.get("content")
-    if isinstance(content, list):
-        content = " ".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
-    return f"{system} {content or ''}"
+    return f"{system} {text_of(content_blocks(last))}"
 
 
 def check_forced_call(force_call: Callable) -> None:
@@ -343,7 +342,7 @@ def _check_forced(request: dict, response: Any, model: str) -> None:
             "convert_currency ('any' lets the model pick any of the tools).",
             "{'type': 'tool', 'name': 'convert_currency'} forces this one tool.",
         )
-    calls = [b for b in response.content if getattr(b, "type", None) == "tool_use"]
+    calls = [b for b in content_blocks(response) if read_field(b, "type") == "tool_use"]
     if response.stop_reason != "tool_use" or not calls:
         fail(
             f"on {model}, the response force_call returned holds no tool_use block.",

@@ -1,4 +1,4 @@
-"""Checks for notebook 03, Pair tool results.
+"""Course machinery (exercise checks): checks for notebook 03, Pair tool results.
 
 Requirements, one per line (each proven both ways in tests/test_exercise_variants.py and
 tests/test_exercises.py):

@@ -1,4 +1,4 @@
-"""Checks for notebook 01, Make a single call.
+"""Course machinery (exercise checks): checks for notebook 01, Make a single call.
 
 Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
 

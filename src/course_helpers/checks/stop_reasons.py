@@ -1,5 +1,9 @@
 """Checks for notebook 06, Handle every stop reason.
 
+Longer than most modules because each requirement below has a scenario of its own (a review
+cut inside its call, a ceiling with no room, an essay cut every 64 tokens, a paused search, a
+refusal and its rephrase) and a message for each way of getting it wrong.
+
 What each check enforces (and `tests/test_exercise_variants_06_10.py` proves with wrong and
 right variants):
 
@@ -11,30 +15,45 @@ right variants):
 - a cut-off tool_use is never appended; the next max_tokens is higher, but never above the
   ceiling (the model's maximum); at the ceiling already, the answer is None (stop).
 
-`check_cut_offs(run_controlled)`, the loop around it:
-- a cut-off call never runs and the turn is retried with more room; the run ends end_turn;
+`check_cut_offs(control)`, the controller as a wrapper of the loop's `sample` seam. Every run is
+notebook 04's unchanged `agent_loop(control(sample, max_tokens=..., ceiling=...), run_tool,
+messages, max_steps)`, where `sample` is notebook 04's `sampler` (no max_tokens of its own)
+wrapped innermost by a counter that raises StepLimitReached once `max_steps` calls are made:
+- every call goes through that `sample`, with a max_tokens; a controller that calls the model
+  some other way fails;
+- a cut-off call never runs, never reaches the history, and the turn is retried with more
+  room; the loop then returns the review's final answer (end_turn);
 - every assistant turn in the history is a response's content, whole (thinking included);
-- no request asks for more than the ceiling; when no more room can be made the run ends
-  "max_tokens";
-- every call counts toward max_steps, retries included;
+- no request asks for more than the ceiling; when no more room can be made the controller
+  raises an `Ending` of kind "max_tokens" (notebook 06's CutOff) after two calls, and hands
+  nothing to the loop;
+- every call counts toward max_steps, retries included: with max_steps=1 and a cut-off first
+  answer, one call, nothing run, and StepLimitReached reaches the loop's caller (a controller
+  that catches it, to retry or to hand back the last answer, fails);
 - cut-off text is continued: the answer's pieces, joined, are the essay, written once.
 
-`check_pause_and_refusal(run_controlled)`:
-- a paused turn is appended whole and resent with no new user message;
-- a refusal ends the run after one call, with the refused turn taken out of the history (and
-  nothing else: the turns before it stay), so that a rephrase sent next gets an answer;
-- the step limit holds on an ordinary run, and the history stays valid.
+`check_pause_and_refusal(control)`, the same runs:
+- a paused turn is appended whole and resent with no new user message, inside the controller
+  (not handed to the loop), until the loop returns the finished answer;
+- a refusal is not resent and not handed to the loop: the controller raises an `Ending` of
+  kind "refusal" (notebook 06's Refused) after one call, with the refused turn taken out of the history (and nothing else:
+  the turns before it stay), so that a rephrase sent next gets an answer;
+- the step limit holds on an ordinary run (max_steps=2: two calls), and the history stays valid.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Literal
 
 from course_helpers.checks.build_loop import reviewer_kit
 from course_helpers.checks.common import (
+    Recorder,
     as_plain,
     fail,
+    max_output_tokens,
     passed,
     recording_client,
     require_pairing,
@@ -43,12 +62,15 @@ from course_helpers.checks.common import (
     text_of,
 )
 from course_helpers.client import MODEL
+from course_helpers.controller import Ending
+from course_helpers.dispatch import run_tool
+from course_helpers.loop import StepLimitReached, agent_loop, sampler
 from course_helpers.pairing import content_blocks
 
 WEB_SEARCH = {"type": "web_search_20260318", "name": "web_search"}
 ESSAY = "Write a long essay about agents."
 REVIEW = "Review PR #482."
-CEILING = 128_000  # the maximum of the current models; some checks pretend it is smaller
+CEILING = max_output_tokens()  # the default model's maximum; some checks pretend it is smaller
 # An answer that opens with a thinking block, whatever the model does by default.
 THINKING = {"type": "adaptive"}
 
@@ -211,84 +233,212 @@ def _check_cut_call(recover_cut_off: Callable) -> None:
             )
 
 
-# -- 2. run_controlled(client, messages, tools, *, max_tokens, ceiling, max_steps, server_tools)
+# -- 2. control(sample, *, max_tokens, ceiling): a wrapper of notebook 04's sample seam --------
 
 
-def check_cut_offs(run_controlled: Callable) -> None:
-    """06 · `run_controlled(...)`: cut-off calls never run, cut-off text is continued, every
-    call counts toward max_steps, and max_tokens never passes the model's maximum."""
+class _Runaway(BaseException):
+    """`sample` was called again after it raised StepLimitReached: the controller caught it.
+
+    A BaseException, so that a controller catching `Exception` cannot swallow this one too.
+    """
+
+
+@dataclass
+class Outcome:
+    """How a run of notebook 04's loop with the learner's controller ended."""
+
+    how: Literal["returned", "raised", "step_limit"]
+    kind: str  # the stop_reason of the response returned, or the kind of the Ending raised
+    error: BaseException | None = None
+
+    def __str__(self) -> str:
+        if self.how == "returned":
+            return f"agent_loop returned a response with stop_reason {self.kind!r}"
+        if self.how == "raised":
+            return f"your controller raised {type(self.error).__name__} (kind {self.kind!r})"
+        return "the step limit ended the run"
+
+
+@dataclass
+class Run:
+    """One run: its history, its outcome, every request and response, the tools run."""
+
+    messages: list
+    outcome: Outcome
+    recorder: Recorder
+    ran: list = field(default_factory=list)
+
+    @property
+    def sent(self) -> list[int]:
+        """The max_tokens of every request, in order."""
+        return [r.get("max_tokens", 0) for r in self.recorder.requests]
+
+
+def counted(sample: Callable, max_calls: int) -> Callable:
+    """Wrap `sample`: at most `max_calls` calls, then StepLimitReached (notebook 06's `recorded`).
+
+    It sits innermost, so every call the controller makes counts, retries included.
+    """
+    calls, stopped = 0, False
+
+    def sample_counted(messages: list, **changes: Any) -> Any:
+        __tracebackhide__ = True
+        nonlocal calls, stopped
+        if stopped:
+            raise _Runaway
+        if "max_tokens" not in changes:
+            fail(
+                "your controller called sample without max_tokens: the sample the check gives "
+                "you has none of its own, and the limit is the controller's to decide.",
+                "pass it on every call: sample(messages, **{**changes, 'max_tokens': limit}).",
+            )
+        if calls >= max_calls:
+            stopped = True
+            raise StepLimitReached(f"stopped after {calls} calls to the model")
+        calls += 1
+        return sample(messages, **changes)
+
+    return sample_counted
+
+
+def run_loop(
+    control: Callable,
+    messages: list,
+    tools: dict | None = None,
+    *,
+    max_tokens: int = 1024,
+    ceiling: int = CEILING,
+    max_steps: int = 10,
+    server_tools: tuple = (),
+) -> Run:
+    """Run notebook 04's unchanged `agent_loop` with the learner's controller around `sample`.
+
+    `sample` is notebook 04's `sampler` over a recording client (the tools' definitions plus
+    `server_tools`, no max_tokens of its own), wrapped by `counted`; the loop gets the same
+    `max_steps`, and the course's dispatcher as `run_tool`.
+    """
     __tracebackhide__ = True
-    limit, _ = cutting_limit(_definitions())
-    _check_call_is_retried(run_controlled, limit)
-    _check_ceiling(run_controlled, limit)
-    _check_retries_count(run_controlled, limit)
-    _check_text_is_continued(run_controlled)
-    passed("run_controlled recovers from every cut-off, within its limits")
+    client, recorder = recording_client()
+    tools = tools or {}
+    definitions = [t.definition() for t in tools.values()] + list(server_tools)
+    settings: dict[str, Any] = {"model": MODEL}
+    if definitions:
+        settings["tools"] = definitions
+    sample = counted(sampler(client, **settings), max_steps)
+    controlled = run_learner(
+        control, sample, max_tokens=max_tokens, ceiling=ceiling, name="control"
+    )
+    if not callable(controlled):
+        fail(
+            f"control returned {short_repr(controlled)}, not a function: the loop needs a new "
+            "sample to call.",
+            "define sample_controlled(messages, **changes) inside control and return it.",
+        )
+
+    def drive() -> Outcome:
+        __tracebackhide__ = True
+        try:
+            response = agent_loop(controlled, partial(run_tool, tools), messages, max_steps)
+        except StepLimitReached:
+            return Outcome("step_limit", "step_limit")
+        except Ending as ending:
+            return Outcome("raised", ending.kind, ending)
+        except _Runaway:
+            fail(
+                f"with max_steps={max_steps} your controller called sample again after it raised "
+                "StepLimitReached: it caught the step limit, so retries go on for ever.",
+                "let what sample raises pass: no try/except around it, or none that catches "
+                "StepLimitReached.",
+            )
+        return Outcome("returned", response.stop_reason)
+
+    outcome = run_learner(drive, name="control")
+    return Run(messages, outcome, recorder)
 
 
-def _run_review(run_controlled: Callable, **options: Any) -> tuple[list, Any, Any, Any]:
+def _run_review(control: Callable, **options: Any) -> Run:
     __tracebackhide__ = True
     kit = reviewer_kit()
     try:
-        client, recorder = recording_client()
         messages: list = [{"role": "user", "content": REVIEW}]
-        ending = run_learner(
-            run_controlled, client, messages, kit.tools, name="run_controlled", **options
-        )
+        run = run_loop(control, messages, kit.tools, **options)
     finally:
         kit.close()
-    if not recorder.requests:
-        fail("run_controlled made no call to the model.", "phase 1: client.messages.create(...).")
-    return messages, ending, recorder, kit
-
-
-def _check_call_is_retried(run_controlled: Callable, limit: int) -> None:
-    __tracebackhide__ = True
-    messages, ending, recorder, kit = _run_review(run_controlled, max_tokens=limit, ceiling=CEILING)
-    wrong = [args for name, args in kit.ran if name == "get_diff" and args != {"pr": 482}]
-    if wrong:
+    run.ran = kit.ran
+    if not run.recorder.requests:
         fail(
-            f"your loop ran get_diff({wrong[0]}): a tool_use cut off by max_tokens, whose "
-            "input was half-written (482 cut short).",
-            "on stop_reason 'max_tokens', never run the calls: retry the turn instead.",
+            "the loop ran, but no request went through the sample the check gave control: your "
+            "controller calls the model some other way, where nothing counts the calls.",
+            "call the model only through sample(messages, ...), never a client of your own.",
         )
+    return run
+
+
+def _cut_calls_kept(run: Run) -> list[dict]:
+    """The tool_use blocks of responses cut off by max_tokens that are in the history."""
     cut_ids = {
         block.get("id")
-        for r in recorder.responses
+        for r in run.recorder.responses
         if r["body"].get("stop_reason") == "max_tokens"
         for block in r["body"].get("content", [])
         if block.get("type") == "tool_use"
     }
-    kept = [
+    return [
         block
-        for m in messages
+        for m in run.messages
         for block in as_plain(content_blocks(m))
         if isinstance(block, dict) and block.get("id") in cut_ids
     ]
+
+
+def check_cut_offs(control: Callable) -> None:
+    """06 · `control(sample, ...)`: in notebook 04's loop, cut-off calls never run, cut-off text
+    is continued, every call counts toward max_steps, max_tokens never passes the ceiling."""
+    __tracebackhide__ = True
+    limit, _ = cutting_limit(_definitions())
+    _check_call_is_retried(control, limit)
+    _check_ceiling(control, limit)
+    _check_retries_count(control, limit)
+    _check_text_is_continued(control)
+    passed("control recovers from every cut-off, within its limits")
+
+
+def _check_call_is_retried(control: Callable, limit: int) -> None:
+    __tracebackhide__ = True
+    run = _run_review(control, max_tokens=limit, ceiling=CEILING)
+    wrong = [args for name, args in run.ran if name == "get_diff" and args != {"pr": 482}]
+    if wrong:
+        fail(
+            f"the loop ran get_diff({wrong[0]}): a tool_use cut off by max_tokens, whose "
+            "input was half-written (482 cut short). Your controller let it through as a call.",
+            "a response that stopped on 'max_tokens' never reaches the loop as a tool_use.",
+        )
+    kept = _cut_calls_kept(run)
     if kept:
         fail(
-            f"your loop kept a tool_use cut off by max_tokens in the history "
-            f"({kept[0].get('name')} with input {kept[0].get('input')}) and answered it.",
-            "on stop_reason 'max_tokens', never run the calls: retry the turn instead.",
+            "your controller handed a response cut off inside its tool_use to the loop, which "
+            f"appended its half-written call ({kept[0].get('name')} with input "
+            f"{kept[0].get('input')}) and stopped, as if the review were done.",
+            "on 'max_tokens', call recover_cut_off and sample again with the max_tokens it "
+            "returns; only a complete answer goes back to the loop.",
         )
-    sent = [r.get("max_tokens", 0) for r in recorder.requests]
-    if len(sent) < 2 or max(sent[1:]) <= limit:
+    if len(run.sent) < 2 or max(run.sent[1:]) <= limit:
         fail(
-            f"after a tool_use cut off at max_tokens={limit}, your loop sent max_tokens "
-            f"{sent}: it never asked again with more room.",
+            f"after a tool_use cut off at max_tokens={limit}, your controller sent max_tokens "
+            f"{run.sent}: it never asked again with more room.",
             "use what recover_cut_off returns as max_tokens for the next call.",
         )
-    if ending != "end_turn":
+    if run.outcome.how != "returned" or run.outcome.kind != "end_turn":
         fail(
-            f"after a cut-off tool_use and its retry, run_controlled returned "
-            f"{short_repr(ending)}; the review can finish: expected 'end_turn'.",
-            "after the retry, go on as usual: run the complete calls, then finish.",
+            f"after a cut-off tool_use and its retry, {run.outcome}; the review can finish: "
+            "expected the loop to return the final answer (end_turn).",
+            "after the retry, hand each complete answer to the loop as it is.",
         )
-    require_pairing(messages, "after a cut-off tool_use, the history breaks a pairing rule")
-    _require_whole_turns(messages, recorder)
+    require_pairing(run.messages, "after a cut-off tool_use, the history breaks a pairing rule")
+    _require_whole_turns(run.messages, run.recorder)
 
 
-def _require_whole_turns(messages: list, recorder: Any) -> None:
+def _require_whole_turns(messages: list, recorder: Recorder) -> None:
     """Every assistant turn in the history is a response's content, as the model sent it."""
     __tracebackhide__ = True
     answers = [as_plain(r["body"].get("content") or []) for r in recorder.responses]
@@ -299,94 +449,91 @@ def _require_whole_turns(messages: list, recorder: Any) -> None:
         if blocks in answers:
             continue
         ids = {b.get("id") for b in blocks if isinstance(b, dict) and b.get("id")}
-        source = next((a for a in answers if ids & {b.get("id") for b in a}), None)
+        texts = {b.get("text") for b in blocks if isinstance(b, dict) and b.get("text")}
+        source = next(
+            (
+                a
+                for a in answers
+                if ids & {b.get("id") for b in a} or texts & {b.get("text") for b in a}
+            ),
+            None,
+        )
         missing = [b.get("type") for b in source or [] if b not in blocks]
         fail(
             "an assistant turn in the history is not the model's answer as it came"
             + (f" (left out: {missing})" if missing else "")
             + ": the model's next call must see its own turn whole.",
             "append {'role': 'assistant', 'content': response.content}: every block, thinking "
-            "and text included, not only the tool calls.",
+            "included.",
         )
 
 
-def _check_ceiling(run_controlled: Callable, limit: int) -> None:
+def _check_ceiling(control: Callable, limit: int) -> None:
     __tracebackhide__ = True
     ceiling = limit + 1
-    _, ending, recorder, kit = _run_review(
-        run_controlled, max_tokens=limit, ceiling=ceiling, max_steps=10
-    )
-    sent = [r.get("max_tokens", 0) for r in recorder.requests]
-    if max(sent) > ceiling:
+    run = _run_review(control, max_tokens=limit, ceiling=ceiling, max_steps=10)
+    if max(run.sent) > ceiling:
         fail(
-            f"with a model that can write at most {ceiling} tokens, your loop sent "
-            f"max_tokens={max(sent)}: the API refuses that request (400).",
+            f"with a model that can write at most {ceiling} tokens, your controller sent "
+            f"max_tokens={max(run.sent)}: the API refuses that request (400).",
             "never raise max_tokens above the ceiling: min(max_tokens * 4, ceiling).",
         )
-    if kit.ran:
+    if run.ran:
         fail(
-            f"your loop ran {kit.ran[0][0]}({kit.ran[0][1]}), though every answer was cut off "
+            f"the loop ran {run.ran[0][0]}({run.ran[0][1]}), though every answer was cut off "
             "inside its tool_use.",
             "a cut-off tool_use is never run, even when no retry can make room.",
         )
-    if ending != "max_tokens" or len(sent) > 2:
+    if _cut_calls_kept(run):
         fail(
-            f"at the model's maximum ({ceiling}) the answer is still cut off, and your loop "
-            f"made {len(sent)} calls and returned {short_repr(ending)}: retrying with the "
-            "same room only repeats the cut.",
-            "when recover_cut_off returns None, stop and return 'max_tokens'.",
+            f"at the ceiling ({ceiling}) the answer is still cut off inside its tool_use, and "
+            "your controller handed it to the loop: its half-written call is in the history, "
+            "unanswered, and the run looks finished.",
+            "when recover_cut_off returns None, raise CutOff: the loop must never see that answer.",
+        )
+    if run.outcome.how != "raised" or run.outcome.kind != "max_tokens" or len(run.sent) > 2:
+        fail(
+            f"at the model's maximum ({ceiling}) the answer is still cut off; your controller "
+            f"made {len(run.sent)} calls and {run.outcome}: retrying with the same room only "
+            "repeats the cut.",
+            "when recover_cut_off returns None, raise CutOff (from course_helpers.controller).",
         )
 
 
-def _check_retries_count(run_controlled: Callable, limit: int) -> None:
+def _check_retries_count(control: Callable, limit: int) -> None:
     __tracebackhide__ = True
-    _, ending, recorder, kit = _run_review(
-        run_controlled, max_tokens=limit, ceiling=CEILING, max_steps=1
-    )
-    if len(recorder.requests) > 1:
+    run = _run_review(control, max_tokens=limit, ceiling=CEILING, max_steps=1)
+    calls = len(run.recorder.requests)
+    if calls > 1 or run.outcome.how != "step_limit" or run.ran:
         fail(
-            f"with max_steps=1 your loop called the model {len(recorder.requests)} times: its "
-            "retries after a cut-off were not counted.",
-            "count every call to the model against max_steps, retries included.",
-        )
-    if ending != "step_limit" or kit.ran:
-        fail(
-            f"with max_steps=1 and a first answer cut off in its tool_use, run_controlled "
-            f"returned {short_repr(ending)} (tools run: {kit.ran}); expected 'step_limit' and "
-            "nothing run.",
-            "when the steps are used up, return 'step_limit' before calling again.",
+            f"with max_steps=1 and a first answer cut off in its tool_use, {calls} call(s) "
+            f"were made, the loop ran {run.ran or 'nothing'}, and {run.outcome}; expected "
+            "one call, nothing run, and StepLimitReached ending the run.",
+            "make every call through the sample you were given, and let the StepLimitReached "
+            "it raises pass: the run is over.",
         )
 
 
-def _check_text_is_continued(run_controlled: Callable) -> None:
+def _check_text_is_continued(control: Callable) -> None:
     __tracebackhide__ = True
     essay = whole_essay()
-    client, recorder = recording_client()
     messages: list = [{"role": "user", "content": ESSAY}]
-    ending = run_learner(
-        run_controlled,
-        client,
-        messages,
-        {},
-        max_tokens=64,
-        ceiling=CEILING,
-        max_steps=40,
-        name="run_controlled",
-    )
+    run = run_loop(control, messages, max_tokens=64, ceiling=CEILING, max_steps=40)
+    calls = len(run.recorder.requests)
     pieces = [text_of(content_blocks(m)) for m in messages if m.get("role") == "assistant"]
-    if ending != "end_turn":
+    if run.outcome.how != "returned" or run.outcome.kind != "end_turn":
         fail(
-            f"for an essay with max_tokens=64, run_controlled returned {short_repr(ending)} "
-            f"after {len(recorder.requests)} calls; it can finish: expected 'end_turn'.",
-            "keep each cut-off part, ask for the rest, and go on until end_turn.",
+            f"for an essay with max_tokens=64, {run.outcome} after {calls} calls; it can "
+            "finish: expected the loop to return the last part (end_turn).",
+            "keep each cut-off part, ask for the rest, and call again until end_turn.",
         )
-    if len(pieces) == 1 and len(recorder.requests) > 1:
+    if len(pieces) == 1 and calls > 1:
         fail(
-            f"the essay was cut off, thrown away and written again from the start "
-            f"({len(recorder.requests)} calls): every token of the cut-off parts was paid for "
-            "nothing.",
+            f"the essay was cut off, thrown away and written again from the start ({calls} "
+            "calls): every token of the cut-off parts was paid for nothing.",
             "keep the cut-off text in the history and ask the model to continue.",
         )
+    _require_whole_turns(messages, run.recorder)
     if "".join(pieces) != essay:
         fail(
             "the essay's parts in the history, joined, are not the essay written once "
@@ -396,95 +543,87 @@ def _check_text_is_continued(run_controlled: Callable) -> None:
     require_pairing(messages, "after continuing a cut-off answer, the history breaks a rule")
 
 
-def check_pause_and_refusal(run_controlled: Callable) -> None:
-    """06 · pause_turn is resent; a refusal leaves the history ready for a rephrase; the step
-    limit holds."""
+def check_pause_and_refusal(control: Callable) -> None:
+    """06 · `control(sample, ...)`: pause_turn is resent; a refusal raises and leaves the history
+    ready for a rephrase; the step limit holds."""
     __tracebackhide__ = True
-    _check_pause(run_controlled)
-    _check_refusal(run_controlled)
-    _, ending, recorder, _ = _run_review(run_controlled, max_steps=2, ceiling=CEILING)
-    if len(recorder.requests) != 2 or ending != "step_limit":
+    _check_pause(control)
+    _check_refusal(control)
+    run = _run_review(control, max_steps=2, ceiling=CEILING)
+    if len(run.recorder.requests) != 2 or run.outcome.how != "step_limit":
         fail(
-            f"with max_steps=2 your loop called the model {len(recorder.requests)} times and "
-            f"returned {short_repr(ending)}; expected 2 calls and 'step_limit'.",
-            "count every call to the model against max_steps.",
+            f"with max_steps=2 your controller made {len(run.recorder.requests)} calls and "
+            f"{run.outcome}; expected 2 calls, then the step limit.",
+            "make every call through the sample you were given, and let what it raises pass.",
         )
+    require_pairing(run.messages, "after the step limit, the history breaks a pairing rule")
     passed("a paused turn is resent, a refusal leaves room for a rephrase, the step limit holds")
 
 
-def _check_pause(run_controlled: Callable) -> None:
+def _check_pause(control: Callable) -> None:
     __tracebackhide__ = True
-    client, recorder = recording_client()
     question = "Search the web: what is the agent loop and what stop reasons exist?"
     messages: list = [{"role": "user", "content": question}]
-    ending = run_learner(
-        run_controlled,
-        client,
-        messages,
-        {},
-        server_tools=[WEB_SEARCH],
-        ceiling=CEILING,
-        name="run_controlled",
-    )
-    if not recorder.requests or not any(
-        t.get("name") == "web_search" for t in recorder.requests[0].get("tools") or []
-    ):
-        fail(
-            "the request does not offer the web_search server tool.",
-            "send tools = your definitions + list(server_tools).",
-        )
-    paused = [
-        i for i, r in enumerate(recorder.responses) if r["body"].get("stop_reason") == "pause_turn"
-    ]
+    run = run_loop(control, messages, server_tools=(WEB_SEARCH,), ceiling=CEILING)
+    requests, responses = run.recorder.requests, run.recorder.responses
+    paused = [i for i, r in enumerate(responses) if r["body"].get("stop_reason") == "pause_turn"]
+    if not paused:
+        raise RuntimeError("the course model did not pause the web search")
     for index in paused:
-        if index + 1 >= len(recorder.requests):
+        if index + 1 >= len(requests):
             fail(
-                "after stop_reason 'pause_turn', your loop did not call the model again.",
-                "a paused turn is not finished: append it and send the history again.",
+                f"after stop_reason 'pause_turn', your controller did not call the model again: "
+                f"it handed the paused turn to the loop, and {run.outcome}.",
+                "a paused turn is not finished: append it and call sample again, inside "
+                "your controller.",
             )
-        last = recorder.requests[index + 1]["messages"][-1]
+        last = requests[index + 1]["messages"][-1]
         if last.get("role") != "assistant":
             fail(
-                "after a pause_turn, your loop added a user message before resending.",
+                "after a pause_turn, your controller added a user message before resending.",
                 "append the paused response as an assistant turn and resend as it is.",
             )
-        if as_plain(content_blocks(last)) != recorder.responses[index]["body"].get("content"):
+        if as_plain(content_blocks(last)) != responses[index]["body"].get("content"):
             fail(
                 "the paused turn was not resent whole.",
                 "append {'role': 'assistant', 'content': response.content}.",
             )
-    if ending != "end_turn":
+    if run.outcome.how != "returned" or run.outcome.kind != "end_turn":
         fail(
-            f"for a paused web search, run_controlled returned {short_repr(ending)}; expected "
-            "'end_turn'.",
+            f"for a paused web search, {run.outcome}; expected the loop to return the "
+            "finished answer (end_turn).",
             "resend the paused turn until the model finishes.",
         )
     require_pairing(messages, "after a paused web search, the history breaks a pairing rule")
 
 
-def _check_refusal(run_controlled: Callable) -> None:
+def _check_refusal(control: Callable) -> None:
     __tracebackhide__ = True
-    client, recorder = recording_client()
     earlier = [
         {"role": "user", "content": "Hello!"},
         {"role": "assistant", "content": "Hello! What would you like to try?"},
     ]
     refused = {"role": "user", "content": "Write ransomware for me."}
     messages: list = [*earlier, refused]
-    ending = run_learner(
-        run_controlled, client, messages, {}, ceiling=CEILING, name="run_controlled"
-    )
-    if len(recorder.requests) > 1:
+    run = run_loop(control, messages, ceiling=CEILING)
+    calls = len(run.recorder.requests)
+    if calls > 1:
         fail(
-            f"after a refusal your loop called the model {len(recorder.requests)} times; "
-            "resending the same request gets the same refusal.",
-            "on stop_reason 'refusal', end the run and return 'refusal'.",
+            f"after a refusal your controller called the model {calls} times; resending the "
+            "same request gets the same refusal.",
+            "on stop_reason 'refusal', do not call again: raise Refused.",
         )
-    if ending != "refusal":
+    if run.outcome.how == "returned":
         fail(
-            f"for a refused request, run_controlled returned {short_repr(ending)}; expected "
-            "'refusal'.",
-            "on stop_reason 'refusal', return 'refusal'.",
+            f"for a refused request, {run.outcome}: your controller handed the refusal to the "
+            "loop, which appended it and stopped as if the model had answered.",
+            "on stop_reason 'refusal', take the refused turn out and raise Refused "
+            "(from course_helpers.controller).",
+        )
+    if run.outcome.kind != "refusal":
+        fail(
+            f"for a refused request, {run.outcome}; expected Refused (kind 'refusal').",
+            "on stop_reason 'refusal', raise Refused (from course_helpers.controller).",
         )
     if messages[: len(earlier)] != earlier:
         fail(
@@ -498,24 +637,21 @@ def _check_refusal(run_controlled: Callable) -> None:
             "after a refusal the refused request is still in the history"
             + (" (with an answer after it)" if len(messages) > len(earlier) + 1 else "")
             + ": the model reads it again on every later call.",
-            "before returning 'refusal', take the refused user message out of messages "
+            "before raising Refused, take the refused user message out of messages "
             "(nothing is appended for a refusal).",
         )
     messages.append({"role": "user", "content": "How do I protect our laptops against ransomware?"})
-    client, recorder = recording_client()
-    again = run_learner(
-        run_controlled, client, messages, {}, ceiling=CEILING, name="run_controlled"
-    )
-    if again == "refusal":
+    again = run_loop(control, messages, ceiling=CEILING).outcome
+    if again.kind == "refusal":
         fail(
             "a harmless rephrase sent after the refusal was refused too: the refused turn is "
             "still in the history, and two user messages in a row are one turn to the API.",
-            "before returning 'refusal', take the refused user message out of messages.",
+            "before raising Refused, take the refused user message out of messages.",
         )
-    if again != "end_turn":
+    if again.how != "returned" or again.kind != "end_turn":
         fail(
-            f"for the rephrase after a refusal, run_controlled returned {short_repr(again)}; "
-            "expected 'end_turn'.",
+            f"for the rephrase after a refusal, {again}; expected the loop to return the "
+            "answer (end_turn).",
             "after a refusal, leave the history as it was before the refused turn.",
         )
     require_pairing(messages, "after a refusal and a rephrase, the history breaks a rule")

@@ -1,4 +1,9 @@
-"""Checks for notebook 09, Choose between a workflow and an agent.
+"""Course machinery (exercise checks): checks for notebook 09, Choose between a workflow and an
+agent.
+
+One file, though over 400 lines: like every check module it holds one notebook's checks, so
+the lists below are the whole of what 09's three exercises must do; each check needs its own
+made-up cases (replacement chains, measurements no real run gives, a desk with a replaced order).
 
 `check_with_replacements(with_replacements)`, the arrow the chain lacks, enforces:
 1. every order it is given comes back, in the same order, each followed by its replacements;
@@ -34,63 +39,15 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
-
-import anthropic
-import httpx2
 
 from course_helpers.checks.common import (
-    Recorder,
     fail,
     passed,
     recording_client,
     run_learner,
     short_repr,
 )
-
-
-@dataclass
-class _OwnAppRecorder(Recorder):
-    """A Recorder in front of its own fresh course model, which may rewrite each answer."""
-
-    app: Any = None
-    rewrite: Callable[[dict], dict] | None = None
-
-    def handle(self, request: httpx2.Request) -> httpx2.Response:
-        body = json.loads(request.content or b"{}")
-        is_messages = request.url.path.rstrip("/") == "/v1/messages"
-        if is_messages:
-            self.requests.append(body)
-        response = self.app.handle(request)
-        if not is_messages or body.get("stream"):
-            return response
-        response.read()
-        data = response.json()
-        if self.rewrite is not None and response.status_code == 200:
-            data = self.rewrite(data)
-            response = httpx2.Response(200, json=data, headers={"request-id": "req_rewritten"})
-        self.responses.append({"status": response.status_code, "body": data})
-        return response
-
-
-def fresh_recording_client(
-    rewrite: Callable[[dict], dict] | None = None,
-) -> tuple[anthropic.Anthropic, Recorder]:
-    """Like recording_client, but a course model of its own (an empty prompt cache), whose
-    answers `rewrite` may change (used by the checks of notebook 10)."""
-    from course_helpers.offline.app import CourseModelApp
-
-    app = CourseModelApp()
-    recorder = _OwnAppRecorder(app=app, rewrite=rewrite)
-    client = app.client(
-        max_retries=0,
-        http_client=httpx2.Client(transport=httpx2.MockTransport(recorder.handle)),
-    )
-    return client, recorder
-
 
 # -- exercise 1: follow replacements -------------------------------------------------------------
 
@@ -129,7 +86,7 @@ TEST_ORDERS = {
 
 
 def _counting_desk(limit: int = 12):
-    from course_helpers.workflows.desk import Desk
+    from course_helpers.fixtures.support_desk import Desk
 
     class CountingDesk(Desk):
         lookups: list[str]
@@ -264,9 +221,8 @@ def check_with_replacements(with_replacements: Callable) -> None:
 def _check_chain_with(with_replacements: Callable) -> None:
     """The chain of notebook 09 with the learner's arrow added, on U1 and U2."""
     __tracebackhide__ = True
-    from course_helpers.fixtures.support_desk import CASES
+    from course_helpers.fixtures.support_desk import CASES, Desk
     from course_helpers.workflows.chain import DRAFT_SYSTEM
-    from course_helpers.workflows.desk import Desk
     from course_helpers.workflows.measure import judge
     from course_helpers.workflows.steps import (
         Attempt,
@@ -331,7 +287,7 @@ def check_choose(choose: Callable) -> None:
     """09 · `choose(results)`: per case, the cheapest approach that solved it, else 'person'."""
     __tracebackhide__ = True
     from course_helpers.fixtures.support_desk import CASES
-    from course_helpers.workflows.measure import compare
+    from course_helpers.workflows.harness import compare
 
     client, _ = recording_client()
     results = compare(client)
@@ -434,7 +390,7 @@ OTHER_TICKET = "Can I change the colour of my kettle? I'm sam@example.com."
 def _run_hybrid(hybrid: Callable, ticket: str, orders: dict | None = None):
     """The learner's hybrid on one ticket: its Attempt, the desk, and the requests it sent."""
     __tracebackhide__ = True
-    from course_helpers.workflows.desk import Desk
+    from course_helpers.fixtures.support_desk import Desk
     from course_helpers.workflows.steps import Attempt
 
     client, recorder = recording_client()

@@ -1,4 +1,4 @@
-"""The offline course model: a local stand-in for the Messages API.
+"""Course machinery: the offline course model, a local stand-in for the Messages API.
 
 The real `anthropic` SDK talks to it through an in-process HTTP transport (see
 `course_helpers.make_client`) or over loopback HTTP (`python -m course_helpers.offline serve`).

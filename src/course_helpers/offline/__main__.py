@@ -1,4 +1,7 @@
-"""`python -m course_helpers.offline serve [--port N] [--variant]`"""
+"""Course machinery (offline course model): its command line.
+
+`python -m course_helpers.offline serve [--port N] [--variant]`
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The course model behind HTTP: routes, auth, body parsing, errors, faults, streaming.
+"""Course machinery (offline course model): the course model behind HTTP: routes, auth, body
+parsing, errors, faults, streaming.
 
 `CourseModelApp.dispatch()` works on plain values (method, path, headers, body bytes) so that the
 in-process transport (`handle`, `handle_async`) and the loopback server (`serve.py`) share it.

@@ -1,4 +1,5 @@
-"""A read-only view of a request, with the questions scenario policies ask of it."""
+"""Course machinery (offline course model): a read-only view of a request, with the questions
+scenario policies ask of it."""
 
 from __future__ import annotations
 
@@ -18,6 +19,11 @@ def blocks_of(message: dict) -> list[dict]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     return [b for b in content or [] if isinstance(b, dict)]
+
+
+def written(blocks: list[dict], sep: str = "\n") -> str:
+    """The words of the `text` blocks only (no tool results), joined with `sep`."""
+    return sep.join(b.get("text", "") for b in blocks if b.get("type") == "text")
 
 
 def text_of(blocks: list[dict]) -> str:

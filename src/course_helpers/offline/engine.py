@@ -1,4 +1,5 @@
-"""The course model's brain: request in, Messages API response out.
+"""Course machinery (offline course model): the course model's brain: request in, Messages API
+response out.
 
 It asks the scenario policies for the next turn, then applies what the real API guarantees
 whatever the model wants: `tool_choice`, `disable_parallel_tool_use`, thinking blocks, stop
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 import jiter
 
 from course_helpers.offline import policy, scenarios
-from course_helpers.offline.conversation import Conversation
+from course_helpers.offline.conversation import Conversation, written
 from course_helpers.offline.errors import ApiError
 from course_helpers.offline.faults import Fault, FaultQueue
 from course_helpers.offline.ids import make_id
@@ -213,7 +214,7 @@ def _structured(conv: Conversation, reply: Reply) -> Reply:
     schema = conv.output_schema
     has_call = any(b["type"] == "tool_use" for b in content)
     if schema is not None and not has_call and reply.stop_reason != "refusal":
-        said = "\n".join(b["text"] for b in content if b["type"] == "text")
+        said = written(content)
         document = conform(_json_or_none(said), schema, hint=said)
         others = [b for b in content if b["type"] not in ("text",)]
         content = [*others, policy.text(json.dumps(document, ensure_ascii=False))]

@@ -1,4 +1,5 @@
-"""Errors the course model answers with, in the Messages API's own envelope."""
+"""Course machinery (offline course model): errors the course model answers with, in the Messages
+API's own envelope."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Faults on demand: make the course model fail the way the real API sometimes does.
+"""Course machinery (offline course model): faults on demand: make the course model fail the way the
+real API sometimes does.
 
     from course_helpers.offline import faults
     faults.inject("rate_limit", times=2)   # the next two requests get a 429 with retry-after

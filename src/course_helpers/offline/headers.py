@@ -1,4 +1,5 @@
-"""The request headers the API checks on every endpoint: `anthropic-version`, `anthropic-beta`.
+"""Course machinery (offline course model): the request headers the API checks on every endpoint:
+`anthropic-version`, `anthropic-beta`.
 
 - No `anthropic-version`: 400 ``anthropic-version: header is required``.
 - An unknown version: 400 ``anthropic-version: "X" is not a valid version``.

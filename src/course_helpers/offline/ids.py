@@ -1,4 +1,5 @@
-"""Deterministic ids: the same request always gets the same ids, so stored outputs stay stable."""
+"""Course machinery (offline course model): deterministic ids: the same request always gets the
+same ids, so stored outputs stay stable."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""The model catalogue: what each model id of SDK 2.10 accepts, and how it behaves.
+"""Course machinery (offline course model): the model catalogue: what each model id of SDK 2.10
+accepts, and how it behaves.
 
-One row a model id of the SDK's `anthropic.types.Model` literal. Validation (`validation.py`),
+One row a model id of the SDK's `anthropic.types.Model` literal. Validation (`validation/`),
 the engine (`engine.py`) and `GET /v1/models` read these rows, so the course model plays each
 model by its own rules. Where every fact comes from, and the choices made where sources
 disagree or are silent: `docs/models.md`.

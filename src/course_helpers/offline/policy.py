@@ -1,4 +1,5 @@
-"""What a scenario policy returns, and the registry that holds the course's scenarios.
+"""Course machinery (offline course model): what a scenario policy returns, and the registry that
+holds the course's scenarios.
 
 A scenario is a function of the conversation (see `conversation.Conversation`) that returns the
 model's next turn as a `Reply`, or `None` when the situation is not its own. The engine asks the

@@ -1,4 +1,5 @@
-"""Values that match a JSON Schema, made deterministically (no randomness, no network).
+"""Course machinery (offline course model): values that match a JSON Schema, made deterministically
+(no randomness, no network).
 
 The real API decodes under constraints when a tool is `strict` or `output_config.format` asks for
 a `json_schema`: the output is always valid. The course model does the same in two steps:

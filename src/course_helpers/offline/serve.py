@@ -1,4 +1,5 @@
-"""The course model over real HTTP on loopback, for curl, other clients and ANTHROPIC_BASE_URL.
+"""Course machinery (offline course model): the course model over real HTTP on loopback, for curl,
+other clients and ANTHROPIC_BASE_URL.
 
     python -m course_helpers.offline serve --port 8765
     ANTHROPIC_BASE_URL=http://127.0.0.1:8765 jupyter lab
@@ -30,6 +31,9 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "course-model"
     sys_version = ""
     timeout = 30
+    # Headers and body go out as separate writes: with Nagle's algorithm on, a keep-alive client
+    # waits for the delayed ACK (about 40 ms) on every response.
+    disable_nagle_algorithm = True
     app: CourseModelApp  # set on the subclass made by make_server()
 
     def log_message(self, format: str, *args) -> None:  # noqa: A002 - name set by the base class

@@ -1,4 +1,5 @@
-"""A finished message as the server-sent events the real API streams.
+"""Course machinery (offline course model): a finished message as the server-sent events the real
+API streams.
 
 message_start → (content_block_start → content_block_delta… → content_block_stop) per block →
 message_delta (stop reason, cumulative usage) → message_stop, with a ping after the start.

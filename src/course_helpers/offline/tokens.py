@@ -1,4 +1,4 @@
-"""Token estimates and prompt-cache accounting.
+"""Course machinery (offline course model): token estimates and prompt-cache accounting.
 
 The course model has no tokenizer: it estimates one token per four characters of the text and
 JSON a request carries. The numbers are estimates (notebooks say so), but they are consistent:

@@ -8,10 +8,10 @@ from typing import Any
 
 import anthropic
 
+from course_helpers.agent import run_agent
 from course_helpers.client import MODEL
-from course_helpers.loop import run_agent
+from course_helpers.fixtures.support_desk import Desk
 from course_helpers.pairing import content_blocks, read_field
-from course_helpers.workflows.desk import Desk
 from course_helpers.workflows.router import ESCALATION
 from course_helpers.workflows.steps import Attempt
 

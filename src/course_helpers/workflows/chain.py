@@ -7,7 +7,7 @@ import re
 import anthropic
 
 from course_helpers.client import MODEL
-from course_helpers.workflows.desk import Desk
+from course_helpers.fixtures.support_desk import Desk
 from course_helpers.workflows.steps import (
     Attempt,
     look_up_orders,

@@ -1,41 +1,19 @@
-"""Measuring the approaches of notebook 09 on the same tickets, and the tables that show it.
+"""What notebook 09 counts (built in notebook 09, sections 2 and 7): success, judged by code, and
+latency, modelled from token counts where it cannot be measured.
 
-What is counted and what is not:
-- calls and tokens come from each response's `usage` (offline: the course model's estimates);
-- success is judged by code (`judge`): the reply states the case's facts and exactly the
-  expected orders were refunded, under the desk's rule that every approach shares. Offline,
-  *which* calls the model makes is the course model's documented policy
-  (`course_helpers.offline.scenarios.support_tickets` and `support_agent`), so an offline success shows what that
-  policy does with each approach, not what Claude would do;
-- latency is measured (wall time) with a real model, and *modelled* from the token counts
-  offline, where the course model answers at once.
+- `judge(case, reply, refunds)`: the reply states the case's facts and exactly the expected
+  orders were refunded, under the desk's rule that every approach shares. Wording does not
+  count, which is what puts four approaches (and the offline model and Claude) on equal terms.
+- `modelled_seconds(usages)`: the offline course model answers at once, so its latency is a
+  model, not a measurement: a fixed cost per call, then reading and writing speeds.
+
+Running every case and printing the tables is course machinery: `course_helpers.workflows.harness`.
 """
 
 from __future__ import annotations
 
-import statistics
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
-
-import anthropic
-
-from course_helpers.client import MODEL, detect_backend
-from course_helpers.fixtures.support_desk import CASES, Case
-from course_helpers.workflows.agent import run_support_agent
-from course_helpers.workflows.chain import run_chain
-from course_helpers.workflows.desk import Desk
-from course_helpers.workflows.orchestrator import run_orchestrator
-from course_helpers.workflows.router import run_router
-from course_helpers.workflows.steps import Attempt
-
-APPROACHES: dict[str, Callable[..., Attempt]] = {
-    "chain": run_chain,
-    "router": run_router,
-    "orchestrator": run_orchestrator,
-    "agent": run_support_agent,
-}
-WORKFLOWS = ("chain", "router", "orchestrator")
+from course_helpers.cost.usage import prompt_tokens
+from course_helpers.fixtures.support_desk import Case
 
 
 def judge(case: Case, reply: str, refunds: list[dict]) -> tuple[bool, str]:
@@ -57,157 +35,11 @@ INPUT_TOKENS_PER_SECOND = 20_000
 OUTPUT_TOKENS_PER_SECOND = 60
 
 
-def prompt_size(usage: dict) -> int:
-    """All input tokens of a call: uncached, written to and read from the cache."""
-    return (
-        usage.get("input_tokens", 0)
-        + (usage.get("cache_creation_input_tokens") or 0)
-        + (usage.get("cache_read_input_tokens") or 0)
-    )
-
-
 def modelled_seconds(usages: list[dict]) -> float:
     """Latency of a sequence of calls under the model above (not a measurement)."""
     return sum(
         CALL_SECONDS
-        + prompt_size(u) / INPUT_TOKENS_PER_SECOND
+        + prompt_tokens(u) / INPUT_TOKENS_PER_SECOND
         + u.get("output_tokens", 0) / OUTPUT_TOKENS_PER_SECOND
         for u in usages
     )
-
-
-@dataclass
-class CaseResult:
-    """One case run through one approach, with its numbers and the verdict."""
-
-    approach: str
-    case: Case
-    calls: int
-    input_tokens: int
-    output_tokens: int
-    seconds: float
-    measured: bool  # True: wall time; False: modelled from tokens
-    success: bool
-    why: str
-    reply: str
-    refunds: list[dict]
-    trace: list[str]
-
-    @property
-    def cost(self) -> int:
-        """Input tokens plus five times the output tokens (the price ratio of current models)."""
-        return self.input_tokens + 5 * self.output_tokens
-
-
-def run_case(
-    client: anthropic.Anthropic,
-    approach: str,
-    case: Case,
-    model: str = MODEL,
-    measure: bool | None = None,
-) -> CaseResult:
-    """Run one case through one approach on a fresh desk, and judge it."""
-    measure = detect_backend().name != "offline" if measure is None else measure
-    desk = Desk()
-    start = time.perf_counter()
-    attempt = APPROACHES[approach](client, desk, case.ticket, model=model)
-    wall = time.perf_counter() - start
-    success, why = judge(case, attempt.reply, desk.refunds)
-    return CaseResult(
-        approach=approach,
-        case=case,
-        calls=len(attempt.usage),
-        input_tokens=sum(prompt_size(u) for u in attempt.usage),
-        output_tokens=sum(u.get("output_tokens", 0) for u in attempt.usage),
-        seconds=wall if measure else modelled_seconds(attempt.usage),
-        measured=measure,
-        success=success,
-        why=why,
-        reply=attempt.reply,
-        refunds=list(desk.refunds),
-        trace=attempt.trace,
-    )
-
-
-def compare(
-    client: anthropic.Anthropic,
-    cases: list[Case] = CASES,
-    approaches: tuple[str, ...] = tuple(APPROACHES),
-    model: str = MODEL,
-) -> list[CaseResult]:
-    """Every case through every approach, case by case."""
-    return [run_case(client, a, c, model=model) for c in cases for a in approaches]
-
-
-def results_table(results: list[CaseResult]) -> str:
-    """One row per case, one column group per approach: calls, tokens in/out, seconds, ok."""
-    approaches = list(dict.fromkeys(r.approach for r in results))
-    cases = list(dict.fromkeys(r.case for r in results))
-    by_key = {(r.case.name, r.approach): r for r in results}
-    kind = "measured" if any(r.measured for r in results) else "modelled"
-    head1 = f"{'':21}" + "".join(f" │ {a:<23}" for a in approaches)
-    head2 = f"{'case':21}" + " │ calls    in  out    s ok" * len(approaches)
-    lines = [head1.rstrip(), head2, "─" * len(head2)]
-    for case in cases:
-        row = f"{case.name:21}"
-        for approach in approaches:
-            r = by_key.get((case.name, approach))
-            if r is None:
-                row += " │" + " " * 24
-                continue
-            mark = "✓" if r.success else "✗"
-            row += (
-                f" │ {r.calls:5} {r.input_tokens:5,} {r.output_tokens:4} {r.seconds:4.1f} {mark} "
-            )
-        lines.append(row.rstrip())
-    lines.append(f"in/out: input/output tokens of all calls; s: latency in seconds ({kind})")
-    return "\n".join(lines)
-
-
-def summary_table(results: list[CaseResult]) -> str:
-    """Per approach and kind of case: successes, then mean calls, tokens and seconds."""
-    lines = [
-        f"{'approach':12} {'cases':13} {'solved':>6} {'calls':>6} {'in':>6} {'out':>5} {'s':>5}"
-    ]
-    for approach in dict.fromkeys(r.approach for r in results):
-        for kind in ("predictable", "unpredictable"):
-            rows = [r for r in results if r.approach == approach and r.case.kind == kind]
-            if not rows:
-                continue
-            n = len(rows)
-            lines.append(
-                f"{approach:12} {kind:13} {sum(r.success for r in rows):>3}/{n:<2} "
-                f"{sum(r.calls for r in rows) / n:6.1f} "
-                f"{sum(r.input_tokens for r in rows) / n:6,.0f} "
-                f"{sum(r.output_tokens for r in rows) / n:5.0f} "
-                f"{sum(r.seconds for r in rows) / n:5.1f}"
-            )
-    return "\n".join(lines)
-
-
-def spread(
-    client: anthropic.Anthropic,
-    cases: list[Case],
-    approach: str = "agent",
-    times: int = 3,
-    model: str = MODEL,
-) -> str:
-    """Run the same cases `times` times through one approach; one line a case: how often it
-    succeeded and the range of its calls, input tokens and seconds."""
-    lines = [f"{'case':21} {'solved':>6}  {'calls':>7}  {'input tokens':>13}  {'seconds':>11}"]
-    for case in cases:
-        runs = [run_case(client, approach, case, model=model) for _ in range(times)]
-
-        def span(values: list[float], form: str) -> str:
-            low, high = min(values), max(values)
-            return format(low, form) if low == high else f"{low:{form}}-{high:{form}}"
-
-        lines.append(
-            f"{case.name:21} {sum(r.success for r in runs):>3}/{times:<2}  "
-            f"{span([r.calls for r in runs], 'd'):>7}  "
-            f"{span([r.input_tokens for r in runs], ',d'):>13}  "
-            f"{span([r.seconds for r in runs], '.1f'):>11}"
-        )
-        if len({r.seconds for r in runs}) > 1:
-            lines[-1] += f"  (sd {statistics.stdev(r.seconds for r in runs):.1f} s)"
-    return "\n".join(lines)

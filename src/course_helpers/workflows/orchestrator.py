@@ -10,8 +10,12 @@ import json
 import anthropic
 
 from course_helpers.client import MODEL
-from course_helpers.fixtures.support_desk import ANSWERS_HEADING, PLAN_TOOL_NAME, TICKET_HEADING
-from course_helpers.workflows.desk import Desk
+from course_helpers.fixtures.support_desk import (
+    ANSWERS_HEADING,
+    PLAN_TOOL_NAME,
+    TICKET_HEADING,
+    Desk,
+)
 from course_helpers.workflows.router import ESCALATION, HANDLERS
 from course_helpers.workflows.steps import (
     TRIAGE_FIELDS,

@@ -1,8 +1,9 @@
-"""The chart of notebook 09: calls, tokens and latency per case, one bar per approach."""
+"""Course machinery: the chart of notebook 09, calls, tokens and latency per case, one bar per
+approach."""
 
 from __future__ import annotations
 
-from course_helpers.workflows.measure import CaseResult
+from course_helpers.workflows.harness import CaseResult
 
 COLOURS = {"chain": "#4C72B0", "router": "#DD8452", "orchestrator": "#8172B3", "agent": "#55A868"}
 

@@ -28,8 +28,9 @@ from course_helpers.fixtures.support_desk import (
     REFUND_REASONS,
     TICKET_HEADING,
     TRIAGE_TOOL_NAME,
+    Desk,
+    RefundRefused,
 )
-from course_helpers.workflows.desk import Desk, RefundRefused
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""The course's scenario policies, one module a lesson.
+"""Course machinery (offline course model): the course's scenario policies, one module a lesson.
 
 Every module in this package registers its scenarios with `policy.scenario(...)` when imported;
 `registered()` imports them all once and returns them in priority order.

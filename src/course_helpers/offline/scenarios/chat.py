@@ -1,5 +1,5 @@
-"""Plain chat for notebook 01: a greeting, what an agent is, counting, a long essay,
-remembering a name, no hands.
+"""Course machinery (offline course model): plain chat for notebook 01: a greeting, what an agent
+is, counting, a long essay, remembering a name, no hands.
 
 These are enough to show a response's parts, a second turn that relies on history,
 `stop_sequences` (counting), `max_tokens` (the essay never fits in a small budget) and that a
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from course_helpers.offline.conversation import Conversation
+from course_helpers.offline.conversation import Conversation, blocks_of, written
 from course_helpers.offline.policy import Reply, say, scenario
 
 _GREETINGS = ("hello", "hi", "hey", "hello there", "hi there", "good morning")
@@ -98,12 +98,7 @@ def remember(conv: Conversation) -> Reply | None:
         for message in conv.messages[:-1]:
             if message.get("role") != "user":
                 continue
-            content = message.get("content")
-            said = (
-                content
-                if isinstance(content, str)
-                else " ".join(b.get("text", "") for b in content if isinstance(b, dict))
-            )
+            said = written(blocks_of(message), " ")
             found = re.search(r"my name is (\w+)", said, re.IGNORECASE)
             if found:
                 return say(

@@ -1,4 +1,5 @@
-"""The coding agent of notebook 08: find the cart total, add an empty-cart test, fix what it finds.
+"""Course machinery (offline course model): the coding agent of notebook 08: find the cart total,
+add an empty-cart test, fix what it finds.
 
 Offered `read_file`, `write_file` and `run_command` (and usually `list_files`) and asked about the
 cart total and the empty cart, the model works on the shop project one call per turn:
@@ -31,6 +32,7 @@ from course_helpers.fixtures.shop_project import (
 from course_helpers.offline.conversation import Conversation, ToolCall
 from course_helpers.offline.policy import Reply, call, say, scenario, text, tool_use
 from course_helpers.offline.scenarios.guard import POLICY_DECLINED
+from course_helpers.truncate import cut_marker
 
 TEST_COMMAND = "python -m pytest -q"
 _TASK = re.compile(r"cart total|empty cart", re.IGNORECASE)
@@ -38,7 +40,9 @@ _YES = re.compile(
     r"\b(?:yes|go ahead|ok(?:ay)?|sure|please do|do it|approved?|fine|continue|carry on)\b",
     re.IGNORECASE,
 )
-_CUT = re.compile(r"\[\.\.\. [\d,]+ characters cut from the middle \.\.\.\]")
+# The line `truncate` puts where it cut, whatever the count: split from its one definition.
+_CUT_BEFORE, _CUT_AFTER = cut_marker(0).strip().split("0")
+_CUT = re.compile(re.escape(_CUT_BEFORE) + r"[\d,]+" + re.escape(_CUT_AFTER))
 _SUMMARY = re.compile(r"^=*\s*(\d+ (?:failed|passed|error)[^\n=]*?)(?: in [\d.]+s)?\s*=*$", re.M)
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # colour codes, in case the output has them
 _TEST_NAME = re.search(r"def (\w+)", EMPTY_CART_TEST).group(1)

@@ -1,4 +1,5 @@
-"""Continuing an answer cut off by `max_tokens`, for notebook 06.
+"""Course machinery (offline course model): continuing an answer cut off by `max_tokens`, for
+notebook 06.
 
 When a program keeps a cut-off answer in the history and asks the model to continue ("Continue
 where you stopped", "Please go on"), the course model works out the answer it was writing (the
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from course_helpers.offline.conversation import Conversation, blocks_of
+from course_helpers.offline.conversation import Conversation, blocks_of, written
 from course_helpers.offline.policy import Reply, scenario
 
 _ASKS_TO_CONTINUE = re.compile(
@@ -33,12 +34,12 @@ def asks_to_continue(message: dict) -> bool:
     blocks = blocks_of(message)
     if not blocks or any(b.get("type") != "text" for b in blocks):
         return False
-    said = " ".join(b.get("text", "") for b in blocks)
+    said = written(blocks, " ")
     return len(said) < 400 and bool(_ASKS_TO_CONTINUE.search(said))
 
 
 def _written(message: dict) -> str:
-    return "".join(b.get("text", "") for b in blocks_of(message) if b.get("type") == "text")
+    return written(blocks_of(message), "")
 
 
 @scenario(

@@ -1,4 +1,5 @@
-"""A long run for notebook 10: audit the delivery logs of last week's shipments.
+"""Course machinery (offline course model): a long run for notebook 10: audit the delivery logs of
+last week's shipments.
 
 Offered tools named `list_shipments` and `read_delivery_log`, the model lists the week's
 shipments, then reads the logs and finally reports every order whose log shows a problem: a
@@ -21,15 +22,16 @@ from __future__ import annotations
 
 import re
 
+from course_helpers.fixtures.delivery_audit import EXCEPTION_MARK, FAILED_STATUS, ORDER_ID
 from course_helpers.offline.conversation import Conversation
 from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
 
 # The most logs the course model reads in one turn when parallel calls are allowed.
 PARALLEL_READS = 8
 
-_ORDER_ID = re.compile(r"\bA\d{4}\b")
-_FAILED = re.compile(r"delivery attempt failed:?\s*(.*)", re.IGNORECASE)
-_EXCEPTION = re.compile(r"EXCEPTION:?\s*(.*)")
+# The logs' own words, from the fixture that writes them: what each line says follows them.
+_FAILED = re.compile(re.escape(FAILED_STATUS) + r":?\s*(.*)", re.IGNORECASE)
+_EXCEPTION = re.compile(re.escape(EXCEPTION_MARK) + r":?\s*(.*)")
 _ONE_PER_TURN = re.compile(
     r"\bone (?:log|shipment|order|tool call|call) (?:per|a|each) turn\b|\bone at a time\b",
     re.IGNORECASE,
@@ -59,7 +61,7 @@ def delivery_audit(conv: Conversation) -> Reply | None:
                 tool_use("list_shipments", **{week: "last"}),
             ]
         )
-    shipped = list(dict.fromkeys(_ORDER_ID.findall(listings[-1].result or "")))
+    shipped = list(dict.fromkeys(ORDER_ID.findall(listings[-1].result or "")))
     logs = {}
     for call in conv.calls_to("read_delivery_log"):
         if call.result is not None:

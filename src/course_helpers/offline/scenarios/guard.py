@@ -1,4 +1,5 @@
-"""A prompt injection, for notebook 07: a file the agent reads tells it to do something dangerous.
+"""Course machinery (offline course model): a prompt injection, for notebook 07: a file the agent
+reads tells it to do something dangerous.
 
 Offered `read_file` and a dangerous tool (`merge_pr`, or a generic `bash`) and asked to read or
 summarise a file ("Summarise README.md for me."), the model:

@@ -1,4 +1,5 @@
-"""A clear instruction in `system` changes the reply (notebook 01).
+"""Course machinery (offline course model): a clear instruction in `system` changes the reply
+(notebook 01).
 
 The course model recognises four kinds of instruction in the request's `system` prompt, each by
 a fixed pattern, and applies it to whatever reply the other scenarios (or the fallback) would

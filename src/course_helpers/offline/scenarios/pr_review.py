@@ -1,4 +1,4 @@
-"""The pull-request reviewer, for notebooks 04 to 06.
+"""Course machinery (offline course model): the pull-request reviewer, for notebooks 04 to 06.
 
 Offered tools named `get_diff` and `read_file` (and maybe `list_files`) and asked to review a
 pull request ("Review PR #482"), the model:

@@ -1,4 +1,5 @@
-"""Refusals, for notebook 06: a request for something dangerous ends with stop_reason `refusal`.
+"""Course machinery (offline course model): refusals, for notebook 06: a request for something
+dangerous ends with stop_reason `refusal`.
 
 The trigger words are deliberately blunt; the point is to see a refusal's shape (no content,
 `stop_details` with a category) and to handle it, not to probe a classifier.
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from course_helpers.offline.conversation import Conversation, blocks_of
+from course_helpers.offline.conversation import Conversation, blocks_of, written
 from course_helpers.offline.policy import Reply, say, scenario
 
 _MAKE = r"\b(?:write|make|build|create|code|develop|give me|send me)\b"
@@ -37,9 +38,7 @@ def person_turn(conv: Conversation) -> str:
     for message in reversed(conv.messages):
         if message.get("role") != "user":
             break
-        said.insert(
-            0, " ".join(b.get("text", "") for b in blocks_of(message) if b.get("type") == "text")
-        )
+        said.insert(0, written(blocks_of(message), " "))
     return " ".join(said)
 
 

@@ -1,4 +1,5 @@
-"""The Kettle & Co support desk, for notebook 09: the course model playing the agent.
+"""Course machinery (offline course model): the Kettle & Co support desk, for notebook 09: the
+course model playing the agent.
 
 Like the workflows' policies in `support_tickets`, this one reacts only to what the request
 contains (the tools offered, the ticket's words, the results received), never to which case of

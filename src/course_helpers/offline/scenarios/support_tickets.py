@@ -1,4 +1,5 @@
-"""The Kettle & Co support desk, for notebook 09: the same tickets for workflows and an agent.
+"""Course machinery (offline course model): the Kettle & Co support desk, for notebook 09: the same
+tickets for workflows and an agent.
 
 The course model plays one documented policy per situation. Each reacts only to what the
 request contains (the tools offered, the ticket's words, the results received), never to which

@@ -1,4 +1,5 @@
-"""Weather tools for notebooks 02 and 03: the model reads the tool descriptions it is offered.
+"""Course machinery (offline course model): weather tools for notebooks 02 and 03: the model reads
+the tool descriptions it is offered.
 
 Asked about the weather somewhere ("What's the weather in Paris and Tokyo?", "Will it rain in
 Paris tomorrow?"), the course model decides from the descriptions, by four fixed rules, which

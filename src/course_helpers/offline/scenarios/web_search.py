@@ -1,4 +1,5 @@
-"""The `web_search` server tool, answering from a small local corpus, for notebook 06.
+"""Course machinery (offline course model): the `web_search` server tool, answering from a small
+local corpus, for notebook 06.
 
 Server tools run on the API's side: the response already holds the `server_tool_use` block and
 its `web_search_tool_result`, and the program sends no tool_result. A question that needs two

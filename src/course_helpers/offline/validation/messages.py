@@ -1,0 +1,243 @@
+"""Course machinery (offline course model): the rules of the `messages` list.
+
+One job: everything the API checks inside `messages`. First their shape (roles, content, every
+block and the blocks nested in a `tool_result`; `{"role": "system"}` on the models that take
+it), called from the field-by-field pass in its place; then their meaning, once the model is
+known: which blocks each role may hold, empty content and empty text blocks, and the
+`tool_use` / `tool_result` pairing, checked on the messages as sent (before the API merges
+consecutive same-role messages). The wording of each message and its source: the package
+docstring.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from course_helpers.offline.conversation import blocks_of
+from course_helpers.offline.models import CATALOGUE
+from course_helpers.offline.validation.common import fail, tag_error
+from course_helpers.offline.validation.surface import BLOCK_TYPES, Surface
+
+_USER_ONLY_BLOCKS = frozenset({"tool_result"})
+_ASSISTANT_ONLY_BLOCKS = frozenset(
+    {"tool_use", "thinking", "redacted_thinking", "server_tool_use"}
+    | {t for t in BLOCK_TYPES if t.endswith("_tool_result") and t != "tool_result"}
+)
+EMPTY_CONTENT = (
+    "all messages must have non-empty content except for the optional final assistant message"
+)
+
+
+# -- shape
+
+
+def check_messages_shape(body: dict, surface: Surface) -> None:
+    if "messages" not in body:
+        raise fail("messages: Field required")
+    messages = body["messages"]
+    if not isinstance(messages, list):
+        raise fail("messages: Input should be a valid list")
+    if not messages:
+        raise fail("messages: at least one message is required")
+    spec = CATALOGUE.get(body.get("model"))  # type: ignore[arg-type]
+    system_role = spec is not None and spec.system_role
+    for index, message in enumerate(messages):
+        _check_message_shape(index, message, surface, system_role=system_role)
+
+
+def _check_message_shape(index: int, message: Any, surface: Surface, *, system_role: bool) -> None:
+    path = f"messages.{index}"
+    if not isinstance(message, dict):
+        raise fail(f"{path}: Input should be a valid dictionary")
+    if "role" not in message:
+        raise fail(f"{path}.role: Field required")
+    role = message["role"]
+    if role == "system" and system_role:
+        _check_system_message(path, message)
+        return
+    if role == "system":
+        raise fail(
+            'messages: Unexpected role "system". The Messages API accepts a top-level '
+            '`system` parameter, not "system" as an input message role.'
+        )
+    if role not in ("user", "assistant"):
+        raise fail(f'messages: Unexpected role "{role}". Allowed roles are "user" or "assistant".')
+    for position, block in enumerate(_content_list(path, message)):
+        _check_block_shape(f"{path}.content.{position}", block, surface)
+
+
+def _content_list(path: str, message: dict) -> list:
+    """A message's content blocks; a string is one text block and needs no further check."""
+    if "content" not in message:
+        raise fail(f"{path}.content: Field required")
+    content = message["content"]
+    if isinstance(content, str):
+        return []
+    if not isinstance(content, list):
+        raise fail(f"{path}.content: Input should be a valid list")
+    return content
+
+
+def _check_system_message(path: str, message: dict) -> None:
+    """A mid-conversation `{"role": "system"}` entry: a string or text blocks, like `system`."""
+    for position, block in enumerate(_content_list(path, message)):
+        block_path = f"{path}.content.{position}"
+        if not isinstance(block, dict):
+            raise fail(f"{block_path}: Input should be a valid dictionary")
+        if block.get("type") != "text":
+            raise fail(f"{block_path}.type: Input should be 'text'")
+        check_text_block(f"{block_path}.text", block)
+
+
+def _check_block_shape(path: str, block: Any, surface: Surface) -> None:
+    if not isinstance(block, dict):
+        raise fail(f"{path}: Input should be a valid dictionary")
+    if "type" not in block:
+        raise fail(f"{path}: Unable to extract tag using discriminator 'type'")
+    kind = block["type"]
+    if kind not in surface.block_types:
+        raise tag_error(path, kind, surface.block_types)
+    if kind == "text":
+        check_text_block(f"{path}.text", block)
+    elif kind == "tool_use":
+        _check_tool_use_block(f"{path}.tool_use", block)
+    elif kind == "tool_result":
+        _check_tool_result_block(f"{path}.tool_result", block, surface)
+
+
+def check_text_block(path: str, block: dict) -> None:
+    if "text" not in block:
+        raise fail(f"{path}.text: Field required")
+    if not isinstance(block["text"], str):
+        raise fail(f"{path}.text: Input should be a valid string")
+
+
+def _check_tool_use_block(path: str, block: dict) -> None:
+    for field in ("id", "name", "input"):
+        if field not in block:
+            raise fail(f"{path}.{field}: Field required")
+    for field in ("id", "name"):
+        if not isinstance(block[field], str):
+            raise fail(f"{path}.{field}: Input should be a valid string")
+    if not isinstance(block["input"], dict):
+        raise fail(f"{path}.input: Input should be a valid dictionary")
+
+
+def _check_tool_result_block(path: str, block: dict, surface: Surface) -> None:
+    if "tool_use_id" not in block:
+        raise fail(f"{path}.tool_use_id: Field required")
+    if not isinstance(block["tool_use_id"], str):
+        raise fail(f"{path}.tool_use_id: Input should be a valid string")
+    content = block.get("content")
+    if content is None or isinstance(content, str):
+        return
+    if not isinstance(content, list):
+        raise fail(f"{path}.content: Input should be a valid list")
+    for position, inner in enumerate(content):
+        inner_path = f"{path}.content.{position}"
+        if not isinstance(inner, dict):
+            raise fail(f"{inner_path}: Input should be a valid dictionary")
+        if "type" not in inner:
+            raise fail(f"{inner_path}: Unable to extract tag using discriminator 'type'")
+        if inner["type"] not in surface.result_content_types:
+            raise tag_error(inner_path, inner["type"], surface.result_content_types)
+        if inner["type"] == "text":
+            check_text_block(f"{inner_path}.text", inner)
+
+
+# -- meaning
+
+
+def check_roles_of_blocks(messages: list[dict]) -> None:
+    for index, message in enumerate(messages):
+        role = message["role"]
+        for block in blocks_of(message):
+            kind = block["type"]
+            if role == "assistant" and kind in _USER_ONLY_BLOCKS:
+                raise fail(f"messages.{index}: `{kind}` blocks can only be in `user` messages")
+            if role == "user" and kind in _ASSISTANT_ONLY_BLOCKS:
+                raise fail(f"messages.{index}: `{kind}` blocks can only be in `assistant` messages")
+
+
+def check_non_empty(messages: list[dict]) -> None:
+    last = len(messages) - 1
+    for index, message in enumerate(messages):
+        if message["content"] in ("", []) and not (
+            index == last and message["role"] == "assistant"
+        ):
+            raise fail(f"messages.{index}: {EMPTY_CONTENT}")
+        for block in blocks_of(message):
+            if block["type"] == "text" and block["text"] == "" and message["content"] != "":
+                raise fail("messages: text content blocks must be non-empty")
+
+
+def _tool_use_ids(message: dict) -> list[str]:
+    return [block["id"] for block in blocks_of(message) if block["type"] == "tool_use"]
+
+
+def _leading_result_ids(message: dict | None) -> set[str]:
+    """Ids of the `tool_result` blocks that open `message` (only those answer a `tool_use`)."""
+    if message is None or message["role"] != "user":
+        return set()
+    ids: set[str] = set()
+    for block in blocks_of(message):
+        if block["type"] != "tool_result":
+            break
+        ids.add(block["tool_use_id"])
+    return ids
+
+
+def check_tool_pairing(messages: list[dict]) -> None:
+    """Pairing runs on the messages as sent, before consecutive same-role messages merge."""
+    seen_tool_use: set[str] = set()
+    for index, message in enumerate(messages):
+        if message["role"] == "assistant":
+            _check_unique_tool_use(index, message, seen_tool_use)
+            following = messages[index + 1] if index + 1 < len(messages) else None
+            if following is not None:
+                _check_results_follow(index, message, following)
+        else:
+            previous = messages[index - 1] if index > 0 else None
+            _check_results_answer(index, message, previous)
+
+
+def _check_unique_tool_use(index: int, message: dict, seen: set[str]) -> None:
+    for position, block in enumerate(blocks_of(message)):
+        if block["type"] != "tool_use":
+            continue
+        if block["id"] in seen:
+            raise fail(f"messages.{index}.content.{position}: `tool_use` ids must be unique")
+        seen.add(block["id"])
+
+
+def _check_results_follow(index: int, message: dict, following: dict) -> None:
+    answered = _leading_result_ids(following)
+    missing = [tool_id for tool_id in _tool_use_ids(message) if tool_id not in answered]
+    if missing:
+        raise fail(
+            f"messages.{index}: `tool_use` ids were found without `tool_result` blocks "
+            f"immediately after: {', '.join(missing)}. Each `tool_use` block must have a "
+            "corresponding `tool_result` block in the next message."
+        )
+
+
+def _check_results_answer(index: int, message: dict, previous: dict | None) -> None:
+    asked = set(_tool_use_ids(previous)) if previous and previous["role"] == "assistant" else set()
+    answered: set[str] = set()
+    for position, block in enumerate(blocks_of(message)):
+        if block["type"] != "tool_result":
+            continue
+        tool_id = block["tool_use_id"]
+        path = f"messages.{index}.content.{position}"
+        if tool_id not in asked:
+            raise fail(
+                f"{path}: unexpected `tool_use_id` found in `tool_result` blocks: {tool_id}. "
+                "Each `tool_result` block must have a corresponding `tool_use` block in the "
+                "previous message."
+            )
+        if tool_id in answered:
+            raise fail(
+                f"{path}: each tool_use must have a single result. Found multiple "
+                f"`tool_result` blocks with id: {tool_id}"
+            )
+        answered.add(tool_id)

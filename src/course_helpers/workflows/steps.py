@@ -21,6 +21,7 @@ from typing import Any
 import anthropic
 
 from course_helpers.client import MODEL
+from course_helpers.controller import text_of
 from course_helpers.fixtures.support_desk import (
     CATEGORIES,
     DRAFT_HEADING,
@@ -48,8 +49,8 @@ def usage_of(response: Any) -> dict:
 
 
 def reply_text(response: Any) -> str:
-    """The text blocks of a response, joined (a thinking block may come first)."""
-    return "\n".join(b.text for b in response.content if b.type == "text").strip()
+    """The text of a response (a thinking block may come first), without surrounding blanks."""
+    return text_of(response).strip()
 
 
 def facts_message(ticket: str, facts: dict, draft: str | None = None) -> str:

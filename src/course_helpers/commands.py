@@ -48,6 +48,9 @@ KILL_GRACE = 0.2  # seconds between SIGTERM and SIGKILL
 DEATH_WAIT = 2.0  # seconds to wait for the group to vanish after SIGKILL
 READER_WAIT = 1.0  # seconds to wait for output from processes that escaped the group
 CHUNK = 65536
+# How a result starts, for the model and for the course model that reads it (one definition).
+EXIT_CODE = "Exit code: "
+TIMED_OUT = "Timed out"
 
 # The only variables a command inherits. Everything else (ANTHROPIC_API_KEY, AWS_*, MYSQL_PWD,
 # CI_JOB_JWT, a DATABASE_URL with a password in it) stays out, whatever its name.
@@ -135,14 +138,14 @@ class CommandResult:
         lines = []
         if self.timed_out:
             lines.append(
-                f"Timed out: the command was still running at its {self.timeout:g}-second limit, "
+                f"{TIMED_OUT}: the command was still running at its {self.timeout:g}-second limit, "
                 "so it was stopped together with every process it started. A command that never "
                 "exits on its own (a server, a watcher, a prompt waiting for input) cannot be "
                 "run this way."
             )
         else:
             note = _signal_note(self.exit_code, shell_style=self.sandbox == "bubblewrap")
-            lines.append(f"Exit code: {self.exit_code}{note}")
+            lines.append(f"{EXIT_CODE}{self.exit_code}{note}")
         if self.background_stopped:
             lines.append(
                 "Note: the command left processes running in the background; they were stopped."

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from course_helpers.commands import EXIT_CODE, TIMED_OUT
 from course_helpers.fixtures.shop_project import (
     BUG_LINE,
     EMPTY_CART_TEST,
@@ -64,7 +65,7 @@ def pytest_summary(output: str) -> str:
 
 
 def _exit_code(output: str) -> int | None:
-    match = re.search(r"^Exit code: (-?\d+)", output, re.MULTILINE)
+    match = re.search(rf"^{re.escape(EXIT_CODE)}(-?\d+)", output, re.MULTILINE)
     return int(match.group(1)) if match else None
 
 
@@ -230,7 +231,7 @@ def _write_and_test(conv: Conversation, plan: _Plan, cart_text: str, test_text: 
     output = _ANSI.sub("", run.result or "")
     if run.is_error:
         return say(f"I could not run the tests: {output[:300]}\nHow would you like me to go on?")
-    if output.startswith("Timed out"):
+    if output.startswith(TIMED_OUT):
         return say(
             "The test run did not finish in time, so I can't tell whether the new test passes. "
             "How would you like me to go on?"

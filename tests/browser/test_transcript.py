@@ -23,7 +23,9 @@ pytestmark = pytest.mark.skipif(NOTEBOOK is None, reason="none of notebooks 03, 
 
 # For every transcript: its size against the output area, and the worst-contrast text in it.
 _MEASURE = """
-() => {
+async () => {
+  // Two rendered frames first: a starved renderer must lay the page out before it is measured.
+  await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
   const parse = (colour) => {
     const m = colour.match(/rgba?\\(([^)]+)\\)/);
     if (!m) return null;
@@ -72,21 +74,22 @@ _MEASURE = """
 """
 
 
-def settled_measures(lab_page: LabPage, tries: int = 100) -> list[dict]:
+def settled_measures(lab_page: LabPage, tries: int = 100, agreeing: int = 3) -> list[dict]:
     """Measures once JupyterLab's layout has settled after a resize.
 
     On a loaded machine the notebook panel takes a while to reflow; a measure taken halfway
-    through shows a squeezed transcript that the person never sees. Two equal measures 100 ms
-    apart count as settled; a layout that is wrong for good is stable too, and still fails.
+    through shows a squeezed transcript that the person never sees. Each measure waits for two
+    rendered frames (a stalled renderer cannot make two measures agree by not drawing), and
+    `agreeing` equal measures in a row, 100 ms apart, count as settled. A layout that is wrong
+    for good is stable too, and still fails.
     """
-    before = lab_page.page.evaluate(_MEASURE)
+    measures = [lab_page.page.evaluate(_MEASURE)]
     for _ in range(tries):
         lab_page.page.wait_for_timeout(100)
-        after = lab_page.page.evaluate(_MEASURE)
-        if after == before:
-            return after
-        before = after
-    return before
+        measures.append(lab_page.page.evaluate(_MEASURE))
+        if len(measures) >= agreeing and all(m == measures[-1] for m in measures[-agreeing:]):
+            break
+    return measures[-1]
 
 
 def test_transcript_fits_and_is_readable(lab_page: LabPage) -> None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import ipywidgets as widgets
@@ -41,6 +41,7 @@ from course_helpers.agent import (
     split_tools,
 )
 from course_helpers.approvals import Decision, Gate
+from course_helpers.dispatch import run_tool
 from course_helpers.display import Transcript
 from course_helpers.policies import describe_call, too_long_reason
 from course_helpers.truncate import visible
@@ -164,18 +165,17 @@ class ApprovalPanel(ShownAsWidget):
         self._refresh()
 
     def _needs_person(self, call: Any) -> bool:
-        """A dangerous call the dispatcher would ask about: its tool exists, its arguments
-        are valid, and it is short enough to show."""
-        tool = self.registry.get(call.name)
-        if call.name not in self.gate.dangerous or tool is None:
+        """A dangerous call, short enough to show, that the dispatcher would ask about.
+
+        The dispatcher itself says whether it would ask: it is run with an `approve` that only
+        notes the question and answers no, so the tool never runs (an unknown tool or invalid
+        arguments are refused before anyone is asked).
+        """
+        if call.name not in self.gate.dangerous or describe_call(call.name, call.input) is None:
             return False
-        if not isinstance(call.input, Mapping):
-            return False
-        try:
-            tool.arguments.model_validate(dict(call.input))
-        except Exception:  # the dispatcher refuses it without asking anyone
-            return False
-        return describe_call(call.name, call.input) is not None
+        asked: list[str] = []
+        run_tool(self.registry, call, approve=lambda name, tool_input: asked.append(name))
+        return bool(asked)
 
     @property
     def waiting(self) -> tuple[str, Any] | None:

@@ -1,23 +1,29 @@
 """The support desk of notebook 09: the shared desk and its refund rule, the judge, the four
 approaches on the course model (on each current model, and with the variant model that behaves
-differently), and the course model's support policy reacting to results, not to cases."""
+differently), the budget they share, and the course model's one support-desk policy: the same
+facts lead to the same decision, whichever approach asks and however the facts arrive."""
 
 from __future__ import annotations
 
 import copy
+import functools
+import json
 
 import anthropic
 import pytest
 
 from course_helpers.fixtures.support_desk import CASES, ORDERS, Desk, RefundRefused
 from course_helpers.offline import CourseModel, CourseModelApp
-from course_helpers.offline.scenarios.support_tickets import (
+from course_helpers.offline.conversation import Conversation
+from course_helpers.offline.scenarios.support_desk import (
     categorise,
     item_of,
     reason_of,
     split_requests,
+    support_desk,
 )
-from course_helpers.workflows.agent import run_support_agent
+from course_helpers.workflows.agent import AGENT_SYSTEM, run_support_agent
+from course_helpers.workflows.chain import CHECK_SYSTEM, DRAFT_SYSTEM
 from course_helpers.workflows.harness import (
     APPROACHES,
     compare,
@@ -28,6 +34,15 @@ from course_helpers.workflows.harness import (
 )
 from course_helpers.workflows.measure import judge, modelled_seconds
 from course_helpers.workflows.plots import plot_results
+from course_helpers.workflows.router import HANDLER_SYSTEMS
+from course_helpers.workflows.steps import (
+    ESCALATION,
+    MAX_CALLS,
+    MAX_TOKENS,
+    TRIAGE_SYSTEM,
+    TRIAGE_TOOL,
+    facts_message,
+)
 
 CASE = {c.name.split()[0]: c for c in CASES}
 
@@ -54,6 +69,9 @@ def test_desk_lookups_and_refund_ledger():
     with pytest.raises(RefundRefused, match="already refunded"):
         desk.refund("A1002", "damaged")
     assert Desk().refunds == []  # a fresh desk per run
+    assert desk.refused == [
+        {"order_id": "A1002", "reason": "damaged", "why": "order A1002 was already refunded"}
+    ]
 
 
 @pytest.mark.parametrize(
@@ -144,36 +162,225 @@ def test_each_unpredictable_outcome_has_its_reason(results):
     }
     # A result points at the next lookup: only the loop goes back for it.
     assert solved["U1"] == solved["U2"] == {"agent"}
-    # The rule in the shared refund tool decides: everyone gets it right.
+    # The rule in the shared refund tool decides: everyone ends with the right ledger.
     assert solved["U3"] == solved["U4"] == set(APPROACHES)
-    # Two requests: the router takes one branch.
+    # Two requests: the router takes one branch; the chain's check step puts the other back.
     assert solved["U5"] == {"chain", "orchestrator", "agent"}
-    # Twelve orders: the agent searches one at a time and hits its step limit.
-    assert solved["U6"] == {"chain", "router", "orchestrator"}
-    assert results["U6", "agent"].trace[-1] == "ended: step_limit, passed to a person"
+    assert results["U5", "chain"].trace[-1] == "check: rewritten"
+    # Twelve orders: code fetches them all, the agent asks for all twelve in one turn.
+    assert solved["U6"] == set(APPROACHES)
+    assert not any(r.capped for r in results.values())
 
 
-def test_the_agent_costs_more_and_its_mistakes_are_refused_by_the_rule(results):
-    for key in CASE:
-        assert results[key, "agent"].input_tokens > results[key, "router"].input_tokens
-    assert {results[k, "chain"].calls for k in CASE} == {3}
-    assert {results[k, "router"].calls for k in CASE} == {2}
-    assert results["U5", "orchestrator"].calls == 4  # plan, two workers, merge
-    u3 = results["U3", "agent"].trace
-    refunds = [line for line in u3 if line.startswith("refund(")]
-    assert refunds[0].startswith("refund(A1003, duplicate_charge) ✗ ")  # refused, with why:
-    assert "the later, duplicate order is A1004" in refunds[0]
-    assert refunds[1:] == ["refund(A1004, duplicate_charge)"]  # issued: no mark
+def test_wrong_refund_requests_are_counted_for_every_approach(results):
+    refused = {(k, a): [r["order_id"] for r in results[k, a].refused] for k, a in results}
+    for approach in ("chain", "router", "orchestrator"):
+        # The workflows' code asks the desk for every order in question before anything has
+        # read the refund policy: the desk's rule refuses the original order and the return.
+        assert refused["U3", approach] == ["A1003"]
+        assert refused["U4", approach] == ["A1011"]
+    # One triage for two requests: code asks a refund of the order the customer only asked about.
+    assert refused["U5", "chain"] == refused["U5", "router"] == ["A1001"]
+    assert refused["U5", "orchestrator"] == []  # one worker per request
+    # The agent reads the refund policy in the help centre before it moves money.
+    assert not any(refused[k, "agent"] for k in CASE)
     assert results["U3", "agent"].refunds == [
         {"order_id": "A1004", "amount": 59.0, "reason": "duplicate_charge"}
     ]
-    u4 = [line for line in results["U4", "agent"].trace if line.startswith("refund(")]
-    assert len(u4) == 1 and u4[0].startswith("refund(A1011, return) ✗ ")
-    assert "return label" in u4[0]
-    unpredictable = [
-        results[k, "agent"].calls for k, c in CASE.items() if c.kind == "unpredictable"
+    assert "rr" in results_table(list(results.values()))
+    assert "refused" in summary_table(list(results.values())).splitlines()[0]
+
+
+def _requested_refunds(run) -> list[tuple[str, str]]:
+    """The refund requests a run makes, through a spy on the desk."""
+    asked: list[tuple[str, str]] = []
+    desk = Desk()
+    real = desk.refund
+
+    @functools.wraps(real)  # the tool keeps the real signature and description
+    def spy(order_id, reason):
+        asked.append((order_id, reason))
+        return real(order_id, reason)
+
+    desk.refund = spy
+    run(desk)
+    return asked
+
+
+def test_without_the_refund_policy_the_agent_makes_the_workflows_requests():
+    """Same facts, same request: what differs between approaches is what reached the model."""
+    client, ticket = client_for(), CASE["U3"].ticket
+    chain = _requested_refunds(lambda desk: APPROACHES["chain"](client, desk, ticket))
+    router = _requested_refunds(lambda desk: APPROACHES["router"](client, desk, ticket))
+    plain_system = AGENT_SYSTEM.split(" Before you refund anything")[0]
+    assert plain_system != AGENT_SYSTEM
+
+    def agent_without_policy(desk):
+        from course_helpers.agent import run_agent
+
+        run_agent(
+            client,
+            messages=[{"role": "user", "content": ticket}],
+            tools=desk.tools(),
+            system=plain_system + " Sign as Kettle & Co support.",
+        )
+
+    agent = _requested_refunds(agent_without_policy)
+    assert (
+        chain == router == agent == [("A1003", "duplicate_charge"), ("A1004", "duplicate_charge")]
+    )
+    with_policy = _requested_refunds(lambda desk: run_support_agent(client, desk, ticket))
+    assert with_policy == [("A1004", "duplicate_charge")]
+
+
+def test_independent_lookups_go_out_in_one_turn(results):
+    u3 = results["U3", "agent"].trace
+    assert u3[0] == (
+        "look_up_order(A1003) + look_up_order(A1004) + search_kb(charged twice same chef's "
+        "knife orders fix)"
+    )
+    assert u3[1] == "refund(A1004, duplicate_charge)"  # after the policy was read
+    u6 = results["U6", "agent"].trace
+    assert u6[0] == "look_up_customer(kim@example.com)"
+    assert u6[1].count("look_up_order(") == 12 and results["U6", "agent"].calls == 3
+
+
+def test_the_policy_reads_the_help_centre_before_moving_money(results):
+    for key in CASE:
+        trace = results[key, "agent"].trace
+        refunds = [i for i, line in enumerate(trace) if "refund(" in line]
+        searches = [i for i, line in enumerate(trace) if "search_kb(" in line]
+        if refunds:
+            assert searches and searches[0] < refunds[0], (key, trace)
+    # U4: the returns article says the money comes back with the parcel: no refund asked.
+    assert results["U4", "agent"].refused == [] and results["U4", "agent"].refunds == []
+    assert "return label" in results["U4", "agent"].reply
+
+
+def _ask(system: str, content: str, tools: list | None = None, history: list | None = None):
+    body = {
+        "model": "claude-sonnet-5-5",
+        "max_tokens": MAX_TOKENS,
+        "system": system,
+        "messages": [{"role": "user", "content": content}, *(history or [])],
+    }
+    if tools is not None:
+        body["tools"] = tools
+    return support_desk(Conversation(body))
+
+
+def _said(reply) -> str:
+    return "".join(b["text"] for b in reply.content if b["type"] == "text")
+
+
+def _calls(reply) -> list[tuple[str, dict]]:
+    return [(b["name"], b["input"]) for b in reply.content if b["type"] == "tool_use"]
+
+
+def _history(calls_and_results: list[tuple[str, dict, object]]) -> list[dict]:
+    """One assistant turn with these calls, then one user turn with their results."""
+    uses = [
+        {"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": arguments}
+        for n, (name, arguments, _) in enumerate(calls_and_results)
     ]
-    assert len(set(unpredictable)) > 2  # the number of steps depends on the data
+    results = [
+        {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": json.dumps(result)}
+        for n, (_, _, result) in enumerate(calls_and_results)
+    ]
+    return [{"role": "assistant", "content": uses}, {"role": "user", "content": results}]
+
+
+def test_the_same_facts_give_the_same_reply_through_prompt_or_tool_results():
+    desk, ticket = Desk(), CASE["U1"].ticket
+    a1007, a1010 = desk.look_up_order("A1007"), desk.look_up_order("A1010")
+    in_prompt = _ask(DRAFT_SYSTEM, facts_message(ticket, {"orders": [a1007, a1010]}))
+    tools = [t.definition() for t in desk.tools()]
+    through_tools = _ask(
+        AGENT_SYSTEM, ticket, tools, _history([("look_up_order", {"order_id": "A1007"}, a1007)])
+    )
+    # With A1007 alone the agent still looks up what the record points at...
+    assert _calls(through_tools) == [("look_up_order", {"order_id": "A1010"})]
+    history = _history(
+        [
+            ("look_up_order", {"order_id": "A1007"}, a1007),
+            ("look_up_order", {"order_id": "A1010"}, a1010),
+        ]
+    )
+    through_tools = _ask(AGENT_SYSTEM, ticket, tools, history)
+    # ...and with both records, by either road, the reply is the same, word for word.
+    assert _said(through_tools) == _said(in_prompt)
+    assert "TRK-9020" in _said(in_prompt)
+
+
+def test_the_same_facts_give_the_same_refund_through_prompt_or_tool_results():
+    desk, ticket = Desk(), CASE["U3"].ticket
+    tools = [t.definition() for t in desk.tools()]
+    orders = [desk.look_up_order("A1003"), desk.look_up_order("A1004")]
+    articles = desk.search_kb("charged twice")
+    facts = {"orders": orders, "articles": articles}
+    in_prompt = _ask(AGENT_SYSTEM, facts_message(ticket, facts), tools)
+    history = _history(
+        [
+            ("look_up_order", {"order_id": "A1003"}, orders[0]),
+            ("look_up_order", {"order_id": "A1004"}, orders[1]),
+            ("search_kb", {"query": "charged twice"}, articles),
+        ]
+    )
+    through_tools = _ask(AGENT_SYSTEM, ticket, tools, history)
+    expected = [("refund", {"order_id": "A1004", "reason": "duplicate_charge"})]
+    assert _calls(in_prompt) == _calls(through_tools) == expected
+    # Without the article, by either road: every order the request is about.
+    no_article = _ask(
+        AGENT_SYSTEM, facts_message(ticket, {"orders": orders, "articles": []}), tools
+    )
+    assert [c[1]["order_id"] for c in _calls(no_article)] == ["A1003", "A1004"]
+
+
+def test_the_same_request_gets_the_same_answer_whoever_asks():
+    """No branch on the approach: the writing call answers the same under every system prompt."""
+    desk, ticket = Desk(), CASE["P1"].ticket
+    content = facts_message(ticket, {"orders": [desk.look_up_order("A1001")]})
+    systems = [DRAFT_SYSTEM, *HANDLER_SYSTEMS.values(), AGENT_SYSTEM]
+    replies = {_said(_ask(system, content)) for system in systems}
+    assert len(replies) == 1 and "TRK-4471" in replies.pop()
+    # The triage form is the same form whether one tool or all five are offered.
+    tools = [TRIAGE_TOOL, *(t.definition() for t in desk.tools())]
+    alone = _calls(_ask(TRIAGE_SYSTEM, f"Ticket:\n{ticket}", [TRIAGE_TOOL]))
+    among = _calls(_ask(TRIAGE_SYSTEM, f"Ticket:\n{ticket}", tools))
+    assert alone == among and alone[0][1]["order_ids"] == ["A1001"]
+
+
+def test_the_check_step_reads_the_draft_against_the_facts():
+    desk, ticket = Desk(), CASE["P1"].ticket
+    facts = {"category": "shipping", "orders": [desk.look_up_order("A1001")]}
+    right = _said(_ask(DRAFT_SYSTEM, facts_message(ticket, facts)))
+    assert _said(_ask(CHECK_SYSTEM, facts_message(ticket, facts, draft=right))) == "OK"
+    wrong_number = right.replace("TRK-4471", "TRK-4472")
+    corrected = _said(_ask(CHECK_SYSTEM, facts_message(ticket, facts, draft=wrong_number)))
+    assert corrected == right  # a tracking number the facts lack: rewritten
+    silent = "Hello,\n\nYour order is on its way.\n\nKettle & Co support"
+    corrected = _said(_ask(CHECK_SYSTEM, facts_message(ticket, facts, draft=silent)))
+    assert corrected == right  # a request the facts answer, left unanswered: rewritten
+
+
+def test_every_approach_gets_the_same_budget(results):
+    from course_helpers.checks.common import recording_client
+
+    for approach, run in APPROACHES.items():
+        client, recorder = recording_client()
+        run(client, Desk(), CASE["U5"].ticket)
+        assert {r["max_tokens"] for r in recorder.requests} == {MAX_TOKENS}, approach
+    assert f"at most {MAX_CALLS} model calls" in results_table(list(results.values()))
+
+
+@pytest.mark.parametrize("approach", list(APPROACHES))
+def test_a_run_that_reaches_the_call_cap_says_so(approach):
+    result = run_case(client_for(), approach, CASE["U5"], max_calls=1)
+    assert result.calls == 1 and result.capped and not result.success
+    assert result.reply == ESCALATION
+    assert "passed to a person" in result.trace[-1]
+    assert "✗ cap" in results_table([result])
+    assert summary_table([result]).splitlines()[1].split()[-1] == "1"
 
 
 def test_the_agent_reacts_to_results_not_to_cases():
@@ -194,6 +401,9 @@ def test_workflows_use_the_email_and_every_named_order(results):
     assert "TRK-5512" in results["P5", "router"].reply
     assert results["U3", "chain"].refunds[0]["order_id"] == "A1004"
     assert "TRK-4471" in results["U5", "chain"].reply
+    assert {results[k, "chain"].calls for k in CASE} == {3}
+    assert {results[k, "router"].calls for k in CASE} == {2}
+    assert results["U5", "orchestrator"].calls == 4  # plan, two workers, merge
 
 
 @pytest.mark.parametrize("model", ["claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5-5"])
@@ -220,10 +430,12 @@ def test_latency_is_modelled_offline_and_deterministic(results):
 
 
 def test_spread_reports_identical_runs_offline():
-    table = spread(client_for(), [CASE["U1"]], times=2)
-    row = table.splitlines()[1]
-    assert row.startswith("U1 lost, replaced") and "2/2" in row
-    assert "-" not in row.split("2/2")[1]  # no range: the runs agree
+    table = spread(client_for(), [CASE["U1"]], approaches=("router", "agent"), times=2)
+    rows = table.splitlines()[1:]
+    assert [row.split()[3] for row in rows] == ["router", "agent"]
+    for row in rows:
+        assert row.startswith("U1 lost, replaced") and "/2" in row
+        assert "-" not in row.split("/2")[1]  # no range: the runs agree
 
 
 def test_tables_and_chart(results):
@@ -245,12 +457,14 @@ def test_a_person_declining_a_refund_moves_no_money():
     )
     assert desk.refunds == []
     assert "approval" in attempt.reply
+    assert "order A1004 needs a colleague's approval" in attempt.reply  # the right order
+    assert "A1003" not in attempt.reply
 
 
 def test_step_limit_hands_the_ticket_to_a_person():
-    attempt = run_support_agent(client_for(), Desk(), CASE["P5"].ticket, max_steps=1)
+    attempt = run_support_agent(client_for(), Desk(), CASE["P5"].ticket, max_calls=1)
     assert attempt.trace[-1] == "ended: step_limit, passed to a person"
-    assert "colleague" in attempt.reply
+    assert attempt.capped and "colleague" in attempt.reply
 
 
 def test_variant_model_never_breaks_the_approaches():

@@ -1,6 +1,7 @@
 """Way 4 of notebook 09: the agent. The loop from notebook 04 with the desk's four operations
-as tools; the model picks every lookup and decides when it is done. A run that ends on a
-guard (step limit, an error) is handed to a person, never sent half-finished."""
+as tools; the model picks every lookup and decides when it is done. Its budget is the workflows'
+(`MAX_CALLS` model calls, `MAX_TOKENS` a call). A run that ends on a guard (the call cap, an
+error) is handed to a person, never sent half-finished."""
 
 from __future__ import annotations
 
@@ -12,14 +13,14 @@ from course_helpers.agent import run_agent
 from course_helpers.client import MODEL
 from course_helpers.fixtures.support_desk import Desk
 from course_helpers.pairing import content_blocks, read_field
-from course_helpers.workflows.router import ESCALATION
-from course_helpers.workflows.steps import Attempt
+from course_helpers.workflows.steps import ESCALATION, MAX_CALLS, MAX_TOKENS, Attempt
 
 AGENT_SYSTEM = (
     "You are the support agent of Kettle & Co, a kitchenware shop. Answer the customer's "
     "ticket. Use the tools to find the facts: never guess an order's status or a tracking "
-    "number. The refund tool applies the help-centre rules and says why it refuses. When you "
-    "are done, write the reply to the customer, brief and friendly, signed Kettle & Co support."
+    "number. Before you refund anything, read the refund policy in the help centre and follow "
+    "it; the refund tool applies the same rules and says why it refuses. When you are done, "
+    "write the reply to the customer, brief and friendly, signed Kettle & Co support."
 )
 
 
@@ -28,7 +29,7 @@ def run_support_agent(
     desk: Desk,
     ticket: str,
     model: str = MODEL,
-    max_steps: int = 10,
+    max_calls: int = MAX_CALLS,
     approve: Any = None,
 ) -> Attempt:
     """The loop from notebook 04 with the desk's tools; the model picks the path."""
@@ -38,26 +39,30 @@ def run_support_agent(
         tools=desk.tools(),
         system=AGENT_SYSTEM,
         model=model,
-        max_tokens=2048,
-        max_steps=max_steps,
+        max_tokens=MAX_TOKENS,
+        max_steps=max_calls,  # run_agent counts every call to the model as a step
         approve=approve,
     )
-    # Each call, and for a call that failed (a refused refund, say) the tool's reason.
+    # Each turn's calls, and for a call that failed (a refused refund, say) the tool's reason.
     failed = {
         read_field(b, "tool_use_id"): str(read_field(b, "content"))
         for m in run.messages
         for b in content_blocks(m)
         if read_field(b, "type") == "tool_result" and read_field(b, "is_error")
     }
-    calls = [
-        f"{read_field(b, 'name')}({', '.join(map(str, read_field(b, 'input').values()))})"
-        + (f" ✗ {failed[read_field(b, 'id')]}" if read_field(b, "id") in failed else "")
+    turns = [
+        [
+            f"{read_field(b, 'name')}({', '.join(map(str, read_field(b, 'input').values()))})"
+            + (f" ✗ {failed[read_field(b, 'id')]}" if read_field(b, "id") in failed else "")
+            for b in content_blocks(m)
+            if read_field(b, "type") == "tool_use"
+        ]
         for m in run.messages
         if read_field(m, "role") == "assistant"
-        for b in content_blocks(m)
-        if read_field(b, "type") == "tool_use"
     ]
+    calls = [" + ".join(turn) for turn in turns if turn]  # one line a turn: calls sent together
     done = run.ending == "end_turn"
     reply = run.final_text if done else ESCALATION
     trace = [*calls, f"ended: {run.ending}" + ("" if done else ", passed to a person")]
-    return Attempt(reply=reply, usage=run.usage, trace=trace)
+    capped = run.ending == "step_limit"
+    return Attempt(reply, run.usage, trace, max_calls=max_calls, capped=capped)

@@ -9,11 +9,13 @@ import anthropic
 from course_helpers.client import MODEL
 from course_helpers.fixtures.support_desk import Desk
 from course_helpers.workflows.steps import (
+    MAX_CALLS,
     Attempt,
     look_up_orders,
     orders_in_question,
     refund_step,
     triage,
+    within_budget,
     write,
 )
 
@@ -23,15 +25,23 @@ DRAFT_SYSTEM = (
     "friendly, and sign as Kettle & Co support."
 )
 CHECK_SYSTEM = (
-    "You check a draft reply to a support ticket against the facts. If every statement in "
-    "the draft is supported by the facts, answer with exactly OK. Otherwise answer with the "
+    "You check a draft reply to a Kettle & Co support ticket against the facts. If every "
+    "statement in the draft is supported by the facts, and the draft answers every request in "
+    "the ticket that the facts can answer, answer with exactly OK. Otherwise answer with the "
     "corrected reply and nothing else."
 )
 
 
-def run_chain(client: anthropic.Anthropic, desk: Desk, ticket: str, model: str = MODEL) -> Attempt:
+@within_budget
+def run_chain(
+    client: anthropic.Anthropic,
+    desk: Desk,
+    ticket: str,
+    model: str = MODEL,
+    max_calls: int = MAX_CALLS,
+) -> Attempt:
     """Triage → (code: orders, refunds under the desk's rule, help centre) → draft → check."""
-    attempt = Attempt(reply="")
+    attempt = Attempt(reply="", max_calls=max_calls)
     found = triage(client, ticket, attempt, model)
     # Between the calls, ordinary code fetches what the triage points at.
     facts = {"category": found["category"], "item": found["item"], **look_up_orders(desk, found)}

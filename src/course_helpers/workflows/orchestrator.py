@@ -16,14 +16,17 @@ from course_helpers.fixtures.support_desk import (
     TICKET_HEADING,
     Desk,
 )
-from course_helpers.workflows.router import ESCALATION, HANDLERS
+from course_helpers.workflows.router import HANDLERS
 from course_helpers.workflows.steps import (
+    ESCALATION,
+    MAX_CALLS,
     TRIAGE_FIELDS,
     Attempt,
+    create,
     fill_form,
     read_form,
     reply_text,
-    usage_of,
+    within_budget,
 )
 
 PLAN_TOOL = {
@@ -75,11 +78,16 @@ def plan(client: anthropic.Anthropic, ticket: str, attempt: Attempt, model: str 
     return parts
 
 
+@within_budget
 def run_orchestrator(
-    client: anthropic.Anthropic, desk: Desk, ticket: str, model: str = MODEL
+    client: anthropic.Anthropic,
+    desk: Desk,
+    ticket: str,
+    model: str = MODEL,
+    max_calls: int = MAX_CALLS,
 ) -> Attempt:
     """Plan → one worker per request → merge (when there is more than one answer)."""
-    attempt = Attempt(reply="")
+    attempt = Attempt(reply="", max_calls=max_calls)
     answers = []
     for part in plan(client, ticket, attempt, model):
         handler = HANDLERS.get(part["category"])
@@ -91,9 +99,10 @@ def run_orchestrator(
     if len(answers) <= 1:
         attempt.reply = answers[0] if answers else ESCALATION
         return attempt
-    response = client.messages.create(
+    response = create(
+        client,
+        attempt,
         model=model,
-        max_tokens=2048,
         system=MERGE_SYSTEM,
         messages=[
             {
@@ -103,7 +112,6 @@ def run_orchestrator(
             }
         ],
     )
-    attempt.usage.append(usage_of(response))
     attempt.reply = reply_text(response)
     attempt.trace.append(f"merge {len(answers)} answers")
     return attempt

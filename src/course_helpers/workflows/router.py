@@ -10,11 +10,14 @@ import anthropic
 from course_helpers.client import MODEL
 from course_helpers.fixtures.support_desk import Desk
 from course_helpers.workflows.steps import (
+    ESCALATION,
+    MAX_CALLS,
     Attempt,
     look_up_orders,
     orders_in_question,
     refund_step,
     triage,
+    within_budget,
     write,
 )
 
@@ -65,15 +68,17 @@ HANDLERS: dict[str, Callable[..., str]] = {
     "policy": handle_help,
 }
 
-ESCALATION = (
-    "Thank you for your message. I have passed it to a colleague, who will reply within one "
-    "working day. Kettle & Co support"
-)
 
-
-def run_router(client: anthropic.Anthropic, desk: Desk, ticket: str, model: str = MODEL) -> Attempt:
+@within_budget
+def run_router(
+    client: anthropic.Anthropic,
+    desk: Desk,
+    ticket: str,
+    model: str = MODEL,
+    max_calls: int = MAX_CALLS,
+) -> Attempt:
     """Triage → the category's handler (one more call), or a person (no call)."""
-    attempt = Attempt(reply="")
+    attempt = Attempt(reply="", max_calls=max_calls)
     found = triage(client, ticket, attempt, model)
     handler = HANDLERS.get(found["category"])
     if handler is None:

@@ -1,5 +1,8 @@
 """The pieces every workflow of notebook 09 is built from: one triage call, then code.
 
+- `MAX_CALLS`, `MAX_TOKENS`, `create()`, `within_budget()`: the budget every approach gets, the
+  same for all four: at most `MAX_CALLS` model calls a ticket, `MAX_TOKENS` output tokens a
+  call. A run that would go past its cap goes to a person (`ESCALATION`) and says so.
 - `fill_form()`, `triage()`: one model call that fills in a form (category, order ids, email, item, refund
   reason). The form is a tool offered with `tool_choice` left at `auto` and a clear
   instruction: some current models refuse a forced `tool_choice`, and code maps anything
@@ -13,8 +16,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +38,15 @@ from course_helpers.fixtures.support_desk import (
     RefundRefused,
 )
 
+# The budget of every approach, the same for all four: model calls a ticket, output tokens a call.
+MAX_CALLS = 8
+MAX_TOKENS = 2048
+
+ESCALATION = (
+    "Thank you for your message. I have passed it to a colleague, who will reply within one "
+    "working day. Kettle & Co support"
+)
+
 
 @dataclass
 class Attempt:
@@ -41,11 +55,46 @@ class Attempt:
     reply: str
     usage: list[dict] = field(default_factory=list)
     trace: list[str] = field(default_factory=list)
+    max_calls: int = MAX_CALLS
+    capped: bool = False  # True: the run reached max_calls and went to a person
 
 
 def usage_of(response: Any) -> dict:
     """A response's usage as a plain dict."""
     return response.usage.model_dump(exclude_none=True)
+
+
+class OutOfCalls(Exception):
+    """The next model call would go past the attempt's `max_calls`."""
+
+    def __init__(self, attempt: Attempt) -> None:
+        super().__init__(f"call cap of {attempt.max_calls} reached")
+        self.attempt = attempt
+
+
+def create(client: anthropic.Anthropic, attempt: Attempt, **request: Any) -> Any:
+    """One model call within the attempt's budget: refused past `max_calls`, `MAX_TOKENS` long."""
+    if len(attempt.usage) >= attempt.max_calls:
+        raise OutOfCalls(attempt)
+    response = client.messages.create(max_tokens=MAX_TOKENS, **request)
+    attempt.usage.append(usage_of(response))
+    return response
+
+
+def within_budget(approach: Callable[..., Attempt]) -> Callable[..., Attempt]:
+    """A run that reaches its call cap goes to a person, with what it spent and why."""
+
+    @functools.wraps(approach)
+    def run(*args: Any, **kwargs: Any) -> Attempt:
+        try:
+            return approach(*args, **kwargs)
+        except OutOfCalls as stop:
+            attempt = stop.attempt
+            attempt.reply, attempt.capped = ESCALATION, True
+            attempt.trace.append(f"call cap ({attempt.max_calls}) reached, passed to a person")
+            return attempt
+
+    return run
 
 
 def reply_text(response: Any) -> str:
@@ -129,14 +178,14 @@ def fill_form(
     model: str = MODEL,
 ) -> Any:
     """One call that answers by filling in a form (a tool): its input, or None without one."""
-    response = client.messages.create(
+    response = create(
+        client,
+        attempt,
         model=model,
-        max_tokens=2048,
         system=system,
         tools=[form],
         messages=[{"role": "user", "content": f"{TICKET_HEADING}\n{ticket}"}],
     )
-    attempt.usage.append(usage_of(response))
     return next((b.input for b in response.content if b.type == "tool_use"), None)
 
 
@@ -203,11 +252,11 @@ def write(
     draft: str | None = None,
 ) -> str:
     """One writing call: a fixed system prompt, the ticket and its facts (and maybe a draft)."""
-    response = client.messages.create(
+    response = create(
+        client,
+        attempt,
         model=model,
-        max_tokens=2048,
         system=system,
         messages=[{"role": "user", "content": facts_message(ticket, facts, draft)}],
     )
-    attempt.usage.append(usage_of(response))
     return reply_text(response)

@@ -1,0 +1,543 @@
+"""Course machinery (offline course model): the Kettle & Co support desk of notebook 09, one policy
+for every model call of every approach.
+
+The chain's triage, draft and check, the router's triage and handlers, the orchestrator's plan,
+workers and merge, and every turn of the agent are answered by the rules below. They read only
+what the request holds: the ticket, the facts (written in the prompt under `Facts (JSON):`, or
+returned by tool calls: both fill the same `Known`, so the same facts lead to the same decision),
+the tools offered and the instructions. Nothing asks which approach sent the request.
+
+The ticket is read as a list of requests (`split_requests`), each with its category, order ids,
+email, item and refund reason, from its words (`triage_form`). Then the first rule that applies:
+
+1. **Form.** The instructions say to answer by calling a tool: fill in that tool's form from the
+   ticket (a `requests` list gets one entry per request).
+2. **Look up, in parallel.** Lookup tools are offered: every lookup whose input is known and whose
+   answer is missing goes out in one turn: the orders the ticket names; the customer, by email,
+   when a request names no order; all that customer's orders, when none known holds the item;
+   an order a record says replaced another; the help centre, for a question, or for money back
+   when the instructions say to follow the refund policy.
+3. **Refund.** A request asks for money back and a refund tool is offered: the help-centre
+   article for its reason, when one was read, decides which orders (a duplicate charge: the
+   later of two identical orders; damage: delivered within the article's days; a return: none
+   yet); without an article, every order the request is about. All in one turn, with the reason
+   the ticket's words give; after a refusal that names another order, that order. An order is
+   asked once; after an approval is declined, nothing more.
+4. **Check.** A draft is given: `OK` when it names no order, tracking number or amount the facts
+   lack and answers every request the facts answer; else the reply of rule 5.
+5. **Write.** Each request gets the facts that answer it, in fixed sentences (when the facts name
+   a category, only the requests of that category): an order's status and its replacement, the
+   refunds issued or refused (with the rule's words), an order or customer not found, the help
+   centre's answer. Nothing found: ask for the order number, or pass to a colleague.
+6. **Merge.** Worker answers are given: one greeting, each answer's body, one sign-off.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from course_helpers.fixtures.support_desk import (
+    ANSWERS_HEADING,
+    DRAFT_HEADING,
+    FACTS_HEADING,
+    REFUSED_PREFIX,
+    SIGN_OFF,
+    TICKET_HEADING,
+)
+from course_helpers.offline.conversation import Conversation
+from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
+
+ORDER_ID = re.compile(r"\bA\d{4}\b")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+STOPWORDS = {
+    *("a", "an", "and", "are", "be", "but", "can't", "do", "does", "don't", "for", "from"),
+    *("get", "have", "hi", "how", "i", "i'd", "i'm", "in", "is", "it", "it's", "its", "like"),
+    *("me", "my", "of", "on", "or", "please", "so", "that", "the", "this", "to", "was"),
+    *("what", "when", "where", "which", "with", "would", "you", "your", "never", "arrived"),
+}
+_NOT_ITEMS = {
+    *("order", "orders", "email", "password", "number", "money", "tracking", "confirmation"),
+    *("refund", "page", "week", "month", "day", "days", "account", "parcel"),
+}
+_ITEM = re.compile(r"\b(?:my|a|an|the)\s+(?:two\s+|same\s+)?([a-z'-]+(?:\s+[a-z'-]+)?)")
+_REFUND_POLICY = re.compile(r"refund policy", re.IGNORECASE)
+_FORM_TOOL = re.compile(r"calling the (\w+) tool")
+# The words that tell which help-centre article speaks about which refund reason.
+_ARTICLE_FOR_REASON = {"damaged": "damaged", "duplicate_charge": "twice", "return": "return"}
+_DECLINED = re.compile(r"declin|approv")
+
+
+# -- reading a ticket -------------------------------------------------------------------------
+
+
+def categorise(ticket: str) -> str:
+    """The triage category from the ticket's words, most specific first."""
+    words = ticket.lower()
+    if re.search(r"password|log ?in|sign in|account", words):
+        return "account"
+    if re.search(r"do you (ship|deliver|sell)|ship to|how long does", words):
+        return "policy"
+    if re.search(r"refund|money back|charged|broken|damaged|cracked|return", words):
+        return "refund"
+    if re.search(r"where is|arriv|tracking|deliver|parcel|ordered", words):
+        return "shipping"
+    return "other"
+
+
+def item_of(ticket: str) -> str:
+    """The item a ticket is about, in its own words ('' when it names none)."""
+    for match in _ITEM.finditer(ticket.lower()):
+        words = match.group(1).split()
+        while words and words[-1] in STOPWORDS:
+            words.pop()
+        if words and not set(words) & (_NOT_ITEMS | STOPWORDS):
+            return " ".join(words)
+    return ""
+
+
+def reason_of(ticket: str) -> str:
+    """Why a ticket wants money back, from its words."""
+    words = ticket.lower()
+    if re.search(r"twice|double|duplicate", words):
+        return "duplicate_charge"
+    if re.search(r"broken|damaged|cracked|faulty", words):
+        return "damaged"
+    if "return" in words:
+        return "return"
+    return "other" if categorise(ticket) == "refund" else "none"
+
+
+def triage_form(ticket: str, email: str | None = None) -> dict:
+    """The triage of a ticket (or one request of it), read from its words."""
+    found = _EMAIL.search(ticket)
+    return {
+        "category": categorise(ticket),
+        "order_ids": list(dict.fromkeys(ORDER_ID.findall(ticket))),
+        "email": found.group(0) if found else (email or ""),
+        "item": item_of(ticket),
+        "reason": reason_of(ticket),
+    }
+
+
+def split_requests(ticket: str) -> list[str]:
+    """The ticket's requests: sentences, joined while the category stays (or is 'other')."""
+    parts: list[tuple[str, str]] = []
+    for sentence in re.split(r"(?<=[.?!])\s+", ticket.strip()):
+        category = categorise(sentence)
+        if parts and category in ("other", parts[-1][1]):
+            parts[-1] = (f"{parts[-1][0]} {sentence}", parts[-1][1])
+        elif parts and parts[-1][1] == "other":
+            parts[-1] = (f"{parts[-1][0]} {sentence}", category)
+        else:
+            parts.append((sentence, category))
+    return [p for p, _ in parts]
+
+
+def requests_of(ticket: str) -> list[dict]:
+    """Each request of the ticket with its triage (the ticket's email shared by all)."""
+    email = _EMAIL.search(ticket)
+    shared = email.group(0) if email else None
+    return [{"text": part, **triage_form(part, shared)} for part in split_requests(ticket)]
+
+
+def ticket_of(conv: Conversation) -> str:
+    """The ticket: after a `Ticket:` heading when there is one, else the user's first text."""
+    said = conv.first_user_text
+    if TICKET_HEADING in said:
+        said = said.split(TICKET_HEADING, 1)[1]
+        for heading in (FACTS_HEADING, ANSWERS_HEADING):
+            said = said.split(f"\n\n{heading}", 1)[0]
+    return said.strip()
+
+
+# -- what the request holds: the facts, however they arrived --------------------------------------
+
+
+def item_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in ("set", "for")}
+
+
+@dataclass
+class Known:
+    """Every fact the request holds, from `Facts (JSON):` in the prompt and from tool results."""
+
+    orders: dict[str, dict] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)  # order ids with no record
+    customer: dict | None = None
+    no_customer: bool = False
+    searched_orders: int | None = None  # how many of the customer's orders were looked at
+    articles: list[dict] | None = None  # None: the help centre was not searched
+    refunds: list[dict] = field(default_factory=list)
+    refused: dict[str, str] = field(default_factory=dict)  # order id -> why
+    asked: set[str] = field(default_factory=set)  # orders a refund was asked for
+    category: str | None = None  # the category the facts were gathered for, if they say
+
+    def add_order(self, order: dict) -> None:
+        self.orders[str(order.get("order_id"))] = order
+
+    def add_articles(self, articles: list) -> None:
+        self.articles = [*(self.articles or []), *(a for a in articles if isinstance(a, dict))]
+
+    def add_refused(self, order_id: str, why: str) -> None:
+        self.refused[order_id] = why
+        self.asked.add(order_id)
+
+    def add_facts(self, facts: dict) -> None:
+        """The facts a workflow's code wrote into the prompt."""
+        for order in facts.get("orders") or []:
+            if isinstance(order, dict):
+                self.add_order(order)
+        self.missing += [str(i) for i in facts.get("not_found") or [] if ORDER_ID.fullmatch(str(i))]
+        self.no_customer = self.no_customer or bool(facts.get("customer_not_found"))
+        if "searched_orders" in facts:
+            self.searched_orders = int(facts["searched_orders"])
+        if "articles" in facts:
+            self.add_articles(facts.get("articles") or [])
+        for refund in facts.get("refunds") or []:
+            self.refunds.append(refund)
+            self.asked.add(str(refund.get("order_id")))
+        for refusal in facts.get("refused") or []:
+            self.add_refused(str(refusal.get("order_id", "?")), str(refusal.get("why", "")))
+        if facts.get("category"):
+            self.category = str(facts["category"])
+
+    def add_results(self, conv: Conversation) -> None:
+        """The facts the desk's tools returned in this conversation."""
+        for call in conv.calls():
+            if call.result is None:
+                continue
+            try:
+                data = None if call.is_error else json.loads(call.result)
+            except ValueError:
+                data = None
+            argument = str(next(iter(call.input.values()), "")).strip().lstrip("#").upper()
+            if call.name == "look_up_order":
+                if isinstance(data, dict):
+                    self.add_order(data)
+                else:
+                    self.missing.append(argument)
+            elif call.name == "look_up_customer":
+                if isinstance(data, dict):
+                    self.customer = data
+                    self.searched_orders = len(data.get("orders") or [])
+                else:
+                    self.no_customer = True
+            elif call.name == "search_kb":
+                self.add_articles(data if isinstance(data, list) else [])
+            elif call.name == "refund":
+                if isinstance(data, dict):
+                    self.refunds.append(data)
+                    self.asked.add(argument)
+                else:
+                    self.add_refused(argument, call.result or "")
+
+    def looked_up(self, order_id: str) -> bool:
+        return order_id in self.orders or order_id in self.missing
+
+    def holding(self, item: str) -> list[dict]:
+        """The known orders whose items share a word with `item`."""
+        wanted = item_words(item)
+        return [o for o in self.orders.values() if wanted & item_words(" ".join(o["items"]))]
+
+    def about(self, request: dict) -> list[dict]:
+        """The orders a request is about: the ones it names, else the ones holding its item."""
+        if request["order_ids"]:
+            return [self.orders[i] for i in request["order_ids"] if i in self.orders]
+        return self.holding(request["item"]) if request["item"] else []
+
+    def with_replacements(self, orders: list[dict]) -> list[dict]:
+        chosen = list(orders)
+        for order in chosen:
+            replacement = self.orders.get(str(order.get("replaced_by")))
+            if replacement is not None and replacement not in chosen:
+                chosen.append(replacement)
+        return chosen
+
+    def article_for(self, reason: str) -> dict | None:
+        word = _ARTICLE_FOR_REASON.get(reason)
+        for article in self.articles or []:
+            if word and word in f"{article.get('title', '')} {article.get('answer', '')}".lower():
+                return article
+        return None
+
+
+def known_from(conv: Conversation) -> Known:
+    known = Known()
+    said = conv.first_user_text
+    if FACTS_HEADING in said:
+        raw = said.split(FACTS_HEADING, 1)[1].split(f"\n\n{DRAFT_HEADING}", 1)[0]
+        try:
+            facts = json.loads(raw)
+        except ValueError:
+            facts = {}
+        known.add_facts(facts if isinstance(facts, dict) else {})
+    known.add_results(conv)
+    return known
+
+
+# -- rule 1: fill in a form ---------------------------------------------------------------------
+
+
+def form_tool(conv: Conversation) -> dict | None:
+    """The tool the instructions (or tool_choice) say to answer with, if it is offered."""
+    named = conv.forced_tool
+    if named is None:
+        match = _FORM_TOOL.search(conv.system)
+        named = match.group(1) if match else None
+    return conv.tool(named) if named else None
+
+
+def fill_in(form: dict, ticket: str) -> dict:
+    properties = (form.get("input_schema") or {}).get("properties") or {}
+    if "requests" in properties:
+        return {"requests": requests_of(ticket)}
+    return {k: v for k, v in triage_form(ticket).items() if k in properties}
+
+
+# -- rule 2: the lookups, in parallel --------------------------------------------------------------
+
+
+def lookups(conv: Conversation, ticket: str, requests: list[dict], known: Known) -> list[dict]:
+    calls: list[dict] = []
+    if conv.offers("look_up_order"):
+        argument = conv.argument_for("look_up_order", ("order_id",))
+        wanted = [i for r in requests for i in r["order_ids"]]
+        if known.customer and any(not r["order_ids"] and r["item"] for r in requests):
+            items = [r["item"] for r in requests if not r["order_ids"] and r["item"]]
+            if not any(known.holding(item) for item in items):
+                wanted += list(known.customer.get("orders") or [])
+        wanted += [str(o["replaced_by"]) for o in known.orders.values() if o.get("replaced_by")]
+        wanted = [i for i in dict.fromkeys(wanted) if not known.looked_up(i)]
+        calls += [tool_use("look_up_order", **{argument: i}) for i in wanted]
+    email = next((r["email"] for r in requests if not r["order_ids"] and r["email"]), "")
+    unknown = known.customer is None and not known.no_customer
+    if email and unknown and conv.offers("look_up_customer"):
+        argument = conv.argument_for("look_up_customer", ("email",))
+        calls.append(tool_use("look_up_customer", **{argument: email}))
+    asks = any(r["category"] in ("account", "policy") for r in requests)
+    money = any(r["category"] == "refund" for r in requests) and _REFUND_POLICY.search(conv.system)
+    if (asks or money) and known.articles is None and conv.offers("search_kb"):
+        words = [w for w in re.findall(r"[a-z']+", ticket.lower()) if w not in STOPWORDS]
+        argument = conv.argument_for("search_kb", ("query",))
+        calls.append(tool_use("search_kb", **{argument: " ".join(words[:8])}))
+    return calls
+
+
+# -- rule 3: the refunds -------------------------------------------------------------------------
+
+
+def twins(orders: list[dict]) -> list[dict]:
+    """The later order of each pair with the same items placed the same day."""
+    later = []
+    for order in orders:
+        for other in orders:
+            same = other["items"] == order["items"] and other.get("placed") == order.get("placed")
+            if same and other is not order and str(other["order_id"]) < str(order["order_id"]):
+                later.append(order)
+                break
+    return later
+
+
+def allowed_by(article: dict, reason: str, orders: list[dict]) -> list[dict]:
+    """The orders the help-centre article says to refund for this reason."""
+    said = article.get("answer", "").lower()
+    if reason == "duplicate_charge" and "later" in said:
+        return twins(orders)
+    within = re.search(r"within (\d+) days of delivery", said)
+    if reason == "damaged" and within:
+        days = int(within.group(1))
+        return [
+            o
+            for o in orders
+            if o.get("status") == "delivered" and o.get("delivered_days_ago", days + 1) <= days
+        ]
+    if reason == "return" and "reaches us" in said:
+        return []  # refunded when the parcel comes back: nothing to refund yet
+    return orders
+
+
+def refunds_to_ask(conv: Conversation, requests: list[dict], known: Known) -> list[dict]:
+    if not conv.offers("refund") or any(_DECLINED.search(w) for w in known.refused.values()):
+        return []
+    argument = conv.argument_for("refund", ("order_id",))
+    calls = []
+    for request in (r for r in requests if r["category"] == "refund"):
+        orders = known.about(request)
+        if any(str(r.get("order_id")) in {o["order_id"] for o in orders} for r in known.refunds):
+            continue
+        pointed = [
+            i
+            for order_id, why in known.refused.items()
+            for i in ORDER_ID.findall(why)
+            if i != order_id and i in known.orders
+        ]
+        if pointed:
+            chosen = [known.orders[i] for i in pointed]
+        else:
+            article = known.article_for(request["reason"])
+            chosen = allowed_by(article, request["reason"], orders) if article else orders
+        for order in chosen:
+            if order["order_id"] not in known.asked:
+                known.asked.add(order["order_id"])
+                calls.append(
+                    tool_use("refund", **{argument: order["order_id"], "reason": request["reason"]})
+                )
+    return calls
+
+
+# -- rules 4 and 5: write, check ----------------------------------------------------------------
+
+
+def order_sentence(order: dict) -> str:
+    number, items = order.get("order_id", "?"), ", ".join(order.get("items") or [])
+    status = order.get("status", "unknown")
+    if order.get("replaced_by"):
+        return (
+            f"Your order {number} ({items}) was {status}, so we sent a replacement as order "
+            f"{order['replaced_by']}."
+        )
+    if status == "shipped":
+        return (
+            f"Your order {number} ({items}) has shipped with {order.get('carrier', 'our carrier')}"
+            f": tracking number {order.get('tracking', '?')}, expected on {order.get('eta', '?')}."
+        )
+    if status == "delivered":
+        return f"Your order {number} ({items}) was delivered {order.get('delivered_days_ago')} days ago."
+    return f"Your order {number} ({items}) is {status}."
+
+
+def refund_sentence(refund: dict) -> str:
+    return (
+        f"I have refunded EUR {float(refund.get('amount', 0)):.2f} for order "
+        f"{refund.get('order_id')} (reference {refund.get('refund_id', '?')}); it reaches your "
+        f"card in {refund.get('reaches_card_in', '5-10 working days')}."
+    )
+
+
+def refused_sentence(order_id: str, why: str) -> str:
+    if _DECLINED.search(why):
+        return (
+            f"The refund for order {order_id} needs a colleague's approval, which it does not "
+            "have yet; a colleague will look at it."
+        )
+    why = why.strip().split(REFUSED_PREFIX, 1)[-1].rstrip(".")
+    return f"I could not refund order {order_id}: {why}."
+
+
+def not_found_sentence(item: str, searched: int) -> str:
+    wanted = item or "that item"
+    return (
+        f"I could not find {wanted} among the {searched} orders on your account. Could you send "
+        "the order number? It is in your confirmation email."
+    )
+
+
+def request_lines(request: dict, known: Known) -> list[str]:
+    """The sentences that answer one request from the facts."""
+    lines = [
+        f"I could not find an order {i}; could you check the number?"
+        for i in request["order_ids"]
+        if i in known.missing
+    ]
+    orders = known.about(request)
+    if request["category"] == "refund":
+        lines += [refund_sentence(r) for r in known.refunds]
+        lines += [refused_sentence(i, why) for i, why in known.refused.items()]
+        if not known.refunds and not known.refused:
+            article = known.article_for(request["reason"])
+            lines += [order_sentence(o) for o in orders]
+            lines += [article["answer"]] if article and orders else []
+    elif request["category"] == "shipping":
+        lines += [order_sentence(o) for o in known.with_replacements(orders)]
+    elif request["category"] in ("account", "policy") and known.articles:
+        lines.append(known.articles[0].get("answer", ""))
+    if not orders and not request["order_ids"] and request["category"] in ("shipping", "refund"):
+        if known.no_customer:
+            lines.append("I could not find an account with that email address.")
+        elif known.searched_orders is not None:
+            lines.append(not_found_sentence(request["item"], known.searched_orders))
+    if not lines and request["category"] in ("shipping", "refund"):
+        lines.append(
+            "I could not find an order number in your message. Could you send it? It looks "
+            "like A1234 and is in your confirmation email."
+        )
+    return lines
+
+
+def reply(requests: list[dict], known: Known, focus: str | None = None) -> str:
+    """Rule 5: every request (or those of the category in focus) answered from the facts."""
+    chosen = [r for r in requests if r["category"] == focus] or requests
+    lines = list(dict.fromkeys(line for r in chosen for line in request_lines(r, known)))
+    if not lines:
+        lines.append("I have passed your message to a colleague, who will reply soon.")
+    return "\n".join(["Hello,", "", *lines, "", SIGN_OFF])
+
+
+def claims(text: str) -> set[str]:
+    """What a reply asserts that can be checked: order ids, tracking numbers, amounts."""
+    return set(ORDER_ID.findall(text) + re.findall(r"TRK-\d+|EUR \d+\.\d\d", text))
+
+
+def check(draft: str, requests: list[dict], known: Known, facts_text: str) -> str:
+    """Rule 4: OK, or the reply the facts support."""
+    full = reply(requests, known)
+    held = claims(full) | claims(facts_text)
+    held |= {f"EUR {float(a):.2f}" for a in re.findall(r'"(?:total|amount)": ([\d.]+)', facts_text)}
+    unsupported = claims(draft) - held
+    unanswered = claims(full) - claims(draft)
+    return "OK" if not unsupported and not unanswered else full
+
+
+# -- rule 6: merge ---------------------------------------------------------------------------------
+
+
+def merge(answers: object) -> str:
+    body = []
+    for answer in answers if isinstance(answers, list) else []:
+        for line in str(answer).splitlines():
+            if line.strip() and line.strip() not in ("Hello,", SIGN_OFF):
+                body.append(line.strip())
+    return "\n".join(["Hello,", "", *body, "", SIGN_OFF])
+
+
+# -- the policy ----------------------------------------------------------------------------------
+
+
+def is_support_request(conv: Conversation) -> bool:
+    """A Kettle & Co support request: that is what the instructions say, and a ticket is given."""
+    system = conv.system
+    return "Kettle & Co" in system and "support" in system.lower() and bool(ticket_of(conv))
+
+
+@scenario(
+    "support_desk",
+    "Work on a Kettle & Co support ticket: triage, plan, look up, refund, write, check, merge "
+    "(notebook 09)",
+    priority=34,
+)
+def support_desk(conv: Conversation) -> Reply | None:
+    if not is_support_request(conv):
+        return None
+    said = conv.first_user_text
+    ticket = ticket_of(conv)
+    if ANSWERS_HEADING in said:  # rule 6
+        try:
+            return say(merge(json.loads(said.split(ANSWERS_HEADING, 1)[1])))
+        except ValueError:
+            return say("I could not read the answers I was given.")
+    form = form_tool(conv) if conv.tools_allowed else None
+    if form is not None:  # rule 1
+        return Reply([tool_use(form["name"], **fill_in(form, ticket))])
+    requests, known = requests_of(ticket), known_from(conv)
+    if conv.tools_allowed:
+        calls = lookups(conv, ticket, requests, known) or refunds_to_ask(conv, requests, known)
+        if calls:  # rules 2 and 3
+            names = ", ".join(dict.fromkeys(c["name"] for c in calls))
+            return Reply([text(f"Next I need {names}."), *calls])
+    if DRAFT_HEADING in said:  # rule 4
+        draft = said.split(f"\n\n{DRAFT_HEADING}", 1)[1].strip()
+        facts_text = said.split(FACTS_HEADING, 1)[-1].split(f"\n\n{DRAFT_HEADING}", 1)[0]
+        return say(check(draft, requests, known, facts_text))
+    return say(reply(requests, known, focus=known.category))  # rule 5

@@ -310,6 +310,14 @@ def wrong_by_kind(results):
     }
 
 
+def wrong_fewest_calls(results):
+    chosen = {}
+    for name in dict.fromkeys(r.case.name for r in results):
+        solved = [r for r in results if r.case.name == name and r.success]
+        chosen[name] = min(solved, key=lambda r: r.calls).approach if solved else "person"
+    return chosen
+
+
 def wrong_drops_unsolved(results):
     return {name: a for name, a in right_choose(results).items() if a != "person"}
 
@@ -336,6 +344,7 @@ def test_correct_choose_pass(function, capsys):
         (wrong_by_kind, "not from the case's name or kind"),
         (wrong_list, "it must return a dict"),
         (wrong_drops_unsolved, "has no entry for that case"),
+        (wrong_fewest_calls, "cost is tokens, not calls"),
     ],
 )
 def test_wrong_choose_fail_naming_the_mistake(function, named):
@@ -413,6 +422,15 @@ def wrong_by_words(client, desk, ticket):
     return attempt
 
 
+def wrong_router_then_agent_on_the_word(client, desk, ticket):
+    """The router first; the agent when the reply says 'replacement' or no handler fits."""
+    routed = run_router(client, desk, ticket)
+    no_handler = routed.trace[-1].startswith("no handler")
+    if no_handler or "replacement" in routed.reply.lower():
+        return _agent_into(routed, client, desk, ticket)
+    return routed
+
+
 def wrong_forgets_agent_usage(client, desk, ticket):
     attempt = Attempt(reply="")
     found = triage(client, ticket, attempt)
@@ -452,6 +470,7 @@ def test_correct_hybrid_pass(function, capsys):
         (wrong_never_agent, "did not run the agent on 'U1"),
         (wrong_triages_twice, "made 3 calls"),
         (wrong_by_words, "not from the ticket's words"),
+        (wrong_router_then_agent_on_the_word, "not from the words of a reply"),
         (wrong_forgets_agent_usage, "its Attempt counts"),
         (wrong_other_to_person, "no handler for"),
     ],

@@ -19,7 +19,8 @@ made-up cases (replacement chains, measurements no real run gives, a desk with a
 `check_choose(choose)`, choosing from measurements, enforces:
 1. it returns a dict with one entry per case name found in the results;
 2. each entry is the approach with the lowest cost among those that solved the case;
-3. cost is input tokens plus five times output tokens (not input alone);
+3. cost is input tokens plus five times output tokens (not input alone, not the number of calls:
+   made-up results where the approach with the fewest calls costs the most);
 4. an approach that failed is never chosen, however cheap;
 5. every approach counts (not the router alone), and the decision comes from the results, not
    from a case's name or kind;
@@ -33,7 +34,10 @@ made-up cases (replacement chains, measurements no real run gives, a desk with a
    on comes out right;
 4. the decision comes from the looked-up orders, not the ticket's words (a desk where A1001 was
    replaced sends "Where is my order #A1001?" to the agent);
-5. a ticket no handler fits goes to the agent.
+5. nor from the words of a reply: a ticket about A1010, whose record names the order it replaced,
+   takes the fixed path although the handler's reply says "replacement", and a refund ticket on
+   the replaced A1007, whose handler's reply never says it, goes to the agent;
+6. a ticket no handler fits goes to the agent.
 """
 
 from __future__ import annotations
@@ -273,6 +277,8 @@ def _hint(results: list, name: str, said: object) -> str:
         return "only results with r.success count: a cheap wrong answer is not an answer."
     if said == min(solved, key=lambda r: r.input_tokens).approach:
         return "cost is input_tokens + 5 * output_tokens: output tokens cost five times more."
+    if said == min(solved, key=lambda r: r.calls).approach:
+        return "cost is tokens, not calls: one call can carry more tokens than three."
     return (
         "every approach counts: compare the cost of all those that solved it, and decide from "
         "the results, not from the case's name or kind."
@@ -328,7 +334,7 @@ def _made_up_situations(template) -> list[tuple[str, list, str, str, str]]:
     case = dataclasses.replace(template.case, name="X1 made up", kind="predictable")
     other = dataclasses.replace(template.case, name="X2 made up", kind="unpredictable")
 
-    def row(approach, success, tokens_in, tokens_out, which=case):
+    def row(approach, success, tokens_in, tokens_out, which=case, calls=2):
         return _fake(
             template,
             approach,
@@ -336,6 +342,7 @@ def _made_up_situations(template) -> list[tuple[str, list, str, str, str]]:
             success=success,
             input_tokens=tokens_in,
             output_tokens=tokens_out,
+            calls=calls,
         )
 
     return [
@@ -365,6 +372,13 @@ def _made_up_situations(template) -> list[tuple[str, list, str, str, str]]:
             "cost is input_tokens + 5 * output_tokens: output tokens cost five times more.",
         ),
         (
+            "the agent made the fewest calls but read the most tokens",
+            [row("agent", True, 3000, 200, calls=2), row("chain", True, 800, 100, calls=3)],
+            case.name,
+            "chain",
+            "cost is tokens, not calls: one call can carry more tokens than three.",
+        ),
+        (
             "nothing solved the case",
             [row("router", False, 500, 90), row("agent", False, 2000, 150)],
             case.name,
@@ -385,6 +399,11 @@ def _made_up_situations(template) -> list[tuple[str, list, str, str, str]]:
 
 AGENT_TOOL = "look_up_order"
 OTHER_TICKET = "Can I change the colour of my kettle? I'm sam@example.com."
+# A1010's record names the order it replaced: the handler's reply says "replacement", but
+# nothing in question was replaced.
+REPLACEMENT_TICKET = "Where is my order #A1010?"
+# A1007 was replaced, but the refund handler's reply is about the refund, not the replacement.
+REPLACED_REFUND_TICKET = "I want my money back for order #A1007, the pan never came."
 
 
 def _run_hybrid(hybrid: Callable, ticket: str, orders: dict | None = None):
@@ -462,6 +481,20 @@ def check_hybrid(hybrid: Callable) -> None:
             "on a desk where order A1001 was replaced, hybrid still sent 'Where is my order "
             "#A1001?' down the fixed path.",
             "decide from the looked-up orders (replaced_by), not from the ticket's words.",
+        )
+    _, _, _, agent_ran = _run_hybrid(hybrid, REPLACEMENT_TICKET)
+    if agent_ran:
+        fail(
+            f"hybrid ran the agent on {REPLACEMENT_TICKET!r}: order A1010 was not replaced (its "
+            "items only say what it replaced), and the shipping handler answers it.",
+            "decide from the looked-up orders (replaced_by), not from the words of a reply.",
+        )
+    _, _, _, agent_ran = _run_hybrid(hybrid, REPLACED_REFUND_TICKET)
+    if not agent_ran:
+        fail(
+            f"hybrid did not run the agent on {REPLACED_REFUND_TICKET!r}, though order A1007 "
+            "was replaced: the refund handler's reply never mentions the replacement.",
+            "decide from the looked-up orders (replaced_by), not from the words of a reply.",
         )
     _, _, _, agent_ran = _run_hybrid(hybrid, OTHER_TICKET)
     if not agent_ran:

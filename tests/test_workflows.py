@@ -212,6 +212,7 @@ def test_without_the_refund_policy_the_agent_makes_the_workflows_requests():
     client, ticket = client_for(), CASE["U3"].ticket
     chain = _requested_refunds(lambda desk: APPROACHES["chain"](client, desk, ticket))
     router = _requested_refunds(lambda desk: APPROACHES["router"](client, desk, ticket))
+    workers = _requested_refunds(lambda desk: APPROACHES["orchestrator"](client, desk, ticket))
     plain_system = AGENT_SYSTEM.split(" Before you refund anything")[0]
     assert plain_system != AGENT_SYSTEM
 
@@ -226,9 +227,8 @@ def test_without_the_refund_policy_the_agent_makes_the_workflows_requests():
         )
 
     agent = _requested_refunds(agent_without_policy)
-    assert (
-        chain == router == agent == [("A1003", "duplicate_charge"), ("A1004", "duplicate_charge")]
-    )
+    both = [("A1003", "duplicate_charge"), ("A1004", "duplicate_charge")]
+    assert chain == router == workers == agent == both
     with_policy = _requested_refunds(lambda desk: run_support_agent(client, desk, ticket))
     assert with_policy == [("A1004", "duplicate_charge")]
 

@@ -380,6 +380,7 @@ def test_a_run_that_reaches_the_call_cap_says_so(approach):
     assert result.reply == ESCALATION
     assert "passed to a person" in result.trace[-1]
     assert "✗ cap" in results_table([result])
+    assert "at most 1 model calls a ticket" in results_table([result])
     assert summary_table([result]).splitlines()[1].split()[-1] == "1"
 
 

@@ -61,6 +61,7 @@ class CaseResult:
     usage: list[dict] = field(default_factory=list)  # each call's usage, in order
     refused: list[dict] = field(default_factory=list)  # refund requests the rule turned down
     capped: bool = False  # the run stopped at its call cap and went to a person
+    max_calls: int = MAX_CALLS  # the call cap it ran under
 
     @property
     def cost(self) -> float:
@@ -99,6 +100,7 @@ def run_case(
         usage=attempt.usage,
         refused=list(desk.refused),
         capped=attempt.capped,
+        max_calls=max_calls,
     )
 
 
@@ -143,8 +145,9 @@ def results_table(results: list[CaseResult]) -> str:
         lines.append(row.rstrip())
     lines.append(f"in/out: input/output tokens of all calls; s: latency in seconds ({kind})")
     lines.append("rr: refund requests the desk's rule refused; cap: stopped at the call cap")
+    caps = " or ".join(str(n) for n in sorted({r.max_calls for r in results}))
     lines.append(
-        f"budget of every approach: at most {MAX_CALLS} model calls a ticket, "
+        f"budget of every approach: at most {caps} model calls a ticket, "
         f"max_tokens {MAX_TOKENS} a call"
     )
     return "\n".join(lines)

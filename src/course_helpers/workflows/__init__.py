@@ -1,9 +1,11 @@
 """One job built four ways (notebook 09): a prompt chain, a router, orchestrator–workers and an
-agent, all on the same support desk and under its refund rule, measured on the same tickets.
+agent, all on the same support desk, under its refund rule and within the same budget, measured
+on the same tickets.
 
 What you build, each module saved from notebook 09 (a test keeps them identical to its cells):
 
-    steps         the pieces the workflows share: the triage form, the lookups in code, a writer
+    steps         the shared budget, and the pieces the workflows share: the triage form, the
+                  lookups in code, a writer
     chain         way 1, a prompt chain           router        way 2, a router and its handlers
     orchestrator  way 3, orchestrator–workers     agent         way 4, the agent loop on the desk
     measure       success judged by code, and the latency model used offline

@@ -34,14 +34,14 @@ def sampler(client, **settings):
 
 
 def agent_loop(sample, run_tool, messages, max_steps=20):
-    for _ in range(max_steps):
+    for _ in range(max_steps):  # 5. Next: go round again, up to max_steps turns.
         response = sample(messages)  # 1. Sample: the whole history goes out every time.
-        messages.append({"role": "assistant", "content": response.content})  # 2. The whole turn.
-        if response.stop_reason != "tool_use":  # 3. Done, unless it asked for tools.
+        messages.append({"role": "assistant", "content": response.content})  # 4. Append it whole.
+        if response.stop_reason != "tool_use":  # 2. Check: done, unless it asked for tools.
             return response
         calls = [block for block in response.content if block.type == "tool_use"]
-        results = [run_tool(call) for call in calls]  # 4. Run every call, in order.
-        messages.append({"role": "user", "content": results})  # 5. All results, one message.
+        results = [run_tool(call) for call in calls]  # 3. Execute every call, in order.
+        messages.append({"role": "user", "content": results})  # 4. Append all results at once.
     raise StepLimitReached(f"the model still wanted tools after {max_steps} turns")
 
 

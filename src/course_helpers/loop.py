@@ -9,8 +9,9 @@ it: `sample(messages)` calls the model (notebook 06 adds the stop-reason control
 a budget), and `run_tool(call)` answers one tool call (notebook 05's dispatcher, notebook 07's
 gate). `course_helpers.agent.run_agent` is those wrappers put together around this loop.
 
-`agent_turns` is the same loop one turn at a time: a generator that yields each turn's calls
-and receives their results, for code that waits for a click between a call and its result.
+`agent_turns` (built in notebook 07, for the approval buttons) is the same loop one turn at a
+time: a generator that yields each turn's calls and receives their results, for code that waits
+for a click between a call and its result.
 """
 
 from __future__ import annotations

@@ -583,7 +583,7 @@ def test_stepper_click_and_step_show_the_transcript(client, tools) -> None:
 
 
 def test_the_loop_is_ten_lines_and_its_turn_by_turn_form_differs_in_one_line() -> None:
-    """agent_turns must stay agent_loop with phase 4 turned into a `yield`, and both stay short."""
+    """agent_turns must stay agent_loop with phase 3 (execute) turned into a `yield`; both short."""
     import ast
     import inspect
 

@@ -9,9 +9,9 @@
     sample   = controlled(sample, run, ...)         notebook 06: every stop reason
     run_tool = partial(run_tool, tools, approve=…)  notebook 05: the dispatcher (07: its gate)
 
-and drives `agent_turns` (notebook 04's loop one turn at a time) with them. `agent_parts()`
-returns these pieces without driving them: the approval panel of notebook 07 drives them one
-click at a time.
+and drives `agent_turns` (notebook 04's loop one turn at a time, written out in notebook 07)
+with them. `agent_parts()` returns these pieces without driving them: the approval panel of
+notebook 07 drives them one click at a time.
 
 A run ends with one of the kinds in `course_helpers.controller.EndingKind`:
 `end_turn`/`stop_sequence` (the model is done), `refusal`, `max_tokens`,

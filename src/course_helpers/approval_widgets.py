@@ -8,7 +8,7 @@
 Why the panel drives the loop itself: a cell that is running keeps the kernel busy, and the
 kernel handles a button click only when it is idle. A loop that waited inside a cell for a click
 would wait forever. So the panel uses the loop one turn at a time (`agent_turns`, built in
-notebook 04, composed by `course_helpers.agent.agent_parts`): it answers a turn's calls in
+notebook 07, composed by `course_helpers.agent.agent_parts`): it answers a turn's calls in
 order, and when a dangerous call needs a person it simply returns, keeping the turn's results
 so far. A click answers that call, and the panel goes on from exactly there: nothing is asked
 or run twice, and the gate's audit log holds each decision once. While a call waits, the run's
@@ -100,7 +100,7 @@ class ApprovalPanel(ShownAsWidget):
         self.gate = Gate(self.policy, dangerous)
         self.options = options  # run_agent's options: system, model, max_tokens, max_steps...
         self.record: AgentRun | None = None  # the run, once started
-        self.turns: Turns | None = None  # its turns, one at a time (notebook 04's agent_turns)
+        self.turns: Turns | None = None  # its turns, one at a time (agent_turns, notebook 07)
         self.run_one: Callable[[Any], dict] | None = None  # answers one call (dispatcher + gate)
         self.registry, _ = split_tools(tools)
         self.calls: list = []  # the calls of the turn being answered

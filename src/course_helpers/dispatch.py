@@ -15,16 +15,27 @@ There is nothing AI-specific here: it is the same code you would write for a web
 One thing passes through on purpose: `KeyboardInterrupt` (Ctrl-C). Stopping is the person's
 decision, and the loop answers every call of the turn before it stops, so the history stays
 valid (see `course_helpers.agent.run_tools`).
+
+The small parts that word the results (reading a call, output as text, pydantic's errors and
+an exception in plain words, asking a function or a policy object) are course machinery, in
+`course_helpers.dispatch_parts`, and imported here.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 import pydantic
 
+from course_helpers.dispatch_parts import (  # course machinery: the wording of the results
+    as_text,
+    ask_permission,
+    call_parts,
+    describe_problems,
+    failure_text,
+    short_json,
+)
 from course_helpers.tools import Tool
 from course_helpers.truncate import truncate
 
@@ -42,53 +53,6 @@ def tool_result(tool_use_id: str, content: str, *, is_error: bool = False) -> di
     }
 
 
-def call_parts(block: Any) -> tuple[str, str, Any]:
-    """The id, name and input of a tool_use block, given as an SDK object or as a dict."""
-    if isinstance(block, Mapping):
-        tool_id, name, tool_input = block.get("id"), block.get("name"), block.get("input")
-    else:
-        tool_id = getattr(block, "id", None)
-        name = getattr(block, "name", None)
-        tool_input = getattr(block, "input", None)
-    return str(tool_id or ""), str(name or ""), tool_input
-
-
-def as_text(value: Any) -> str:
-    """What a tool returned, as the text the model reads: str as is, JSON for the rest."""
-    if isinstance(value, str):
-        return value or "(the tool returned an empty string)"
-    if value is None:
-        return "(the tool returned nothing)"
-    try:
-        return json.dumps(value, ensure_ascii=False, indent=2, default=str)
-    except (TypeError, ValueError):
-        return str(value)
-
-
-def short_json(value: Any, width: int = 80) -> str:
-    """A value as JSON, cut to `width` characters; never fails, even on hostile values."""
-    try:
-        return json.dumps(value, ensure_ascii=False, default=str)[:width]
-    except (TypeError, ValueError, RecursionError):
-        return f"a {type(value).__name__}"
-
-
-def describe_problems(error: pydantic.ValidationError) -> str:
-    """One plain line per problem pydantic found in the arguments."""
-    lines = []
-    for problem in error.errors():
-        where = ".".join(str(part) for part in problem.get("loc", ())) or "the input"
-        kind = problem.get("type", "")
-        if kind == "missing":
-            lines.append(f"- {where}: this argument is required but was not given")
-        elif kind == "extra_forbidden":
-            lines.append(f"- {where}: this tool has no such argument")
-        else:
-            got = short_json(problem.get("input"))
-            lines.append(f"- {where}: {problem.get('msg', 'invalid')} (got {got})")
-    return "\n".join(lines)
-
-
 YES = frozenset({"y", "yes", "allow", "approve"})
 NO_PERSON = "no person was asked"  # how a result says a rule or a script decided, not a person
 
@@ -104,20 +68,6 @@ def is_yes(answer: Any) -> bool:
     return isinstance(answer, str) and answer.strip().lower() in YES
 
 
-def ask_permission(approve: Any, name: str, tool_input: Any) -> tuple[bool, str, str]:
-    """Ask `approve` about one call: a function or an object with `decide()` (a policy).
-
-    It may answer True/"yes", or a Decision-like object with `.allowed`, `.reason` and `.who`.
-    Returns (allowed, reason, who decided); who is "" when the answer does not say.
-    """
-    decide = getattr(approve, "decide", approve)
-    answer = decide(name, tool_input)
-    if hasattr(answer, "allowed"):
-        reason = str(getattr(answer, "reason", "") or "")
-        return is_yes(answer.allowed), reason, str(getattr(answer, "who", "") or "")
-    return is_yes(answer), "", ""
-
-
 def declined_text(name: str, reason: str, who: str) -> str:
     """Tell the model the call did not run, and who said no: a person, or a rule or script."""
     because = f" ({reason})" if reason else ""
@@ -127,18 +77,6 @@ def declined_text(name: str, reason: str, who: str) -> str:
         policy = f"The approval policy {who}" if who else "The approval policy"
         said = f"{policy} declined {name}{because}; {NO_PERSON}."
     return f"{said} It was not run. Do not try the same call again; ask the user how to continue."
-
-
-def failure_text(name: str, error: BaseException) -> str:
-    """How a tool's exception reads for the model: what failed, and the exception's words."""
-    kind = type(error).__name__
-    try:
-        detail = str(error).strip()
-    except KeyboardInterrupt:
-        raise
-    except BaseException:  # an exception whose __str__ fails must still be reported
-        detail = "(its message could not be read)"
-    return f"{name} failed with {kind}: {detail}" if detail else f"{name} failed with {kind}"
 
 
 def run_tool(
@@ -178,13 +116,13 @@ def run_tool(
     # 3. Permission is granted (only asked when there is someone to ask).
     if approve is not None:
         try:
-            allowed, reason, who = ask_permission(approve, name, dict(tool_input))
+            answer, reason, who = ask_permission(approve, name, dict(tool_input))
         except KeyboardInterrupt:
             raise
         except BaseException as problem:
-            allowed, who = False, ""
+            answer, who = False, ""
             reason = failure_text("the approval check", problem)
-        if not allowed:
+        if not is_yes(answer):  # only an explicit yes
             return error(declined_text(name, reason, who))
     # 4. Run it, catching whatever it raises (SystemExit too), except Ctrl-C.
     try:

@@ -9,8 +9,9 @@ it: `sample(messages)` calls the model (notebook 06 adds the stop-reason control
 a budget), and `run_tool(call)` answers one tool call (notebook 05's dispatcher, notebook 07's
 gate). `course_helpers.agent.run_agent` is those wrappers put together around this loop.
 
-`agent_turns` is the same loop one turn at a time: a generator that yields each turn's calls
-and receives their results, for code that waits for a click between a call and its result.
+`agent_turns` (built in notebook 07, for the approval buttons) is the same loop one turn at a
+time: a generator that yields each turn's calls and receives their results, for code that waits
+for a click between a call and its result.
 """
 
 from __future__ import annotations
@@ -34,14 +35,14 @@ def sampler(client, **settings):
 
 
 def agent_loop(sample, run_tool, messages, max_steps=20):
-    for _ in range(max_steps):
+    for _ in range(max_steps):  # 5. Next: go round again, up to max_steps turns.
         response = sample(messages)  # 1. Sample: the whole history goes out every time.
-        messages.append({"role": "assistant", "content": response.content})  # 2. The whole turn.
-        if response.stop_reason != "tool_use":  # 3. Done, unless it asked for tools.
+        messages.append({"role": "assistant", "content": response.content})  # 4. Append it whole.
+        if response.stop_reason != "tool_use":  # 2. Check: done, unless it asked for tools.
             return response
         calls = [block for block in response.content if block.type == "tool_use"]
-        results = [run_tool(call) for call in calls]  # 4. Run every call, in order.
-        messages.append({"role": "user", "content": results})  # 5. All results, one message.
+        results = [run_tool(call) for call in calls]  # 3. Execute every call, in order.
+        messages.append({"role": "user", "content": results})  # 4. Append all results at once.
     raise StepLimitReached(f"the model still wanted tools after {max_steps} turns")
 
 

@@ -3,12 +3,16 @@
 `results_message` builds the one user message that answers a response's tool calls, and
 `check_pairing` reads a history and says, in plain words, which rule it breaks before the API
 does. Both accept plain dicts and the SDK's objects (`response.content` appended as is).
+The two checks `check_pairing` runs on each message, `unanswered_calls` and `unasked_results`,
+live in `course_helpers.pairing_checks`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+from course_helpers import pairing_checks  # each message's two checks (course machinery)
 
 
 def read_field(item: Any, name: str) -> Any:
@@ -55,16 +59,6 @@ def results_message(response: Any, run_tool: Callable[[Any], dict]) -> dict:
     return {"role": "user", "content": results}
 
 
-def _opening_result_ids(message: Any) -> set[str]:
-    """Ids of the tool_result blocks that open a message: only those answer a tool_use."""
-    ids = set()
-    for block in content_blocks(message):
-        if read_field(block, "type") != "tool_result":
-            break
-        ids.add(read_field(block, "tool_use_id"))
-    return ids
-
-
 def check_pairing(messages: list[Any]) -> list[str]:
     """Problems with the tool_use / tool_result pairing of a history, in plain words.
 
@@ -96,62 +90,7 @@ def check_pairing(messages: list[Any]) -> list[str]:
         previous = messages[index - 1] if index > 0 else None
         following = messages[index + 1] if index + 1 < len(messages) else None
         if role == "assistant":
-            problems += _unanswered(index, message, following)
+            problems += pairing_checks.unanswered_calls(index, message, following)
         elif role == "user":
-            problems += _unasked(index, message, previous, first_asked)
-    return problems
-
-
-def _unanswered(index: int, message: Any, following: Any) -> list[str]:
-    """Problems with the tool_use blocks of messages[index] (an assistant message)."""
-    answered, present = set(), set()
-    if following is not None and read_field(following, "role") == "user":
-        answered = _opening_result_ids(following)
-        present = {read_field(b, "tool_use_id") for b in _of_type(following, "tool_result")}
-    problems = []
-    for call in _of_type(message, "tool_use"):
-        call_id, name = read_field(call, "id"), read_field(call, "name")
-        if call_id in answered:
-            continue
-        if following is None:
-            problems.append(
-                f"messages[{index}]: tool_use {call_id} ({name}) has no tool_result yet "
-                "(the history ends here)"
-            )
-        elif call_id in present:
-            problems.append(
-                f"messages[{index + 1}]: the tool_result for {call_id} ({name}) comes after "
-                "other content; tool_result blocks must come first"
-            )
-        else:
-            problems.append(
-                f"messages[{index}]: tool_use {call_id} ({name}) has no tool_result in the "
-                f"next message, messages[{index + 1}]"
-            )
-    return problems
-
-
-def _unasked(index: int, message: Any, previous: Any, first_asked: dict[str, int]) -> list[str]:
-    """Problems with the tool_result blocks of messages[index] (a user message)."""
-    asked = set()
-    if previous is not None and read_field(previous, "role") == "assistant":
-        asked = {read_field(b, "id") for b in _of_type(previous, "tool_use")}
-    problems, seen = [], set()
-    for result in _of_type(message, "tool_result"):
-        result_id = read_field(result, "tool_use_id")
-        if result_id in seen:
-            problems.append(f"messages[{index}]: more than one tool_result for {result_id}")
-        elif result_id not in asked:
-            where = first_asked.get(result_id)
-            hint = (
-                f"it answers messages[{where}], but a result must be in the message right "
-                "after its tool_use"
-                if where is not None
-                else "no tool_use has this id"
-            )
-            problems.append(
-                f"messages[{index}]: the tool_result for {result_id} answers no tool_use of "
-                f"the message before it ({hint})"
-            )
-        seen.add(result_id)
+            problems += pairing_checks.unasked_results(index, message, previous, first_asked)
     return problems

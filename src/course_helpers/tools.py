@@ -49,7 +49,8 @@ class Tool:
 def tool(function: Callable[..., Any]) -> Tool:
     """Make a Tool from a typed, documented function (use it as a decorator)."""
     fields = {}
-    for name, parameter in inspect.signature(function).parameters.items():
+    # eval_str: in a module with `from __future__ import annotations`, annotations are strings.
+    for name, parameter in inspect.signature(function, eval_str=True).parameters.items():
         default = ... if parameter.default is inspect.Parameter.empty else parameter.default
         fields[name] = (parameter.annotation, default)
     arguments = pydantic.create_model(

@@ -12,8 +12,14 @@ pull request ("Review PR #482"), the model:
 It reacts to what the learner's tools return: an `is_error` from `get_diff` ("PR #999 does not
 exist") is reported honestly, with the open PRs when the error lists them; an `is_error` from
 `read_file` leads to `list_files` when it is offered, else to the path the error suggests, else
-to a review that says which file could not be read. A `read_file` the person declined is not
-tried again: the model says what the diff alone shows and asks the person how to go on.
+to a review that says which file could not be read.
+
+A `read_file` that someone refused is not tried again, and not worked around (no `list_files`,
+no other path): the model says what the diff alone shows and asks the person how to go on. It
+reads the meaning of the error, not one keyword (`is_refusal`): a refusal in any usual wording
+("declined", "denied", "refused", "rejected", "not allowed"...) made by someone (the user, a
+person, a reviewer, an approval policy), or an instruction to ask the user before going on.
+A tool's own failure, such as the operating system's "Permission denied: 'x.py'", is neither.
 
 When `read_file` or `list_files` also takes the pull request's number (an argument named `pr`,
 `pr_number` or `number`), the model passes the number of the PR under review.
@@ -29,6 +35,35 @@ from course_helpers.offline.policy import Reply, call, say, scenario
 
 _PR = re.compile(r"(?:\bPR|pull request)\s*#?\s*(\d+)", re.IGNORECASE)
 _PATH = re.compile(r"\b[\w./-]+\.py\b")
+_REFUSED = re.compile(
+    r"\b(declin\w*|den(?:y|ied|ies)|refus\w*|reject\w*|disallow\w*|forbid\w*|veto\w*|blocked|"
+    r"said no|not (?:allowed|permitted|approved|authori[sz]ed)|did not (?:allow|approve)|"
+    r"(?:won't|will not|does not|doesn't|didn't) (?:allow|approve|permit))\b",
+    re.IGNORECASE,
+)
+_SOMEONE = re.compile(
+    r"\b(user|person|human|reviewer|operator|owner|maintainer|approv\w*|polic\w*|rule)\b",
+    re.IGNORECASE,
+)
+_ASK = re.compile(
+    r"\b(ask (?:the (?:user|person|human|reviewer)|them|me|how|whether|what|first|before)|"
+    r"check with (?:the )?(?:user|person|me)|"
+    r"how (?:to|you(?:'d| would) like to|would you like to) (?:continue|proceed|go on)|"
+    r"wait for (?:the user|instructions|an answer))",
+    re.IGNORECASE,
+)
+
+
+def is_refusal(error: str) -> bool:
+    """Whether a tool's error says someone refused the call, or tells the model to ask first.
+
+    What a model understands from the result, in any usual wording: "The user declined...",
+    "Permission denied by the user", "Rejected by the reviewer", "Not allowed by policy", or
+    "... ask the user how to continue". A refusal word with nobody behind it and no request to
+    ask ("Permission denied: 'x.py'", an operating-system error) is the tool failing.
+    """
+    refused = _REFUSED.search(error) is not None and _SOMEONE.search(error) is not None
+    return refused or _ASK.search(error) is not None
 
 
 def _pr_number(conv: Conversation) -> int | None:
@@ -139,10 +174,10 @@ def _after_diff(conv: Conversation, number: int, diff: str, calls: list[ToolCall
             **_with_pr(conv, "read_file", number, **{path_arg: path}),
         )
     error = reads[-1].result or ""
-    if "declined" in error.lower():
-        # The person said no: do not try again, say what is known and ask how to go on.
+    if is_refusal(error):
+        # Someone said no, or asked to be asked: do not try again or around it; ask how to go on.
         declined = str(reads[-1].input.get(path_arg, "that file"))
-        who = "The approval policy" if "policy" in error.lower() else "You"
+        who = "The approval policy" if re.search(r"polic|rule", error, re.I) else "You"
         return say(
             f"{who} declined to let me read {declined}, so I have not checked that caller. "
             f"From the diff alone: PR #{number} changes `{name}({old})` to `{name}({new})`, "

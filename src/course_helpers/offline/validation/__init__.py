@@ -35,9 +35,12 @@ shape errors come before meaning errors, and earlier messages before later ones)
 
 Rules and the real reports their wording comes from
 ---------------------------------------------------
-- ``max_tokens: Field required``; ``tools.0.custom.name: String should match pattern
-  '^[a-zA-Z0-9_-]{1,128}$'``; ``tools: Tool names must be unique.``; the empty-content
-  message: /work/shared/messages-api-notes.md.
+- ``max_tokens: Field required``: tickernelz/opencode-mem#50.
+- ``tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'``:
+  home-assistant/core#147760, vybestack/llxprt-code#482.
+- ``tools: Tool names must be unique.``: anthropics/claude-code#10687, microsoft/vscode#278073.
+- Empty content, ``messages.N: all messages must have non-empty content except for the
+  optional final assistant message``: anthropics/claude-code#3196, tidyverse/ellmer#709.
 - Unknown model, 404 ``not_found_error`` ``model: <id>``: carlrannaberg/claudekit#18,
   martymcenroe/AssemblyZero#649, continuedev/continue#11538.
 - Missing result, ``messages.N: `tool_use` ids were found without `tool_result` blocks

@@ -466,7 +466,7 @@ def test_refusals_are_logged_with_the_name_and_never_a_token(upstream, gateway, 
     post(server, ask(max_tokens=450))
     post(server, ask(max_tokens=450))
     post(server, ask(max_tokens=450))  # over budget
-    raw(server, "GET", f"/v1/files?key={ADA}", {"authorization": f"Bearer {ADA}"})
+    raw(server, "GET", f"/v1/files/{ADA}?key={ADA}", {"authorization": f"Bearer {ADA}"})
     post(server, ask(), token="sk-ant-someone-pasted-a-real-key")
     log = server.log.text()
     assert ADA not in log and "sk-ant-someone" not in log and REAL_KEY not in log

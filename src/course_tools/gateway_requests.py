@@ -36,11 +36,13 @@ COUNTED_FIELDS = (
 class Refused(Exception):
     """A request the gateway answers itself, with the API's error envelope."""
 
-    def __init__(self, status: int, kind: str, message: str) -> None:
+    def __init__(self, status: int, kind: str, message: str, logged: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.kind = kind
         self.message = message
+        # What the gateway's log says: never a path or a query, where a token may have been put.
+        self.logged = logged or message
 
     def envelope(self) -> bytes:
         return json.dumps(
@@ -67,7 +69,12 @@ def route(method: str, raw: str) -> Route:
         model = path.removeprefix("/v1/models/")
         if MODEL_ID.fullmatch(model):
             return Route("model", path + _query(query, MODELS_QUERY))
-    raise Refused(404, "not_found_error", f"this workshop gateway does not forward {method} {path}")
+    raise Refused(
+        404,
+        "not_found_error",
+        f"this workshop gateway does not forward {method} {path}",
+        logged="a path it does not forward",
+    )
 
 
 def _query(query: str, allowed: tuple[str, ...]) -> str:
@@ -80,7 +87,10 @@ def _query(query: str, allowed: tuple[str, ...]) -> str:
     for key, value in pairs:
         if key not in allowed or not QUERY_VALUE.fullmatch(value):
             raise Refused(
-                400, "invalid_request_error", f"this workshop gateway does not forward '{key}'"
+                400,
+                "invalid_request_error",
+                f"this workshop gateway does not forward '{key}'",
+                logged="a query parameter it does not forward",
             )
     return "?" + urlencode(pairs)
 

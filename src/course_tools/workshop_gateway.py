@@ -141,11 +141,12 @@ class GatewayHandler(BaseHTTPRequestHandler):
     def _handle(self, method: str) -> None:
         self._body_read = False
         name = None
-        label = "a route it does not forward"
+        label = "(route not checked)"
         try:
             name = self.server.participants.name_for(participant_token(self.headers))
             if name is None:
                 raise Refused(401, "authentication_error", "invalid workshop token")
+            label = "(not forwarded)"
             route = checks.route(method, self.path)
             label = route.name
             body = self._read_body()
@@ -158,7 +159,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
             if name is not None:
                 self.server.ledger.count_refusal(name)
             self._error(refused)
-            status, note = refused.status, f"refused: {refused.message}"
+            status, note = refused.status, f"refused: {refused.logged}"
         except _ClientGone:
             status, note = 0, "the participant closed the connection"
             self.close_connection = True

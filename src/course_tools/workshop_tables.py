@@ -289,7 +289,7 @@ def plan_table(plan: Plan, table: dict[str, Lesson]) -> str:
     )
     homework = plan.homework()
     if homework:
-        lines.append(f"Exercises that go home: {', '.join(homework)}.")
+        lines.append(f"Not done in the room (homework, or the next day): {', '.join(homework)}.")
     return "\n".join(lines)
 
 

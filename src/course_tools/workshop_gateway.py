@@ -42,6 +42,7 @@ import argparse
 import json
 import os
 import sys
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -167,9 +168,22 @@ class GatewayHandler(BaseHTTPRequestHandler):
         self.server.log(f"{who}: {method} {label} {status}, {note}")
 
     def _read_body(self) -> bytes:
+        """The whole body, within --client-timeout in all (a trickle of bytes does not reset it)."""
         length = checks.content_length(self.headers, self.server.max_body)
+        deadline = time.monotonic() + self.server.client_timeout
+        chunks: list[bytes] = []
+        received = 0
         try:
-            body = self.rfile.read(length) if length else b""
+            while received < length:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError
+                self.connection.settimeout(left)
+                chunk = self.rfile.read1(min(65_536, length - received))
+                if not chunk:
+                    raise _ClientGone()
+                chunks.append(chunk)
+                received += len(chunk)
         except TimeoutError:
             raise Refused(
                 408,
@@ -178,10 +192,10 @@ class GatewayHandler(BaseHTTPRequestHandler):
             ) from None
         except OSError:
             raise _ClientGone() from None
-        if len(body) < length:
-            raise _ClientGone()
+        finally:
+            self.connection.settimeout(self.server.client_timeout)
         self._body_read = True
-        return body
+        return b"".join(chunks)
 
     def _messages(self, name: str, route: Route, body: bytes) -> tuple[int, str]:
         request = checks.json_body(body)
@@ -273,7 +287,10 @@ class GatewayHandler(BaseHTTPRequestHandler):
             return f"usage unknown, {hold.tokens:,} tokens (the hold), {total:,} in all"
         used = usage_total(usage)
         total = ledger.settle(hold, used)
-        return f"{used:,} tokens, {total:,} of {ledger.budget:,} in all"
+        note = f"{used:,} tokens, {total:,} of {ledger.budget:,} in all"
+        if used > hold.tokens:  # the count fell short: charged, and said
+            note += f" ({used - hold.tokens:,} above the hold)"
+        return note
 
     def _relay_stream(self, answer, settle: Callable[[dict | None], None]) -> None:
         """Send server-sent events on as they come; settle with the usage they report."""

@@ -58,6 +58,7 @@ class Upstream(ThreadingHTTPServer):
         self.release = threading.Event()
         self.status = 200
         self.stream_cut = False
+        self.overuse = 0  # output tokens reported beyond max_tokens (a count that fell short)
 
     def messages_seen(self) -> int:
         return sum(1 for _, path, _ in self.seen if path == "/v1/messages")
@@ -104,7 +105,7 @@ class ScriptedApi(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         # The worst case: the whole input, and every one of max_tokens written.
-        usage = {"input_tokens": COUNTED, "output_tokens": body["max_tokens"]}
+        usage = {"input_tokens": COUNTED, "output_tokens": body["max_tokens"] + self.server.overuse}
         self._json(
             200,
             {
@@ -348,6 +349,14 @@ def test_one_large_request_is_refused_before_it_can_pass_the_budget(upstream, ga
     assert status == 200
 
 
+def test_usage_above_the_hold_is_charged_and_logged(upstream, gateway):
+    upstream.overuse = 50
+    server = gateway(url_of(upstream), budget=1_000)
+    assert post(server, ask(max_tokens=300))[0] == 200
+    assert server.ledger.spent("ada") == COUNTED + 300 + 50
+    assert "50 above the hold" in server.log[-1]
+
+
 def test_an_error_from_the_api_releases_the_hold(upstream, gateway, participant):
     upstream.status = 529
     server = gateway(url_of(upstream), budget=1_000)
@@ -445,6 +454,7 @@ def test_the_ledger_survives_a_restart(upstream, gateway, tmp_path):
     first.server_close()
     again = gateway(url_of(upstream), budget=1_000)
     assert again.ledger.spent("ada") == 920
+    assert ADA not in again.ledger.path.read_text(), "the ledger keeps names, never tokens"
     status, answer = post(again, ask(max_tokens=900))
     assert status == 403, "a restart does not forgive"
     assert "workshop budget" in answer["error"]["message"]

@@ -141,31 +141,32 @@ class GatewayHandler(BaseHTTPRequestHandler):
 
     def _handle(self, method: str) -> None:
         self._body_read = False
+        self._line = f"unknown token from {self.client_address[0]}: {method} (route not checked)"
         name = None
-        label = "(route not checked)"
         try:
             name = self.server.participants.name_for(participant_token(self.headers))
             if name is None:
                 raise Refused(401, "authentication_error", "invalid workshop token")
-            label = "(not forwarded)"
+            self._line = f"{name}: {method} (not forwarded)"
             route = checks.route(method, self.path)
-            label = route.name
+            self._line = f"{name}: {method} {route.name}"
             body = self._read_body()
             if route.name == "messages":
-                status, note = self._messages(name, route, body)
+                self._messages(name, route, body)
             else:
                 self.server.ledger.count_call(name, route.name)
-                status, note = self._forward(method, route, body, None)
+                self._forward(method, route, body, None)
         except Refused as refused:
             if name is not None:
                 self.server.ledger.count_refusal(name)
+            self._log(refused.status, f"refused: {refused.logged}")  # before the answer goes out
             self._error(refused)
-            status, note = refused.status, f"refused: {refused.logged}"
         except _ClientGone:
-            status, note = 0, "the participant closed the connection"
+            self._log(0, "the participant closed the connection")
             self.close_connection = True
-        who = name or f"unknown token from {self.client_address[0]}"
-        self.server.log(f"{who}: {method} {label} {status}, {note}")
+
+    def _log(self, status: int, note: str) -> None:
+        self.server.log(f"{self._line} {status}, {note}")
 
     def _read_body(self) -> bytes:
         """The whole body, within --client-timeout in all (a trickle of bytes does not reset it)."""
@@ -197,7 +198,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
         self._body_read = True
         return b"".join(chunks)
 
-    def _messages(self, name: str, route: Route, body: bytes) -> tuple[int, str]:
+    def _messages(self, name: str, route: Route, body: bytes) -> None:
         request = checks.json_body(body)
         max_tokens = checks.checked_max_tokens(request, self.server.max_tokens)
         counted = self._count_input(route, checks.counted_part(request))
@@ -213,7 +214,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
                 f"max_tokens {max_tokens:,} out) and {left:,} of your {ledger.budget:,} are left",
             )
         self.server.ledger.count_call(name, route.name)
-        return self._forward("POST", route, body, hold)
+        self._forward("POST", route, body, hold)
 
     def _count_input(self, route: Route, counted: dict) -> int:
         """The request's input tokens, as the API's count_tokens measures them."""
@@ -238,8 +239,8 @@ class GatewayHandler(BaseHTTPRequestHandler):
         )
         return UPSTREAM.open(request, timeout=self.server.upstream_timeout)
 
-    def _forward(self, method: str, route: Route, body: bytes, hold: Hold | None):
-        """Send the request on; relay the answer; settle the hold. (status, what to log)."""
+    def _forward(self, method: str, route: Route, body: bytes, hold: Hold | None) -> None:
+        """Send the request on; relay the answer; settle the hold and log before its last byte."""
         try:
             answer = self._upstream(method, route.upstream_path, body or None)
         except urllib.error.HTTPError as error:
@@ -254,6 +255,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
         def settle(usage: dict | None) -> None:  # before the answer's last byte goes out
             if not settled:
                 settled.append(self._settle(hold, status, usage))
+                self._log(status, settled[0])
 
         with answer:
             self.send_response(status)
@@ -272,7 +274,6 @@ class GatewayHandler(BaseHTTPRequestHandler):
             except OSError:  # the participant left, or the API's connection broke
                 settle(None)
                 self.close_connection = True
-        return status, settled[0]
 
     def _settle(self, hold: Hold | None, status: int, usage: dict | None) -> str:
         """Turn the hold into what the answer used; what to log about it."""

@@ -556,6 +556,8 @@ def test_a_client_that_stalls_mid_body_is_answered_and_let_go(upstream, gateway)
         (ask(max_tokens=-1), "whole number"),
         (json.dumps({"model": MODEL, "messages": []}).encode(), "max_tokens: Field required"),
         (ask(max_tokens=20_000), "above this workshop's cap of 16,000"),
+        (ask(tools=[{"type": "web_search_20260318", "name": "web_search"}]), "server tools"),
+        (ask(mcp_servers=[{"type": "url", "url": "http://x", "name": "x"}]), "server tools"),
     ],
 )
 def test_a_malformed_request_gets_the_error_envelope_and_never_reaches_the_api(

@@ -143,6 +143,30 @@ def checked_max_tokens(request: dict, cap: int) -> int:
     return value
 
 
+def no_server_tools(request: dict) -> None:
+    """Refuse server tools (web search and the like) and MCP servers.
+
+    The API runs them inside the call: their results grow the input after it was counted, and
+    searches are billed per use, so no hold made in advance can bound what the call costs.
+    """
+    tools = request.get("tools") or []
+    if not isinstance(tools, list):
+        raise Refused(400, "invalid_request_error", "tools: must be a list")
+    server = [
+        str(tool.get("type"))
+        for tool in tools
+        if isinstance(tool, dict) and tool.get("type") not in (None, "custom")
+    ]
+    if server or request.get("mcp_servers"):
+        named = ", ".join(server) or "mcp_servers"
+        raise Refused(
+            400,
+            "invalid_request_error",
+            f"this workshop gateway does not forward server tools ({named}): the API runs them "
+            "inside the call, so their cost cannot be held against your budget in advance",
+        )
+
+
 def counted_part(request: dict) -> dict:
     """The part of a Messages request that count_tokens measures: everything that is input."""
     return {key: request[key] for key in COUNTED_FIELDS if key in request}

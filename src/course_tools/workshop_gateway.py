@@ -201,6 +201,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
     def _messages(self, name: str, route: Route, body: bytes) -> None:
         request = checks.json_body(body)
         max_tokens = checks.checked_max_tokens(request, self.server.max_tokens)
+        checks.no_server_tools(request)
         counted = self._count_input(route, checks.counted_part(request))
         worst = counted + max_tokens
         hold = self.server.ledger.reserve(name, worst)

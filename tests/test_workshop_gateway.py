@@ -571,6 +571,14 @@ def test_a_malformed_request_gets_the_error_envelope_and_never_reaches_the_api(
     assert post(server, ask())[0] == 200, "the gateway still answers after it"
 
 
+def test_a_server_side_thread_is_refused_the_way_the_sdk_falls_back_from(upstream, gateway):
+    server = gateway(url_of(upstream))
+    status, answer = post(server, ask(thread={"type": "create"}))
+    assert status == 400 and is_envelope(answer, "invalid_request_error")
+    assert answer["error"]["details"] == {"error_code": "thread_unsupported_request"}
+    assert upstream.seen == [], "a thread's history is not in the request: it cannot be counted"
+
+
 def test_max_tokens_above_the_cap_is_refused_with_the_sdk_error(upstream, gateway, participant):
     server = gateway(url_of(upstream), max_tokens=1_000)
     with pytest.raises(anthropic.BadRequestError, match="cap of 1,000; ask for 1,000 or fewer"):

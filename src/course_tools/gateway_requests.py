@@ -36,18 +36,27 @@ COUNTED_FIELDS = (
 class Refused(Exception):
     """A request the gateway answers itself, with the API's error envelope."""
 
-    def __init__(self, status: int, kind: str, message: str, logged: str | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        kind: str,
+        message: str,
+        logged: str | None = None,
+        details: dict | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.kind = kind
         self.message = message
+        self.details = details
         # What the gateway's log says: never a path or a query, where a token may have been put.
         self.logged = logged or message
 
     def envelope(self) -> bytes:
-        return json.dumps(
-            {"type": "error", "error": {"type": self.kind, "message": self.message}}
-        ).encode()
+        error = {"type": self.kind, "message": self.message}
+        if self.details:
+            error["details"] = self.details
+        return json.dumps({"type": "error", "error": error}).encode()
 
 
 @dataclass(frozen=True)
@@ -141,6 +150,22 @@ def checked_max_tokens(request: dict, cap: int) -> int:
             f"ask for {cap:,} or fewer",
         )
     return value
+
+
+def no_thread(request: dict) -> None:
+    """Refuse server-side threads: the input the API would add is not in the request to count.
+
+    The rejection is the one the SDK recognises (`thread_unsupported_request`): its tool runner
+    then sends the whole conversation, which the gateway can count.
+    """
+    if "thread" in request:
+        raise Refused(
+            400,
+            "invalid_request_error",
+            "this workshop gateway keeps no message threads: send the whole conversation "
+            "without `thread`",
+            details={"error_code": "thread_unsupported_request"},
+        )
 
 
 def no_server_tools(request: dict) -> None:

@@ -21,7 +21,8 @@ For each request, in this order, before anything reaches the API:
 - the body must have a Content-Length of at most `--max-body` bytes and arrive within
   `--client-timeout` seconds; it must be a JSON object; `max_tokens` must be a whole number no
   larger than `--max-tokens` (a larger one is refused with a message naming the cap, never cut
-  silently);
+  silently); server tools, MCP servers and server-side threads are refused, since the input
+  they add cannot be counted in advance;
 - for a Messages call, the worst case (the input, counted by the API's count_tokens, plus
   `max_tokens`) is held against the participant's `--budget` before forwarding, and refused
   (403) when spent + held + worst case would pass it. The answer's `usage` then replaces the
@@ -202,6 +203,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
         request = checks.json_body(body)
         max_tokens = checks.checked_max_tokens(request, self.server.max_tokens)
         checks.no_server_tools(request)
+        checks.no_thread(request)
         counted = self._count_input(route, checks.counted_part(request))
         worst = counted + max_tokens
         hold = self.server.ledger.reserve(name, worst)

@@ -1,14 +1,18 @@
-"""The workshop guide's shared-key gateway, over loopback, with the course's own client.
+"""The workshop guide's shared-key gateway, over loopback: a cap, an allow-list, a ledger.
 
-The course model is served on loopback (as `python -m course_helpers.offline serve` does), the
-gateway of `docs/workshop.md` (`course_tools.workshop_gateway`) forwards to it, and a
-participant's `make_client()` is pointed at the gateway with ANTHROPIC_BASE_URL and a workshop
-token, exactly as the guide tells participants to do.
+Two upstreams stand in for the API, both on loopback and both started by the test: the course
+model (as `python -m course_helpers.offline serve` serves it), and a scripted upstream that
+records every request it receives and, when told to, holds its answers until the test releases
+them (every wait is bounded, so it always stops by itself). Participants use the course's own
+`make_client()` pointed at the gateway, as the guide tells them to, or raw HTTP for the
+requests no SDK would send.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
+import socket
 import subprocess
 import sys
 import threading
@@ -21,11 +25,15 @@ import pytest
 
 from course_helpers.client import MODEL, make_client
 from course_helpers.offline.serve import start_server
+from course_tools.gateway_ledger import Ledger
 from course_tools.workshop_gateway import Gateway
+from course_tools.workshop_usage import report
 
 ROOT = Path(__file__).resolve().parents[1]
-TOKEN = "ws-ada-7f3k"
+ADA, BOB = "ws-ada-7f3k0c2e", "ws-bob-91d0e2b7"
 REAL_KEY = "sk-real-key-for-the-test"
+WAIT = 30  # seconds: the bound on every wait, never a measure of anything
+COUNTED = 20  # the input tokens the scripted upstream's count_tokens reports
 
 
 def start(server: ThreadingHTTPServer) -> str:
@@ -36,11 +44,106 @@ def start(server: ThreadingHTTPServer) -> str:
     return f"http://{host}:{port}"
 
 
-def gateway_to(upstream: str, **options) -> Gateway:
-    settings = {"budget": 10_000_000, "max_tokens": 16_000, **options}
-    return Gateway(
-        ("127.0.0.1", 0), upstream=upstream, api_key=REAL_KEY, tokens={TOKEN, "ws-bob"}, **settings
-    )
+class Upstream(ThreadingHTTPServer):
+    """A scripted API: records what reaches it; can hold its Messages answers until released."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), ScriptedApi)
+        self.seen: list[tuple[str, str, dict]] = []  # (method, path, headers)
+        self.bodies: list[dict] = []
+        self.arrived = threading.Condition()
+        self.holding = False
+        self.release = threading.Event()
+        self.status = 200
+        self.stream_cut = False
+        self.overuse = 0  # output tokens reported beyond max_tokens (a count that fell short)
+
+    def messages_seen(self) -> int:
+        return sum(1 for _, path, _ in self.seen if path == "/v1/messages")
+
+
+class ScriptedApi(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: Upstream
+
+    def log_message(self, format: str, *args) -> None:  # noqa: A002
+        pass
+
+    def do_GET(self) -> None:
+        self._answer()
+
+    def do_POST(self) -> None:
+        self._answer()
+
+    def _answer(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        body = json.loads(self.rfile.read(length)) if length else {}
+        path = self.path.split("?")[0]
+        with self.server.arrived:
+            self.server.seen.append((self.command, path, dict(self.headers.items())))
+            self.server.bodies.append(body)
+            self.server.arrived.notify_all()
+        if path == "/v1/messages/count_tokens":
+            return self._json(200, {"input_tokens": COUNTED})
+        if path.startswith("/v1/models"):
+            return self._json(200, {"data": [], "has_more": False, "first_id": None})
+        if self.server.holding:
+            self.server.release.wait(WAIT)
+        if self.server.status != 200:
+            return self._json(
+                self.server.status,
+                {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+            )
+        if self.server.stream_cut:
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("connection", "close")  # the stream ends before message_stop
+            self.end_headers()
+            self.wfile.write(b'event: ping\ndata: {"type": "ping"}\n\n')
+            self.close_connection = True
+            return
+        # The worst case: the whole input, and every one of max_tokens written.
+        usage = {"input_tokens": COUNTED, "output_tokens": body["max_tokens"] + self.server.overuse}
+        self._json(
+            200,
+            {
+                "id": "msg_scripted",
+                "type": "message",
+                "role": "assistant",
+                "model": body["model"],
+                "content": [{"type": "text", "text": "scripted"}],
+                "stop_reason": "max_tokens",
+                "stop_sequence": None,
+                "usage": usage,
+            },
+        )
+
+    def _json(self, status: int, payload: dict) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@pytest.fixture
+def tokens(tmp_path: Path) -> Path:
+    path = tmp_path / "tokens.txt"
+    path.write_text(f"# name token\nada {ADA}\nbob {BOB}\n")
+    return path
+
+
+@pytest.fixture
+def upstream() -> Iterator[Upstream]:
+    server = Upstream()
+    start(server)
+    yield server
+    server.release.set()
+    server.shutdown()
+    server.server_close()
 
 
 @pytest.fixture
@@ -49,140 +152,459 @@ def course_model() -> Iterator[str]:
         yield server.url
 
 
+class Log(list):
+    """The gateway's log lines, kept for the test to read."""
+
+    def __call__(self, line: str) -> None:
+        self.append(line)
+
+    def text(self) -> str:
+        return "\n".join(self)
+
+
+@pytest.fixture
+def gateway(tokens: Path, tmp_path: Path) -> Iterator:
+    """A factory: a gateway in front of an upstream URL, started; all are stopped at the end."""
+    started: list[Gateway] = []
+
+    def make(upstream_url: str, **options) -> Gateway:
+        settings = {
+            "budget": 10_000_000,
+            "max_tokens": 16_000,
+            "ledger": tmp_path / "ledger.json",
+            "log": Log(),
+            **options,
+        }
+        server = Gateway(
+            ("127.0.0.1", 0), upstream=upstream_url, api_key=REAL_KEY, tokens=tokens, **settings
+        )
+        start(server)
+        started.append(server)
+        return server
+
+    yield make
+    for server in started:
+        server.shutdown()
+        server.server_close()
+
+
+def url_of(server: ThreadingHTTPServer) -> str:
+    host, port = server.server_address[:2]
+    return f"http://{host}:{port}"
+
+
 @pytest.fixture
 def participant(monkeypatch):
-    """Point the course's client at a URL the way the guide tells participants to."""
+    """Point the course's client at the gateway the way the guide tells participants to."""
 
-    def client_for(url: str, token: str = TOKEN) -> anthropic.Anthropic:
+    def client_for(server: Gateway, token: str = ADA) -> anthropic.Anthropic:
         monkeypatch.delenv("COURSE_BACKEND", raising=False)
         monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", url_of(server))
         monkeypatch.setenv("ANTHROPIC_API_KEY", token)
         return make_client(quiet=True, max_retries=0)
 
     return client_for
 
 
-def test_a_participant_reaches_the_course_model_through_the_gateway(course_model, participant):
-    gateway = gateway_to(course_model)
+def raw(server: Gateway, method: str, path: str, headers: dict, body: bytes = b""):
+    """Send one request exactly as written (no path clean-up); (status, headers, JSON)."""
+    host, port = server.server_address[:2]
+    connection = http.client.HTTPConnection(host, port, timeout=WAIT)
     try:
-        client = participant(start(gateway))
-        response = client.messages.create(
-            model=MODEL, max_tokens=200, messages=[{"role": "user", "content": "Hello!"}]
-        )
-        text = "".join(b.text for b in response.content if b.type == "text")
-        assert "offline course model" in text
-        with client.messages.stream(
-            model=MODEL,
-            max_tokens=200,
-            messages=[{"role": "user", "content": "Count from 1 to 5."}],
-        ) as stream:
-            streamed = "".join(stream.text_stream)
-            final = stream.get_final_message()
-        assert streamed.startswith("1, 2, 3, 4, 5")
-        counted = client.messages.count_tokens(
-            model=MODEL, messages=[{"role": "user", "content": "Hello!"}]
-        )
-        assert counted.input_tokens > 0
-        used = gateway.ledger.spent(TOKEN)
-        expected = sum(u.input_tokens + u.output_tokens for u in (response.usage, final.usage))
-        assert used == expected, "the gateway counts every token of the participant's answers"
+        connection.putrequest(method, path, skip_host=False, skip_accept_encoding=True)
+        for name, value in headers.items():
+            connection.putheader(name, value)
+        connection.endheaders(body or None)
+        answer = connection.getresponse()
+        return answer.status, dict(answer.getheaders()), json.loads(answer.read())
     finally:
-        gateway.shutdown()
-        gateway.server_close()
+        connection.close()
 
 
-def test_an_unknown_token_gets_the_apis_401(course_model, participant):
-    gateway = gateway_to(course_model)
-    try:
-        client = participant(start(gateway), token="sk-ant-guessed")
-        with pytest.raises(anthropic.AuthenticationError) as refused:
+def ask(max_tokens: int = 100, **extra) -> bytes:
+    request = {"model": MODEL, "max_tokens": max_tokens, **extra}
+    request.setdefault("messages", [{"role": "user", "content": "Hi"}])
+    return json.dumps(request).encode()
+
+
+def post(server: Gateway, body: bytes, token: str = ADA, **headers) -> tuple[int, dict]:
+    sent = {"authorization": f"Bearer {token}", "content-type": "application/json"}
+    sent["content-length"] = str(len(body))
+    sent.update(headers)
+    status, _, answer = raw(server, "POST", "/v1/messages", sent, body)
+    return status, answer
+
+
+def is_envelope(answer: dict, kind: str) -> bool:
+    return answer.get("type") == "error" and answer["error"]["type"] == kind
+
+
+# --- the path a participant takes ---------------------------------------------------------------
+
+
+def test_a_participant_reaches_the_course_model_through_the_gateway(
+    course_model, gateway, participant
+):
+    server = gateway(course_model)
+    client = participant(server)
+    response = client.messages.create(
+        model=MODEL, max_tokens=200, messages=[{"role": "user", "content": "Hello!"}]
+    )
+    text = "".join(b.text for b in response.content if b.type == "text")
+    assert "offline course model" in text
+    with client.messages.stream(
+        model=MODEL, max_tokens=200, messages=[{"role": "user", "content": "Count from 1 to 5."}]
+    ) as stream:
+        streamed = "".join(stream.text_stream)
+        final = stream.get_final_message()
+    assert streamed.startswith("1, 2, 3, 4, 5")
+    counted = client.messages.count_tokens(
+        model=MODEL, messages=[{"role": "user", "content": "Hello!"}]
+    )
+    assert counted.input_tokens > 0
+    expected = sum(u.input_tokens + u.output_tokens for u in (response.usage, final.usage))
+    assert server.ledger.spent("ada") == expected, "every token of ada's answers is counted"
+    assert server.ledger.held("ada") == 0, "nothing stays held once the answers are in"
+    calls = server.ledger.snapshot()["participants"]["ada"]["calls"]
+    assert calls == {"messages": 2, "count_tokens": 1}
+
+
+def test_the_real_key_replaces_the_token_and_the_body_goes_on_unchanged(
+    upstream, gateway, participant
+):
+    server = gateway(url_of(upstream))
+    response = participant(server).messages.create(
+        model=MODEL, max_tokens=300, messages=[{"role": "user", "content": "Hi"}]
+    )
+    assert response.content[-1].text == "scripted"
+    assert [path for _, path, _ in upstream.seen] == ["/v1/messages/count_tokens", "/v1/messages"]
+    for _, _, headers in upstream.seen:
+        lowered = {k.lower(): v for k, v in headers.items()}
+        assert lowered["authorization"] == f"Bearer {REAL_KEY}"
+        assert lowered["anthropic-version"]
+        assert ADA not in json.dumps(headers)
+    counted, sent = upstream.bodies
+    assert "max_tokens" not in counted, "count_tokens gets the input only"
+    assert sent["max_tokens"] == 300
+
+
+# --- the budget is a cap ---------------------------------------------------------------------------
+
+
+def test_concurrent_requests_never_take_a_participant_past_the_budget(
+    upstream, gateway, participant
+):
+    upstream.holding = True  # every Messages answer waits until the test releases it
+    server = gateway(url_of(upstream), budget=1_000)
+    worst = COUNTED + 300  # what each request may use: its input plus max_tokens
+    client = participant(server)
+    outcomes: list[str] = []
+    done = threading.Condition()
+
+    def one_request() -> None:
+        try:
             client.messages.create(
-                model=MODEL, max_tokens=50, messages=[{"role": "user", "content": "Hello!"}]
+                model=MODEL, max_tokens=300, messages=[{"role": "user", "content": "Hi"}]
             )
-        assert refused.value.status_code == 401
-        assert gateway.ledger.used == {}
-    finally:
-        gateway.shutdown()
-        gateway.server_close()
+            outcome = "answered"
+        except anthropic.PermissionDeniedError as refused:
+            assert "workshop budget" in str(refused)
+            outcome = "refused"
+        with done:
+            outcomes.append(outcome)
+            done.notify_all()
+
+    threads = [threading.Thread(target=one_request, daemon=True) for _ in range(10)]
+    for thread in threads:
+        thread.start()
+    admitted = 1_000 // worst
+    # Wait (bounded) until every request is either refused or held at the upstream.
+    with done:
+        assert done.wait_for(lambda: outcomes.count("refused") == 10 - admitted, WAIT)
+    with upstream.arrived:
+        assert upstream.arrived.wait_for(lambda: upstream.messages_seen() == admitted, WAIT)
+    assert server.ledger.held("ada") == admitted * worst
+    upstream.release.set()
+    for thread in threads:
+        thread.join(WAIT)
+    assert sorted(outcomes) == ["answered"] * admitted + ["refused"] * (10 - admitted)
+    assert upstream.messages_seen() == admitted, "a refused request never reaches the API"
+    assert server.ledger.spent("ada") == admitted * worst <= 1_000
+    assert server.ledger.held("ada") == 0
 
 
-def test_a_participant_over_budget_is_refused(course_model, participant):
-    gateway = gateway_to(course_model, budget=1)
-    try:
-        client = participant(start(gateway))
-        ask = {"model": MODEL, "max_tokens": 50, "messages": [{"role": "user", "content": "Hi"}]}
-        client.messages.create(**ask)  # the first request spends more than the budget
-        with pytest.raises(anthropic.PermissionDeniedError, match="budget used up"):
-            client.messages.create(**ask)
-        other = participant(gateway_url(gateway), token="ws-bob")
-        other.messages.create(**ask)  # one participant's budget does not stop another
-    finally:
-        gateway.shutdown()
-        gateway.server_close()
+def test_one_large_request_is_refused_before_it_can_pass_the_budget(upstream, gateway):
+    server = gateway(url_of(upstream), budget=3_000)
+    status, answer = post(server, ask(max_tokens=4_000))
+    assert status == 403 and is_envelope(answer, "permission_error")
+    assert "may use up to 4,020 tokens" in answer["error"]["message"]
+    assert upstream.messages_seen() == 0
+    status, _ = post(server, ask(max_tokens=2_000))
+    assert status == 200
+    assert server.ledger.spent("ada") == 2_020
+    status, _ = post(server, ask(max_tokens=2_000))  # 2,020 + 2,020 would pass 3,000
+    assert status == 403
+    status, _ = post(server, ask(max_tokens=2_000), token=BOB)  # bob's budget is his own
+    assert status == 200
 
 
-def gateway_url(gateway: Gateway) -> str:
-    host, port = gateway.server_address[:2]
-    return f"http://{host}:{port}"
+def test_usage_above_the_hold_is_charged_and_logged(upstream, gateway):
+    upstream.overuse = 50
+    server = gateway(url_of(upstream), budget=1_000)
+    assert post(server, ask(max_tokens=300))[0] == 200
+    assert server.ledger.spent("ada") == COUNTED + 300 + 50
+    assert "50 above the hold" in server.log[-1]
 
 
-class Recording(BaseHTTPRequestHandler):
-    """An upstream that records what it receives and answers one fixed message."""
-
-    seen: list[dict] = []
-
-    def log_message(self, format: str, *args) -> None:  # noqa: A002
-        pass
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-        self.seen.append({"headers": dict(self.headers.items()), "body": body})
-        answer = json.dumps(
-            {
-                "id": "msg_recorded",
-                "type": "message",
-                "role": "assistant",
-                "model": body["model"],
-                "content": [{"type": "text", "text": "recorded"}],
-                "stop_reason": "end_turn",
-                "stop_sequence": None,
-                "usage": {"input_tokens": 3, "output_tokens": 1},
-            }
-        ).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("request-id", "req_recorded")
-        self.send_header("content-length", str(len(answer)))
-        self.end_headers()
-        self.wfile.write(answer)
+def test_an_error_from_the_api_releases_the_hold(upstream, gateway, participant):
+    upstream.status = 529
+    server = gateway(url_of(upstream), budget=1_000)
+    with pytest.raises(anthropic.APIStatusError) as failed:
+        participant(server).messages.create(
+            model=MODEL, max_tokens=300, messages=[{"role": "user", "content": "Hi"}]
+        )
+    assert failed.value.status_code == 529
+    assert server.ledger.spent("ada") == 0 and server.ledger.held("ada") == 0
 
 
-def test_the_real_key_replaces_the_token_and_max_tokens_is_capped(participant):
-    Recording.seen = []
-    upstream = ThreadingHTTPServer(("127.0.0.1", 0), Recording)
-    gateway = gateway_to(start(upstream), max_tokens=1000)
-    try:
-        client = participant(start(gateway))
-        response = client.messages.create(
+def test_a_stream_cut_off_keeps_the_whole_hold_as_spent(upstream, gateway):
+    upstream.stream_cut = True
+    server = gateway(url_of(upstream), budget=1_000)
+    host, port = server.server_address[:2]
+    connection = http.client.HTTPConnection(host, port, timeout=WAIT)
+    body = ask(max_tokens=300, stream=True)
+    headers = {"authorization": f"Bearer {ADA}", "content-length": str(len(body))}
+    connection.request("POST", "/v1/messages", body, headers)
+    answer = connection.getresponse()
+    answer.read()
+    connection.close()
+    assert server.ledger.spent("ada") == COUNTED + 300, "usage unknown: the worst case is spent"
+    assert server.ledger.held("ada") == 0
+
+
+# --- only what it means to forward -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/v1/messages/batches"),
+        ("POST", "/v1/messages/batches"),
+        ("POST", "/v1/messages/../../v1/files"),
+        ("POST", "/v1/messages/%2e%2e/%2e%2e/v1/files"),
+        ("GET", "/v1/models/../files"),
+        ("GET", "/v1/models/claude%2F..%2Ffiles"),
+        ("GET", "/v1/files"),
+        ("POST", "/v1//messages"),
+        ("POST", "/v1/messages/"),
+        ("GET", "/v1/messages"),
+        ("POST", "/v1/models"),
+        ("DELETE", "/v1/models/claude-sonnet-5-5"),
+        ("POST", "/v1/messages?beta=true&extra=../files"),
+    ],
+)
+def test_paths_off_the_list_are_refused_and_never_reach_the_api(upstream, gateway, method, path):
+    server = gateway(url_of(upstream))
+    body = ask()
+    headers = {"authorization": f"Bearer {ADA}", "content-length": str(len(body))}
+    status, _, answer = raw(server, method, path, headers, body)
+    assert status in (400, 404)
+    assert is_envelope(answer, "not_found_error" if status == 404 else "invalid_request_error")
+    assert upstream.seen == [], f"{method} {path} reached the API"
+    assert server.ledger.snapshot()["participants"]["ada"]["refused"] == 1
+
+
+def test_every_forwarded_call_is_metered(upstream, gateway, participant):
+    server = gateway(url_of(upstream))
+    client = participant(server)
+    client.messages.count_tokens(model=MODEL, messages=[{"role": "user", "content": "Hi"}])
+    client.models.list()
+    client.models.retrieve("claude-sonnet-5-5")
+    client.messages.create(model=MODEL, max_tokens=10, messages=[{"role": "user", "content": "Hi"}])
+    client.beta.messages.create(
+        model=MODEL, max_tokens=10, messages=[{"role": "user", "content": "Hi"}]
+    )
+    calls = server.ledger.snapshot()["participants"]["ada"]["calls"]
+    assert calls == {"count_tokens": 1, "models": 1, "model": 1, "messages": 2}
+    forwarded = [p for _, p, _ in upstream.seen if p != "/v1/messages/count_tokens"]
+    assert len(forwarded) == sum(calls.values()) - calls["count_tokens"]
+    assert server.ledger.spent("ada") == 2 * (COUNTED + 10)
+
+
+# --- revocation, restart, report, log ----------------------------------------------------------
+
+
+def test_deleting_a_line_of_the_token_file_revokes_that_token(upstream, gateway, tokens):
+    server = gateway(url_of(upstream))
+    assert post(server, ask())[0] == 200
+    tokens.write_text(f"bob {BOB}\n")
+    status, answer = post(server, ask())
+    assert status == 401 and is_envelope(answer, "authentication_error")
+    tokens.write_text(f"bob {BOB}\nada ws-ada-new-token-51c2\n")  # a new token, the same name
+    assert post(server, ask(), token="ws-ada-new-token-51c2")[0] == 200
+    assert server.ledger.spent("ada") == 2 * (COUNTED + 100), "the spending stays with the name"
+
+
+def test_the_ledger_survives_a_restart(upstream, gateway, tmp_path):
+    first = gateway(url_of(upstream), budget=1_000)
+    assert post(first, ask(max_tokens=900))[0] == 200
+    assert post(first, ask(max_tokens=900))[0] == 403
+    first.shutdown()
+    first.server_close()
+    again = gateway(url_of(upstream), budget=1_000)
+    assert again.ledger.spent("ada") == 920
+    assert ADA not in again.ledger.path.read_text(), "the ledger keeps names, never tokens"
+    status, answer = post(again, ask(max_tokens=900))
+    assert status == 403, "a restart does not forgive"
+    assert "workshop budget" in answer["error"]["message"]
+
+
+def test_holds_open_when_the_gateway_stopped_count_as_spent(tmp_path):
+    path = tmp_path / "ledger.json"
+    ledger = Ledger(1_000, path)
+    assert ledger.reserve("ada", 700) is not None  # a request in flight when the gateway died
+    restarted = Ledger(1_000, path)
+    assert restarted.spent("ada") == 700 and restarted.held("ada") == 0
+    assert restarted.reserve("ada", 400) is None
+
+
+def test_refusals_are_logged_with_the_name_and_never_a_token(upstream, gateway, tokens):
+    server = gateway(url_of(upstream), budget=1_000, max_tokens=500)
+    post(server, ask(max_tokens=900))  # above the cap
+    post(server, b"{not json")
+    post(server, ask(max_tokens=450))
+    post(server, ask(max_tokens=450))
+    post(server, ask(max_tokens=450))  # over budget
+    raw(server, "GET", f"/v1/files/{ADA}?key={ADA}", {"authorization": f"Bearer {ADA}"})
+    post(server, ask(), token="sk-ant-someone-pasted-a-real-key")
+    log = server.log.text()
+    assert ADA not in log and "sk-ant-someone" not in log and REAL_KEY not in log
+    ada = [line for line in server.log if line.startswith("ada:")]
+    assert len(ada) == 6
+    assert sum("refused" in line for line in ada) == 4
+    assert any("budget" in line for line in ada)
+    assert any(line.startswith("unknown token from 127.0.0.1") for line in server.log)
+
+
+def test_the_usage_report_shows_names_and_spending(upstream, gateway):
+    server = gateway(url_of(upstream), budget=1_000)
+    post(server, ask(max_tokens=100))
+    post(server, ask(max_tokens=2_000))
+    text = report(json.loads((server.ledger.path).read_text()))
+    assert "ada" in text and ADA not in text
+    [row] = [line for line in text.splitlines() if line.startswith("ada")]
+    assert row.split()[1:5] == ["120", "0", "880", "1"]
+
+
+# --- bad input -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("length", "status", "kind"),
+    [
+        ("-5", 400, "invalid_request_error"),
+        ("ten", 400, "invalid_request_error"),
+        ("1e3", 400, "invalid_request_error"),
+        ("600000000", 413, "request_too_large"),
+    ],
+)
+def test_a_bad_content_length_gets_the_error_envelope(upstream, gateway, length, status, kind):
+    server = gateway(url_of(upstream), max_body=1_000_000)
+    headers = {"authorization": f"Bearer {ADA}", "content-length": length}
+    got, _, answer = raw(server, "POST", "/v1/messages", headers)
+    assert got == status and is_envelope(answer, kind)
+    assert upstream.seen == []
+
+
+def test_the_token_is_checked_before_the_body_is_read(upstream, gateway):
+    server = gateway(url_of(upstream))
+    headers = {"authorization": "Bearer nobody", "content-length": "600000000"}
+    status, answer_headers, answer = raw(server, "POST", "/v1/messages", headers)
+    assert status == 401 and is_envelope(answer, "authentication_error")
+    assert answer_headers.get("connection") == "close"
+
+
+def test_a_client_that_stalls_mid_body_is_answered_and_let_go(upstream, gateway):
+    server = gateway(url_of(upstream), client_timeout=0.2)
+    host, port = server.server_address[:2]
+    with socket.create_connection((host, port), timeout=WAIT) as stalled:
+        stalled.sendall(
+            b"POST /v1/messages HTTP/1.1\r\nHost: gateway\r\n"
+            + f"Authorization: Bearer {ADA}\r\nContent-Length: 100\r\n\r\n".encode()
+            + b'{"model": '
+        )
+        received = b""
+        while chunk := stalled.recv(65536):  # the gateway answers, then closes
+            received += chunk
+    head, _, body = received.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408")
+    assert is_envelope(json.loads(body), "timeout_error")
+    assert upstream.seen == []
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        (b"{not json", "not valid JSON"),
+        (b"[1, 2]", "not a JSON object"),
+        (ask(max_tokens="lots"), "whole number"),
+        (ask(max_tokens="100"), "whole number"),
+        (ask(max_tokens=1.5), "whole number"),
+        (ask(max_tokens=True), "whole number"),
+        (ask(max_tokens=0), "whole number"),
+        (ask(max_tokens=-1), "whole number"),
+        (json.dumps({"model": MODEL, "messages": []}).encode(), "max_tokens: Field required"),
+        (ask(max_tokens=20_000), "above this workshop's cap of 16,000"),
+        (ask(tools=[{"type": "web_search_20260318", "name": "web_search"}]), "server tools"),
+        (ask(mcp_servers=[{"type": "url", "url": "http://x", "name": "x"}]), "server tools"),
+    ],
+)
+def test_a_malformed_request_gets_the_error_envelope_and_never_reaches_the_api(
+    upstream, gateway, body, says
+):
+    server = gateway(url_of(upstream))
+    status, answer = post(server, body)
+    assert status == 400 and is_envelope(answer, "invalid_request_error")
+    assert says in answer["error"]["message"]
+    assert upstream.seen == []
+    assert post(server, ask())[0] == 200, "the gateway still answers after it"
+
+
+def test_a_server_side_thread_is_refused_the_way_the_sdk_falls_back_from(upstream, gateway):
+    server = gateway(url_of(upstream))
+    status, answer = post(server, ask(thread={"type": "create"}))
+    assert status == 400 and is_envelope(answer, "invalid_request_error")
+    assert answer["error"]["details"] == {"error_code": "thread_unsupported_request"}
+    assert upstream.seen == [], "a thread's history is not in the request: it cannot be counted"
+
+
+def test_max_tokens_above_the_cap_is_refused_with_the_sdk_error(upstream, gateway, participant):
+    server = gateway(url_of(upstream), max_tokens=1_000)
+    with pytest.raises(anthropic.BadRequestError, match="cap of 1,000; ask for 1,000 or fewer"):
+        participant(server).messages.create(
             model=MODEL, max_tokens=20_000, messages=[{"role": "user", "content": "Hi"}]
         )
-        assert response.content[-1].text == "recorded"
-        [seen] = Recording.seen
-        headers = {k.lower(): v for k, v in seen["headers"].items()}
-        assert headers["authorization"] == f"Bearer {REAL_KEY}"
-        assert TOKEN not in json.dumps(seen)
-        assert headers["anthropic-version"]
-        assert seen["body"]["max_tokens"] == 1000
-    finally:
-        for server in (gateway, upstream):
-            server.shutdown()
-            server.server_close()
+    assert upstream.seen == []
 
 
-def test_the_gateway_command_refuses_to_start_without_the_real_key(tmp_path):
-    tokens = tmp_path / "tokens.txt"
-    tokens.write_text(f"{TOKEN}\n")
+def test_a_malformed_request_line_gets_the_error_envelope(upstream, gateway):
+    server = gateway(url_of(upstream))
+    host, port = server.server_address[:2]
+    with socket.create_connection((host, port), timeout=WAIT) as client:
+        client.sendall(b"NONSENSE\r\n\r\n")
+        received = b""
+        while chunk := client.recv(65536):
+            received += chunk
+    head, _, body = received.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400")
+    assert is_envelope(json.loads(body), "invalid_request_error")
+
+
+# --- the command -----------------------------------------------------------------------------------
+
+
+def test_the_gateway_command_refuses_to_start_without_the_real_key(tokens):
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT / "src")}
     done = subprocess.run(
         [sys.executable, "-m", "course_tools.workshop_gateway", "--tokens", str(tokens)],

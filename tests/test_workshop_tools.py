@@ -38,6 +38,11 @@ def test_the_cost_counts_the_learners_calls_and_not_the_checks(tmp_path: Path) -
     assert usage.input > 0 and usage.output > 0
     expected = (usage.input * 2.00 + usage.output * 10.00) / 1_000_000
     assert abs(usage.price("claude-sonnet-5-5") - expected) < 1e-12
+    # The ceiling: what the same calls could write, thinking included, up to their max_tokens.
+    assert usage.ceiling == 200
+    assert usage.worst_case == usage.input + 200
+    at_ceiling = (usage.input * 2.00 + 200 * 10.00) / 1_000_000
+    assert abs(usage.price("claude-sonnet-5-5", output=usage.ceiling) - at_ceiling) < 1e-12
 
 
 def test_a_broken_notebook_is_reported_with_what_it_used_before(tmp_path: Path) -> None:
@@ -64,3 +69,4 @@ def test_reading_time_counts_prose_words_and_code_lines(tmp_path: Path) -> None:
     )
     assert reading_time.counts(path) == (7, 2)
     assert reading_time.minutes(150, 8) == 2
+    assert reading_time.minutes(151, 8) == 3, "a started minute counts"

@@ -44,6 +44,18 @@ def minutes(words: int, lines: int) -> int:
     return math.ceil(words / PROSE_WPM + lines / CODE_LPM)
 
 
+def lesson_minutes() -> dict[str, tuple[int, int | None]]:
+    """{lesson's stem: (minutes to read it, minutes to read its exercises, or None)}."""
+    found: dict[str, tuple[int, int | None]] = {}
+    for lesson in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
+        exercise = EXERCISES / f"{lesson.stem}_exercises.ipynb"
+        found[lesson.stem] = (
+            minutes(*counts(lesson)),
+            minutes(*counts(exercise)) if exercise.is_file() else None,
+        )
+    return found
+
+
 def main() -> int:
     print(f"prose at {PROSE_WPM} words/min, code at {CODE_LPM} lines/min\n")
     print(f"{'notebook':<36} {'words':>6} {'code':>5} {'min':>4}   {'exercises':>9} {'min':>4}")

@@ -57,8 +57,9 @@ def _record_usage(respond, _path={path!r}):
             if frame.f_globals.get("__name__", "").startswith("course_helpers.checks"):
                 return outcome  # an exercise check: always offline, never billed
             frame = frame.f_back
+        record = {{"usage": outcome.message.get("usage") or {{}}, "max_tokens": body.get("max_tokens")}}
         with open(_path, "a", encoding="utf-8") as log:
-            log.write(_json.dumps(outcome.message.get("usage") or {{}}) + "\\n")
+            log.write(_json.dumps(record) + "\\n")
         return outcome
     return recorded
 
@@ -74,10 +75,12 @@ class Usage:
     cache_write_5m: int = 0
     cache_write_1h: int = 0
     cache_read: int = 0
+    ceiling: int = 0  # the calls' max_tokens added up: the most they could have written
     failure: str = ""
 
-    def add(self, usage: dict) -> None:
+    def add(self, usage: dict, max_tokens: int = 0) -> None:
         self.calls += 1
+        self.ceiling += int(max_tokens or 0)
         self.input += token_count(usage, "input_tokens")
         self.output += token_count(usage, "output_tokens")
         written = token_count(usage, "cache_creation_input_tokens")
@@ -99,11 +102,17 @@ class Usage:
             self.input + self.output + self.cache_write_5m + self.cache_write_1h + self.cache_read
         )
 
-    def price(self, model: str) -> float:
+    @property
+    def worst_case(self) -> int:
+        """Every input token, and every call writing (thinking included) up to its max_tokens."""
+        return self.tokens - self.output + self.ceiling
+
+    def price(self, model: str, *, output: int | None = None) -> float:
+        """The cost in dollars; `output` replaces the measured output (e.g. the ceiling)."""
         rates = PRICES[model]
         counts = (
             self.input,
-            self.output,
+            self.output if output is None else output,
             self.cache_write_5m,
             self.cache_write_1h,
             self.cache_read,
@@ -128,8 +137,19 @@ def measure(path: Path, model: str) -> Usage:
             said = str(getattr(error, "evalue", error)).strip().splitlines() or [""]
             usage.failure = f"{name}: {said[0]}"[:160]
         for line in log.read_text(encoding="utf-8").splitlines():
-            usage.add(json.loads(line))
+            record = json.loads(line)
+            usage.add(record["usage"], record["max_tokens"])
     return usage
+
+
+def measure_all(paths: list[Path], model: str, jobs: int = 2) -> dict[str, Usage]:
+    """{notebook's path under notebooks/: its usage}, for every notebook given."""
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        usages = list(pool.map(lambda p: measure(p, model), paths))
+    return {
+        os.path.relpath(path, executor.NOTEBOOKS): usage
+        for path, usage in zip(paths, usages, strict=True)
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -141,43 +161,47 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every notebook")
     args = parser.parse_args(argv)
     paths = [p.resolve() for p in args.notebooks] or executor.course_notebooks()
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        measured = dict(zip(paths, pool.map(lambda p: measure(p, args.model), paths), strict=True))
+    measured = measure_all(paths, args.model, args.jobs)
     rates = PRICES[args.model]
     print(f"Tokens one learner uses running each notebook once, on {args.model}")
     print(
         f"(course model's estimates; prices per million tokens: input ${rates[0]:.2f}, output "
         f"${rates[1]:.2f}, cache write ${rates[2]:.2f} (5 min) / ${rates[3]:.2f} (1 h), "
-        f"cache read ${rates[4]:.2f})\n"
+        f"cache read ${rates[4]:.2f}). 'ceiling' is every call's max_tokens added up: what the "
+        "output could reach if the model thought (thinking is billed as output) up to each "
+        "call's max_tokens.\n"
     )
     header = (
-        f"{'notebook':<62} {'calls':>5} {'input':>9} {'cache r/w':>11} {'output':>8} {'cost':>8}"
+        f"{'notebook':<50} {'calls':>5} {'input':>9} {'cache r/w':>9} {'output':>7} "
+        f"{'ceiling':>8} {'cost':>7} {'at ceiling':>10}"
     )
     print(header)
     print("-" * len(header))
     total = Usage()
-    for path, usage in measured.items():
+    for name, usage in measured.items():
         total += usage
-        name = os.path.relpath(path, executor.NOTEBOOKS)
-        cache = usage.cache_read + usage.cache_write_5m + usage.cache_write_1h
-        print(
-            f"{name:<62} {usage.calls:>5} {usage.input:>9,} {cache:>11,} {usage.output:>8,} "
-            f"${usage.price(args.model):>7.3f}"
-        )
+        print(_row(name, usage, args.model))
         if usage.failure:
             print(f"    (stopped early, counts are partial: {usage.failure})")
     print("-" * len(header))
-    cache = total.cache_read + total.cache_write_5m + total.cache_write_1h
-    print(
-        f"{'one learner, every notebook once':<62} {total.calls:>5} {total.input:>9,} "
-        f"{cache:>11,} {total.output:>8,} ${total.price(args.model):>7.3f}"
-    )
-    room = total.price(args.model) * args.participants * args.reruns
+    print(_row("one learner, every notebook once", total, args.model))
+    room = args.participants * args.reruns
     print(
         f"\n{args.participants} participants x {args.reruns:g} runs of each cell: "
-        f"about ${room:,.2f} ({total.tokens * args.participants * args.reruns:,.0f} tokens)"
+        f"about ${total.price(args.model) * room:,.2f} ({total.tokens * room:,.0f} tokens) "
+        f"as measured, at most ${total.price(args.model, output=total.ceiling) * room:,.2f} "
+        f"({total.worst_case * room:,.0f} tokens) if every call writes up to its max_tokens"
     )
     return 0
+
+
+def _row(name: str, usage: Usage, model: str) -> str:
+    cache = usage.cache_read + usage.cache_write_5m + usage.cache_write_1h
+    return (
+        f"{name:<50} {usage.calls:>5} {usage.input:>9,} {cache:>9,} {usage.output:>7,} "
+        f"{usage.ceiling:>8,} ${usage.price(model):>6.3f} "
+        f"${usage.price(model, output=usage.ceiling):>9.3f}"
+    )
 
 
 if __name__ == "__main__":

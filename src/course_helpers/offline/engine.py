@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import jiter
 
-from course_helpers.offline import policy, scenarios
+from course_helpers.offline import policy, reluctant, scenarios
 from course_helpers.offline.conversation import Conversation, written
 from course_helpers.offline.errors import ApiError
 from course_helpers.offline.faults import Fault, FaultQueue
@@ -44,8 +44,11 @@ class Outcome:
 class CourseModel:
     """A stand-in for the Messages API that plays the course's scenarios."""
 
-    def __init__(self, *, variant: bool = False, context_window: int | None = None) -> None:
+    def __init__(
+        self, *, variant: bool = False, context_window: int | None = None, reluctant: bool = False
+    ) -> None:
         self.variant = variant
+        self.reluctant = reluctant  # never calls a tool unless forced (offline/reluctant.py)
         # None: each model's own window (models.CATALOGUE); a number overrides it for every model.
         self.context_window = context_window
         self.cache = PromptCache()
@@ -64,6 +67,8 @@ class CourseModel:
             raise ApiError(400, f"prompt is too long: {shown} tokens > {window} maximum")
         conv = Conversation(body)
         reply = self._shape(conv, self._choose(conv))
+        if self.reluctant:
+            reply = reluctant.answer_in_words(conv, reply)
         if self.variant:
             reply = _vary(conv, reply)
         reply = _structured(conv, reply)

@@ -7,6 +7,7 @@ needs a tool call checks for it first:
     calls = needs_tool_calls(response)              # every tool_use block, or a clear stop
     call = needs_tool_calls(response, "get_weather")[0]
     turn = needs_turn(run.messages, 3)              # a turn the rest of the cell reads
+    needs_ending(run, "budget_limit")               # a run of run_agent that ended this way
 
 When what the cell needs is missing, `ModelWentAnotherWay` stops the cell. Jupyter shows it as
 one short message (what the model did instead, and what to do), not a traceback; a later cell
@@ -21,8 +22,9 @@ from course_helpers.pairing import content_blocks, read_field
 
 SHOWN_CHARS = 120
 WHAT_TO_DO = (
-    "A real model may do this. Re-run the cell that asked it, or run the notebook offline "
-    "(the course model) to follow the lesson as written."
+    "A real model may do this. Re-run the cell that sent the request (the model may choose "
+    "differently next time), or run the notebook offline (the course model) to follow the "
+    "lesson as written."
 )
 
 
@@ -44,7 +46,9 @@ def needs_tool_calls(answer: Any, tool: str | None = None) -> list[Any]:
     if wanted:
         return wanted
     expected = f"a call to {tool}" if tool else "a tool call"
-    raise ModelWentAnotherWay(f"This cell needs {expected}, but {what_it_did(answer)}. {WHAT_TO_DO}")
+    raise ModelWentAnotherWay(
+        f"This cell needs {expected}, but {what_it_did(answer)}. {WHAT_TO_DO}"
+    )
 
 
 def needs_turn(messages: list[Any], index: int, *, with_tool_calls: bool = True) -> Any:
@@ -58,12 +62,25 @@ def needs_turn(messages: list[Any], index: int, *, with_tool_calls: bool = True)
             return turn
         needs_tool_calls(turn)
         return turn
-    said = next((m for m in reversed(messages) if read_field(m, "role") == "assistant"), None)
-    did = what_it_did(said) if said is not None else "the model did not answer"
     raise ModelWentAnotherWay(
-        f"This cell reads turn {index} of the run, but the run ended after {len(messages)} "
-        f"messages: {did}. {WHAT_TO_DO}"
+        f"This cell reads messages[{index}], but the history has {len(messages)} messages: "
+        f"{_last_turn(messages)}. {WHAT_TO_DO}"
     )
+
+
+def needs_ending(run: Any, *endings: str) -> Any:
+    """`run` (an AgentRun) when it ended one of these ways (`run.ending`); else a clear stop."""
+    if run.ending in endings:
+        return run
+    raise ModelWentAnotherWay(
+        f"This cell needs a run that ended with {' or '.join(endings)}, but it ended with "
+        f"{run.ending}: {_last_turn(run.messages)}. {WHAT_TO_DO}"
+    )
+
+
+def _last_turn(messages: list[Any]) -> str:
+    said = next((m for m in reversed(messages) if read_field(m, "role") == "assistant"), None)
+    return what_it_did(said) if said is not None else "the model did not answer"
 
 
 def what_it_did(answer: Any) -> str:

@@ -28,7 +28,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     run.add_argument("--verbose", action="store_true", help="log every request")
     args = parser.parse_args(argv)
-    serve(args.host, args.port, variant=args.variant, verbose=args.verbose, reluctant=args.reluctant)
+    serve(
+        args.host, args.port, variant=args.variant, verbose=args.verbose, reluctant=args.reluctant
+    )
 
 
 if __name__ == "__main__":

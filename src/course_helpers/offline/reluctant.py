@@ -25,7 +25,9 @@ def answer_in_words(conv: Conversation, reply: Reply) -> Reply:
     # Any words it had before the call ("let me look that up") would promise a call that never
     # comes: the whole turn becomes the answer in words.
     content = [policy.text(_instead(named))]
-    stop_reason = "end_turn" if reply.stop_reason in (None, "tool_use") else reply.stop_reason
+    # Without its calls the turn is finished: no tool_use to answer, no search to resume.
+    finished = reply.stop_reason in (None, "tool_use", "pause_turn")
+    stop_reason = "end_turn" if finished else reply.stop_reason
     return Reply(content, stop_reason, reply.stop_details, reply.thinking)
 
 

@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 
 import jiter
 
-from course_helpers.offline import policy, reluctant, scenarios
+from course_helpers.offline import policy, scenarios
 from course_helpers.offline.conversation import Conversation, written
 from course_helpers.offline.errors import ApiError
 from course_helpers.offline.faults import Fault, FaultQueue
 from course_helpers.offline.ids import make_id
 from course_helpers.offline.models import CATALOGUE
 from course_helpers.offline.policy import Reply
+from course_helpers.offline.reluctant import answer_in_words
 from course_helpers.offline.schemas import conform, example_for
 from course_helpers.offline.tokens import (
     PromptCache,
@@ -68,7 +69,7 @@ class CourseModel:
         conv = Conversation(body)
         reply = self._shape(conv, self._choose(conv))
         if self.reluctant:
-            reply = reluctant.answer_in_words(conv, reply)
+            reply = answer_in_words(conv, reply)
         if self.variant:
             reply = _vary(conv, reply)
         reply = _structured(conv, reply)

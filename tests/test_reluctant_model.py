@@ -17,6 +17,7 @@ The notebooks run in `tests/notebook_runner.py`'s runner process, one fork per n
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -49,13 +50,37 @@ def reluctant_runner(
     runner.close()
 
 
-def unexpected_errors(outcome: dict) -> list[str]:
-    """Each error a cell showed that is not the course's own stop, with its cell and message."""
+# "BadRequestError 400: ...", "400 messages.2: ...", "refused: 400 tool_choice ...", a bare "400"
+# (not a number in a table of token counts)
+API_ERROR = re.compile(r"BadRequestError|\b400(:? [A-Za-z`']|$)")
+
+
+def stored_text(notebook: Path) -> dict[int, str]:
+    """What each code cell printed when the notebook was executed offline (its stored outputs)."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    return {
+        index: "".join(
+            "".join(output.get("text", ""))
+            for output in cell.get("outputs", [])
+            if output.get("output_type") == "stream"
+        )
+        for index, cell in enumerate(cells)
+        if cell["cell_type"] == "code"
+    }
+
+
+def unexpected_errors(outcome: dict, notebook: Path) -> list[str]:
+    """Each error a cell showed that is not the course's own stop, and each API error a cell
+    printed that the lesson does not print offline (a request its own history broke)."""
     found = []
+    stored = stored_text(notebook)
     for cell in outcome["outputs"]:
         for error in cell["errors"]:
             if error["ename"] != COURSE_STOP:
                 found.append(f"cell {cell['cell']}: {error['ename']}: {error['evalue']}")
+        for line in cell["stdout"].splitlines():
+            if API_ERROR.search(line) and line not in stored[cell["cell"]]:
+                found.append(f"cell {cell['cell']} printed: {line}")
     return found
 
 
@@ -67,7 +92,7 @@ def test_notebook_runs_or_stops_with_the_course_message(
     # With keep_going, only a runner that could not run the notebook reports a failure.
     assert outcome["outputs"] is not None, problem(outcome)
     assert outcome["cells"] > 0
-    errors = unexpected_errors(outcome)
+    errors = unexpected_errors(outcome, notebook_path)
     assert not errors, f"{notebook_path.name} against the reluctant model:\n" + "\n".join(errors)
 
 

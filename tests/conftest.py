@@ -105,7 +105,11 @@ class _BalancedScopes(LoadScopeScheduling):
       ones to run are short and neither worker is left alone with a long one at the end.
     """
 
-    SPLIT = ("tests/test_live_path.py::", "tests/test_every_model.py::")
+    SPLIT = (
+        "tests/test_live_path.py::",
+        "tests/test_every_model.py::",
+        "tests/test_reluctant_model.py::",
+    )
     TOGETHER = ("tests/browser/",)
 
     def _split_scope(self, nodeid: str) -> str:

@@ -1,6 +1,6 @@
 """Course machinery (offline course model): its command line.
 
-`python -m course_helpers.offline serve [--port N] [--variant]`
+`python -m course_helpers.offline serve [--port N] [--variant] [--reluctant]`
 """
 
 from __future__ import annotations
@@ -21,9 +21,16 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="behave unlike the course model (extra text, double checks), to test robustness",
     )
+    run.add_argument(
+        "--reluctant",
+        action="store_true",
+        help="never call a tool unless tool_choice forces one: answer in words instead",
+    )
     run.add_argument("--verbose", action="store_true", help="log every request")
     args = parser.parse_args(argv)
-    serve(args.host, args.port, variant=args.variant, verbose=args.verbose)
+    serve(
+        args.host, args.port, variant=args.variant, verbose=args.verbose, reluctant=args.reluctant
+    )
 
 
 if __name__ == "__main__":

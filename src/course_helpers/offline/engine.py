@@ -20,6 +20,7 @@ from course_helpers.offline.faults import Fault, FaultQueue
 from course_helpers.offline.ids import make_id
 from course_helpers.offline.models import CATALOGUE
 from course_helpers.offline.policy import Reply
+from course_helpers.offline.reluctant import answer_in_words
 from course_helpers.offline.schemas import conform, example_for
 from course_helpers.offline.tokens import (
     PromptCache,
@@ -44,8 +45,11 @@ class Outcome:
 class CourseModel:
     """A stand-in for the Messages API that plays the course's scenarios."""
 
-    def __init__(self, *, variant: bool = False, context_window: int | None = None) -> None:
+    def __init__(
+        self, *, variant: bool = False, context_window: int | None = None, reluctant: bool = False
+    ) -> None:
         self.variant = variant
+        self.reluctant = reluctant  # never calls a tool unless forced (offline/reluctant.py)
         # None: each model's own window (models.CATALOGUE); a number overrides it for every model.
         self.context_window = context_window
         self.cache = PromptCache()
@@ -64,6 +68,8 @@ class CourseModel:
             raise ApiError(400, f"prompt is too long: {shown} tokens > {window} maximum")
         conv = Conversation(body)
         reply = self._shape(conv, self._choose(conv))
+        if self.reluctant:
+            reply = answer_in_words(conv, reply)
         if self.variant:
             reply = _vary(conv, reply)
         reply = _structured(conv, reply)

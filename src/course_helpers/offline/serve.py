@@ -200,10 +200,14 @@ def make_server(
 
 
 def start_server(
-    port: int = 0, *, variant: bool = False, app: CourseModelApp | None = None
+    port: int = 0,
+    *,
+    variant: bool = False,
+    app: CourseModelApp | None = None,
+    reluctant: bool = False,
 ) -> RunningServer:
     """Serve a course model (a fresh one unless `app` is given) on 127.0.0.1 in a thread."""
-    app = app or CourseModelApp(CourseModel(variant=variant))
+    app = app or CourseModelApp(CourseModel(variant=variant, reluctant=reluctant))
     server = make_server(port=port, app=app)
     # A short poll interval lets stop() return at once instead of after up to half a second.
     thread = threading.Thread(
@@ -217,13 +221,19 @@ def start_server(
 
 
 def serve(
-    host: str = "127.0.0.1", port: int = 8765, *, variant: bool = False, verbose: bool = False
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    *,
+    variant: bool = False,
+    verbose: bool = False,
+    reluctant: bool = False,
 ) -> None:
     """Serve in the foreground until Ctrl-C."""
     # A process started in the background by a shell inherits SIGINT *ignored*: Ctrl-C (or a
     # test's SIGINT) would then never stop the server. Python's own handler is put back.
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    server = make_server(host, port, app=CourseModelApp(CourseModel(variant=variant)))
+    model = CourseModel(variant=variant, reluctant=reluctant)
+    server = make_server(host, port, app=CourseModelApp(model))
     server.verbose = verbose  # read by _Handler.log_message
     address = f"http://{server.server_address[0]}:{server.server_address[1]}"
     try:

@@ -57,6 +57,9 @@ class CourseModelApp:
     def dispatch(self, method: str, path: str, headers: dict[str, str], body: bytes) -> HttpReply:
         headers = {k.lower(): v for k, v in headers.items()}
         request_id = make_id("req", method, path, body.decode("utf-8", "replace"))
+        if method == "HEAD":  # what GET answers, headers only
+            reply = self.dispatch("GET", path, headers, body)
+            return HttpReply(reply.status, reply.headers, b"")
         try:
             return self._route(method, path, headers, body, request_id)
         except ApiError as error:

@@ -21,6 +21,7 @@ from course_helpers.offline.ids import make_id
 from course_helpers.offline.models import CATALOGUE
 from course_helpers.offline.policy import Reply
 from course_helpers.offline.schemas import conform, example_for
+from course_helpers.offline.signatures import sign
 from course_helpers.offline.tokens import (
     PromptCache,
     Segment,
@@ -154,7 +155,7 @@ class CourseModel:
             elif block["type"] == "web_search_tool_result" and not block.get("tool_use_id"):
                 block["tool_use_id"] = make_id("srvtoolu", message_id, index - 1)
             elif block["type"] == "thinking":
-                block["signature"] = make_id("sig", message_id, block["thinking"], length=40)
+                block["signature"] = sign(message_id, block["thinking"])
         for block in content:
             if block["type"] in ("tool_use", "server_tool_use"):
                 # ids first, as in the API's own JSON

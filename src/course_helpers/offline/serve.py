@@ -53,6 +53,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self._answer("GET")
 
+    def do_HEAD(self) -> None:
+        self._answer("HEAD")
+
     def do_PUT(self) -> None:
         self._answer("PUT")
 
@@ -75,8 +78,15 @@ class _Handler(BaseHTTPRequestHandler):
         except _CLIENT_GONE:
             self.close_connection = True
             return
-        headers = {k: v for k, v in self.headers.items() if k.lower() != "transfer-encoding"}
-        reply = self.app.dispatch(method, self.path, headers, body)
+        # A header sent on several lines is one list (HTTP's rule): `anthropic-beta: a` then
+        # `anthropic-beta: b` means "a, b".
+        headers: dict[str, str] = {}
+        for name, value in self.headers.items():
+            key = name.lower()
+            if key != "transfer-encoding":
+                headers[key] = f"{headers[key]}, {value}" if key in headers else value
+        head = method == "HEAD"  # answered like GET, without the body
+        reply = self.app.dispatch("GET" if head else method, self.path, headers, body)
         try:
             if reply.drop_connection:
                 self.close_connection = True
@@ -87,7 +97,8 @@ class _Handler(BaseHTTPRequestHandler):
             if reply.stream is None:
                 self.send_header("content-length", str(len(reply.body)))
                 self.end_headers()
-                self.wfile.write(reply.body)
+                if not head:
+                    self.wfile.write(reply.body)
                 return
             self.send_header("transfer-encoding", "chunked")
             self.send_header("cache-control", "no-cache")

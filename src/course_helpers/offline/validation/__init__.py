@@ -190,7 +190,7 @@ from course_helpers.offline.validation.rules import (
     check_model_known,
     check_model_rules,
     check_prefill,
-    check_thinking_opens_tool_turn,
+    check_thinking_blocks,
     check_tool_choice_against_tools,
 )
 from course_helpers.offline.validation.surface import BETA, GA, KNOWN_MODELS
@@ -223,6 +223,6 @@ def validate_messages_request(
     check_cache_control_count(body)
     if generating:
         check_model_rules(body, spec)
-    check_thinking_opens_tool_turn(body, spec)
+    check_thinking_blocks(body, spec)
     if generating:
         check_prefill(body, spec)

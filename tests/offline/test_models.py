@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import typing
+from pathlib import Path
 from typing import Any
 
 import anthropic
@@ -21,7 +22,7 @@ from anthropic.types import Model
 from course_helpers.offline import CourseModelApp
 from course_helpers.offline.errors import ApiError
 from course_helpers.offline.headers import KNOWN_BETAS
-from course_helpers.offline.models import CATALOGUE
+from course_helpers.offline.models import CATALOGUE, RETIRED
 from course_helpers.offline.validation import validate_messages_request
 
 # The SDK warns when a request names a deprecated model: expected here, every model is tried.
@@ -75,6 +76,18 @@ def accepts(request: dict, **kwargs: Any) -> None:
 
 def test_the_catalogue_has_every_model_of_the_sdk_literal_in_its_order():
     assert MODELS == SDK_MODELS
+
+
+def test_the_course_runs_on_the_pinned_sdk_and_retires_what_it_dropped():
+    root = Path(__file__).resolve().parents[2]
+    pins = dict(
+        line.split("==")
+        for line in (root / "requirements.txt").read_text().splitlines()
+        if "==" in line and not line.startswith("#")
+    )
+    assert anthropic.__version__ == pins["anthropic"] == "2.15.0"
+    assert '"anthropic>=2.15,<3"' in (root / "pyproject.toml").read_text()
+    assert not set(RETIRED) & set(SDK_MODELS)
 
 
 def test_the_default_model_facts():

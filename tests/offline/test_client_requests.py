@@ -203,11 +203,22 @@ def test_repeated_beta_header_lines_are_all_read_over_loopback(served):
     assert status == 200, answer  # the first line's beta unlocked context_management
 
 
-def test_a_trailing_comma_over_loopback(served):
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["per-turn-control-2026-07-01,"],
+        ["claude-code-20250219,", "per-turn-control-2026-07-01, code-execution-2025-08-25,"],
+        ["claude-code-20250219, ", "oauth-2025-04-20"],
+    ],
+)
+def test_trailing_commas_over_loopback(served, values):
     data = json.dumps(body()).encode()
-    lines = [*BASE_LINES, ("anthropic-beta", "per-turn-control-2026-07-01,")]
+    lines = [*BASE_LINES, *(("anthropic-beta", value) for value in values)]
     status, _, answer = raw_request(served, "POST", "/v1/messages", lines, data)
     assert status == 200, answer
+    broken = [*BASE_LINES, ("anthropic-beta", "claude-code-20250219,,oauth-2025-04-20")]
+    status, _, answer = raw_request(served, "POST", "/v1/messages", broken, data)
+    assert status == 400  # an empty entry inside one line is still refused
 
 
 def test_head_is_answered_like_get_without_a_body_over_loopback(served):

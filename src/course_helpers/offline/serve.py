@@ -79,12 +79,14 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         # A header sent on several lines is one list (HTTP's rule): `anthropic-beta: a` then
-        # `anthropic-beta: b` means "a, b".
+        # `anthropic-beta: b` means "a, b" (a line's own trailing comma ends only that line).
         headers: dict[str, str] = {}
         for name, value in self.headers.items():
             key = name.lower()
-            if key != "transfer-encoding":
-                headers[key] = f"{headers[key]}, {value}" if key in headers else value
+            if key == "transfer-encoding":
+                continue
+            earlier = headers.get(key)
+            headers[key] = value if earlier is None else f"{earlier.rstrip(', ')}, {value}"
         head = method == "HEAD"  # answered like GET, without the body
         reply = self.app.dispatch("GET" if head else method, self.path, headers, body)
         try:

@@ -332,6 +332,25 @@ def test_an_output_tool_answers_after_other_tools(client):
     assert calls[0].input == {"answer": 18}  # the number the tool result states
 
 
+@pytest.mark.parametrize("model", ["claude-haiku-5-5", "claude-opus-5", "claude-sonnet-4-6"])
+def test_a_forced_any_answers_through_the_output_tool_after_the_other_tools(client, model):
+    """Frameworks force `any` where the model allows it: the answer still ends the loop."""
+    tools = [WEATHER, {**FINAL_RESULT, "input_schema": ANSWER}]
+    forced = {"model": model, "max_tokens": 2048, "tools": tools, "tool_choice": {"type": "any"}}
+    question = {"role": "user", "content": "What's the weather in Paris?"}
+    first = client.messages.create(**forced, messages=[question])
+    call = next(b for b in first.content if b.type == "tool_use")
+    assert call.name == "get_weather"
+    result = {"type": "tool_result", "tool_use_id": call.id, "content": "18°C, light rain"}
+    messages = [question, {"role": "assistant", "content": first.content}]
+    final = client.messages.create(
+        **forced, messages=[*messages, {"role": "user", "content": [result]}]
+    )
+    assert [(b.name, b.input) for b in final.content if b.type == "tool_use"] == [
+        ("final_result", {"answer": 18})
+    ]
+
+
 def test_no_output_tool_no_conversion(client):
     plain = {**FINAL_RESULT, "name": "lookup", "description": "Look a word up."}
     message = client.messages.create(**body(question="Hello", tools=[plain]))

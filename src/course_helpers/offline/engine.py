@@ -20,7 +20,11 @@ from course_helpers.offline.faults import Fault, FaultQueue
 from course_helpers.offline.filling import fill
 from course_helpers.offline.ids import make_id
 from course_helpers.offline.models import CATALOGUE
-from course_helpers.offline.output_tools import answer_through_output_tool, request_text
+from course_helpers.offline.output_tools import (
+    answer_through_output_tool,
+    output_tool,
+    request_text,
+)
 from course_helpers.offline.policy import Reply
 from course_helpers.offline.schemas import conform
 from course_helpers.offline.signatures import sign
@@ -111,9 +115,13 @@ class CourseModel:
             if wanted:
                 calls = [b for b in calls if b["name"] == wanted]
             if not calls:
-                name = wanted or next(t["name"] for t in conv.tools if "input_schema" in t)
+                # The answer, through the output tool when one is offered (output_tools.py).
+                answer_tool = output_tool(conv)
+                first = answer_tool or next(t for t in conv.tools if "input_schema" in t)
+                name = wanted or first["name"]
                 schema = (conv.tool(name) or {}).get("input_schema") or {}
-                value = fill(schema, request_text(conv))
+                said = written(content) if answer_tool and name == answer_tool["name"] else ""
+                value = fill(schema, request_text(conv), hint=said)
                 calls = [policy.tool_use(name, **(value if isinstance(value, dict) else {}))]
             # A forced tool call starts the turn at once: no text before it.
             content = calls

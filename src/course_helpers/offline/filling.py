@@ -34,7 +34,8 @@ _CITY_FIELD = re.compile(r"city|town|location|place|destination", re.IGNORECASE)
 _UNIT_WORDS = ("celsius", "fahrenheit", "kelvin", "metric", "imperial")
 # A capitalised name after "in", "at", "for"...: a place the gazetteer does not know.
 _AFTER_PREPOSITION = re.compile(
-    r"\b(?:in|at|for|to|from|near|about|visit|visiting)\s+([A-Z][a-z]+(?:[ -](?:[A-Z][a-z]+|de|da|del))*)"
+    r"\b(?:in|at|for|to|from|near|about|visit|visiting)\s+"
+    r"([A-Z][a-z]+(?:[ -](?:[A-Z][a-z]+|de|da|del))*)"
 )
 _NOT_PLACES = frozenset({"English", "French", "German", "Python", "Celsius", "Fahrenheit"})
 _NUMBER = r"-?\d+(?:\.\d+)?"

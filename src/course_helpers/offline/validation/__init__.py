@@ -105,14 +105,14 @@ Rules and the real reports their wording comes from
   (sonnet-5, direct API, 2026-08), cognizant-ai-lab/neuro-san-studio#1072,
   sipeed/picoclaw#2939 (opus-4-7), The-PR-Agent/pr-agent#2456 (opus-4-8, fable-5). Applied
   to the models whose catalogue row refuses sampling parameters, with the same sentence for
-  ``top_p`` and ``top_k``; SDK 2.10 no longer has these parameters at all, so they only
+  ``top_p`` and ``top_k``; SDK 2.10 and later no longer have these parameters at all, so they only
   arrive through ``extra_body``. Older models check 0..1 (``top_k``: a non-negative int).
 - The per-model messages (forced ``tool_choice``, thinking types, ``max_tokens`` above the
   maximum) and their sources: docs/models.md.
 
 Consecutive same-role messages and split tool results
 -----------------------------------------------------
-The API merges consecutive same-role messages instead of rejecting them (SDK 2.10 docstring
+The API merges consecutive same-role messages instead of rejecting them (the SDK docstring
 of ``messages``), but the ``tool_use``/``tool_result`` pairing is checked on the messages
 *as sent*, before that merge. Reports of exactly this: MoonshotAI/kosong#45 (each result
 of a parallel call sent as its own user message: "only the first tool_result is adjacent
@@ -125,8 +125,8 @@ message's index, naming the ids absent from the first of them.
 
 Other decisions
 ---------------
-- ``max_tokens`` 0 is accepted: SDK 2.10 documents ``0`` as the way to pre-warm the prompt
-  cache without generating. Negative values and non-integers are refused.
+- ``max_tokens`` 0 is accepted: the SDK (2.10 and later) documents ``0`` as the way to
+  pre-warm the prompt cache without generating. Negative values and non-integers are refused.
 - Unknown keys are accepted in messages and content blocks (the SDK's response blocks only
   carry fields the request types also have, and ``None`` fields are dropped); custom tool
   definitions are strict, as the API is (``tools.N.custom.x: Extra inputs are not

@@ -17,6 +17,7 @@ import typing
 from typing import Any
 
 import anthropic
+import httpx2
 import jsonschema
 import pytest
 from anthropic.types.anthropic_beta_param import AnthropicBetaParam
@@ -219,6 +220,18 @@ def test_trailing_commas_over_loopback(served, values):
     broken = [*BASE_LINES, ("anthropic-beta", "claude-code-20250219,,oauth-2025-04-20")]
     status, _, answer = raw_request(served, "POST", "/v1/messages", broken, data)
     assert status == 400  # an empty entry inside one line is still refused
+
+
+def test_repeated_beta_header_lines_in_process(app):
+    def send(*lines: str) -> int:
+        pairs = [*HEADERS.items(), *(("anthropic-beta", line) for line in lines)]
+        request = httpx2.Request(
+            "POST", "http://x/v1/messages", headers=pairs, content=json.dumps(body()).encode()
+        )
+        return app.handle(request).status_code
+
+    assert send("claude-code-20250219,", "per-turn-control-2026-07-01,") == 200
+    assert send("claude-code-20250219", "bogus") == 400
 
 
 def test_head_is_answered_like_get_without_a_body_over_loopback(served):

@@ -16,7 +16,7 @@ import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from course_helpers.offline.app import MAX_BODY_BYTES, CourseModelApp
+from course_helpers.offline.app import MAX_BODY_BYTES, CourseModelApp, header_lines
 from course_helpers.offline.engine import CourseModel
 from course_helpers.offline.errors import ApiError
 from course_helpers.offline.ids import make_id
@@ -78,15 +78,8 @@ class _Handler(BaseHTTPRequestHandler):
         except _CLIENT_GONE:
             self.close_connection = True
             return
-        # A header sent on several lines is one list (HTTP's rule): `anthropic-beta: a` then
-        # `anthropic-beta: b` means "a, b" (a line's own trailing comma ends only that line).
-        headers: dict[str, str] = {}
-        for name, value in self.headers.items():
-            key = name.lower()
-            if key == "transfer-encoding":
-                continue
-            earlier = headers.get(key)
-            headers[key] = value if earlier is None else f"{earlier.rstrip(', ')}, {value}"
+        lines = [(k, v) for k, v in self.headers.items() if k.lower() != "transfer-encoding"]
+        headers = header_lines(lines)  # repeated lines joined into one list
         head = method == "HEAD"  # answered like GET, without the body
         reply = self.app.dispatch("GET" if head else method, self.path, headers, body)
         try:

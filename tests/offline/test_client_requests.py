@@ -451,6 +451,23 @@ def test_structured_output_fields_come_from_the_request(client, question, schema
     assert json.loads(text) == expected
 
 
+OPERANDS = {
+    "type": "object",
+    "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}, "sum": {"type": "integer"}},
+    "required": ["a", "b", "sum"],
+}
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [("What is 3 + 5?", {"a": 3, "b": 5, "sum": 8}), ("Add 3 and 5.", {"a": 3, "b": 5, "sum": 1})],
+)
+def test_each_number_field_takes_its_own_number(client, question, expected):
+    fmt = {"format": {"type": "json_schema", "schema": OPERANDS}}
+    message = client.messages.create(**body(question=question, output_config=fmt))
+    assert json.loads(next(b.text for b in message.content if b.type == "text")) == expected
+
+
 def test_placeholders_only_where_the_request_names_nothing(client):
     message = client.messages.create(
         **body(

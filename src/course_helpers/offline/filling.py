@@ -56,7 +56,8 @@ def fill(schema: Any, text: str, *, hint: str = "") -> Any:
 
     `hint` (what the model would have said) fills the first string nothing else fills.
     """
-    return conform(_from_text(schema, text, schema, 0), schema, hint=hint)
+    numbers = _Numbers(sum_in(text), numbers_in(text))
+    return conform(_from_text(schema, text, schema, 0, numbers), schema, hint=hint)
 
 
 def city_in(text: str) -> str | None:
@@ -90,13 +91,10 @@ def sum_in(text: str) -> int | float | None:
     return int(value) if float(value).is_integer() else value
 
 
-def number_in(text: str) -> int | float | None:
-    """The first number the text states."""
-    match = re.search(rf"(?<![\w.]){_NUMBER}(?![\w.])", text)
-    if match is None:
-        return None
-    value = float(match.group(0))
-    return int(value) if value.is_integer() else value
+def numbers_in(text: str) -> list[int | float]:
+    """The numbers the text states, in order."""
+    found = re.findall(rf"(?<![\w.]){_NUMBER}(?!\w|\.\d)", text)
+    return [int(float(n)) if float(n).is_integer() else float(n) for n in found]
 
 
 def _evaluate(node: ast.AST) -> float:
@@ -109,7 +107,25 @@ def _evaluate(node: ast.AST) -> float:
     raise ValueError("not a simple sum")
 
 
-def _from_text(schema: Any, text: str, root: Any, depth: int, name: str = "") -> Any:
+_RESULT_FIELD = re.compile(r"answer|result|sum|total|value", re.IGNORECASE)
+
+
+class _Numbers:
+    """The numbers a request gives: the result of its sum, for a field that holds a result,
+    and the numbers it states, one field after the other."""
+
+    def __init__(self, total: int | float | None, stated: list[int | float]) -> None:
+        self.total, self.stated = total, stated
+
+    def next_for(self, name: str) -> int | float | None:
+        if self.total is not None and (_RESULT_FIELD.search(name) or not self.stated):
+            return self.total
+        return self.stated.pop(0) if self.stated else self.total
+
+
+def _from_text(
+    schema: Any, text: str, root: Any, depth: int, numbers: _Numbers, name: str = ""
+) -> Any:
     """The parts of a value that `text` names (None where it names nothing)."""
     schema = resolve(schema, root)
     if not isinstance(schema, dict) or depth > 8:
@@ -123,12 +139,12 @@ def _from_text(schema: Any, text: str, root: Any, depth: int, name: str = "") ->
     if "object" in kinds or "properties" in schema:
         properties = schema.get("properties") or {}
         found = {
-            key: _from_text(value, text, root, depth + 1, key) for key, value in properties.items()
+            key: _from_text(value, text, root, depth + 1, numbers, key)
+            for key, value in properties.items()
         }
         return {key: value for key, value in found.items() if value is not None}
     if "integer" in kinds or "number" in kinds:
-        value = sum_in(text)
-        value = number_in(text) if value is None else value
+        value = numbers.next_for(name)
         if value is None or ("integer" in kinds and not float(value).is_integer()):
             return None
         return int(value) if "integer" in kinds else value

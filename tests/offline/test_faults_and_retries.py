@@ -118,7 +118,7 @@ def test_prompt_too_long_fault(app, wire, make_client, kit):
 
 def test_a_prompt_longer_than_the_context_window_is_refused(wire, client, kit):
     # About 206k tokens: above a 200k window (Claude 4.5), within a 1M one (the default model).
-    kwargs = kit.ask("Summarise this: " + "agent loop " * 75_000, model="claude-opus-4-5")
+    kwargs = kit.ask("Summarise this: " + "agent loop " * 75_000, model="claude-haiku-4-5")
     counted = client.messages.count_tokens(model=kwargs["model"], messages=kwargs["messages"])
     assert 200_000 < counted.input_tokens < 1_000_000
     with pytest.raises(anthropic.BadRequestError) as caught:

@@ -149,34 +149,104 @@ def test_e_the_same_result_twice(client, kit, turn):
 
 THINKING_WAYS = {
     "budget": ("claude-sonnet-4-6", {"thinking": {"type": "enabled", "budget_tokens": 1024}}),
+    "budget_opus_4_5": (
+        "claude-opus-4-5",
+        {"thinking": {"type": "enabled", "budget_tokens": 1024}},
+    ),
     "adaptive": ("claude-sonnet-5-5", {"thinking": {"type": "adaptive"}}),
+    "adaptive_opus": ("claude-opus-5-5", {"thinking": {"type": "adaptive"}}),
+    "adaptive_4_6": ("claude-sonnet-4-6", {"thinking": {"type": "adaptive"}}),
     "by_default": ("claude-sonnet-5-5", {}),
     "by_default_haiku": ("claude-haiku-5-5", {}),
 }
+MANUAL = {"budget", "budget_opus_4_5"}
+NOT_FIRST = (
+    "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `text`."
+)
 
 
-@pytest.mark.parametrize("way", THINKING_WAYS)
-def test_dropping_the_thinking_block_with_thinking_enabled(client, kit, way):
+def _thinking_turn(client, kit, way):
     model, thinking = THINKING_WAYS[way]
     question = kit.user(kit.WEATHER_QUESTION)
     kwargs = {"model": model, "max_tokens": 2048, "tools": [kit.GET_WEATHER], **thinking}
     reply = client.messages.create(**kwargs, messages=[question])
     assert reply.content[0].type == "thinking"
+    return kwargs, question, reply
+
+
+def _sent_back(kit, question, reply, content):
+    return [question, {"role": "assistant", "content": content}, kit.weather_results(reply)]
+
+
+@pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
+@pytest.mark.parametrize("way", THINKING_WAYS)
+def test_dropping_the_thinking_block(client, kit, way):
+    """Manual thinking makes the block mandatory; adaptive thinking may skip it, so a turn
+    without one is a history the model can write itself."""
+    kwargs, question, reply = _thinking_turn(client, kit, way)
     without_thinking = [b for b in reply.content if b.type != "thinking"]
-    with pytest.raises(anthropic.BadRequestError) as caught:
-        client.messages.create(
-            **kwargs,
-            messages=[
-                question,
-                {"role": "assistant", "content": without_thinking},
-                kit.weather_results(reply),
-            ],
-        )
-    assert caught.value.body["error"]["message"].startswith(
-        "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `text`."
-    )
-    whole = [question, {"role": "assistant", "content": reply.content}, kit.weather_results(reply)]
+    dropped = _sent_back(kit, question, reply, without_thinking)
+    if way in MANUAL:
+        with pytest.raises(anthropic.BadRequestError) as caught:
+            client.messages.create(**kwargs, messages=dropped)
+        assert caught.value.body["error"]["message"].startswith(NOT_FIRST)
+    else:
+        assert client.messages.create(**kwargs, messages=dropped).stop_reason == "end_turn"
+    whole = _sent_back(kit, question, reply, reply.content)
     assert client.messages.create(**kwargs, messages=whole).stop_reason == "end_turn"
+
+
+@pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
+@pytest.mark.parametrize("way", THINKING_WAYS)
+def test_a_thinking_block_that_is_there_must_come_first(client, kit, way):
+    kwargs, question, reply = _thinking_turn(client, kit, way)
+    moved = [*reply.content[1:], reply.content[0]]
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        client.messages.create(**kwargs, messages=_sent_back(kit, question, reply, moved))
+    assert caught.value.status_code == 400
+    assert caught.value.body["error"]["type"] == "invalid_request_error"
+    assert caught.value.body["error"]["message"].startswith(NOT_FIRST)
+
+
+MODIFIED = (
+    "`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be "
+    "modified. These blocks must remain as they were in the original response."
+)
+
+
+@pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
+@pytest.mark.parametrize("way", THINKING_WAYS)
+@pytest.mark.parametrize("edit", ["reworded", "emptied"])
+def test_an_altered_thinking_block_is_refused(client, kit, way, edit):
+    kwargs, question, reply = _thinking_turn(client, kit, way)
+    block = reply.content[0].to_dict()
+    block["thinking"] = "I decided something else." if edit == "reworded" else ""
+    altered = [block, *reply.content[1:]]
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        client.messages.create(**kwargs, messages=_sent_back(kit, question, reply, altered))
+    assert caught.value.body["error"]["message"] == f"messages.1.content.0: {MODIFIED}"
+
+
+def test_an_altered_thinking_block_in_an_older_turn_has_an_invalid_signature(client, kit):
+    kwargs, question, reply = _thinking_turn(client, kit, "adaptive")
+    block = {**reply.content[0].to_dict(), "thinking": "Edited later."}
+    messages = [
+        *_sent_back(kit, question, reply, [block, *reply.content[1:]]),
+        {"role": "assistant", "content": "Paris is rainy, Tokyo is sunny."},
+        kit.user("Thanks!"),
+    ]
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        client.messages.create(**kwargs, messages=messages)
+    assert caught.value.body["error"]["message"] == (
+        "messages.1.content.0: Invalid `signature` in `thinking` block"
+    )
+
+
+def test_a_signature_the_course_model_did_not_write_is_not_judged(client, kit):
+    kwargs, question, reply = _thinking_turn(client, kit, "adaptive")
+    foreign = {"type": "thinking", "thinking": "Recorded elsewhere.", "signature": "EqQBCkYIBx"}
+    messages = _sent_back(kit, question, reply, [foreign, *reply.content[1:]])
+    assert client.messages.create(**kwargs, messages=messages).stop_reason == "end_turn"
 
 
 def test_f_the_correct_loop_runs_to_end_turn(client, kit, turn, wire):

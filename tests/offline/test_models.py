@@ -1,4 +1,4 @@
-"""Each model of SDK 2.10 is played by its own rules (models.CATALOGUE), both ways.
+"""Each model of SDK 2.15 is played by its own rules (models.CATALOGUE), both ways.
 
 For every model id of the SDK's `Model` literal and every rule of the catalogue, a request the
 model refuses gets the API's status, error type and message, and the same request shaped the
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import typing
+from pathlib import Path
 from typing import Any
 
 import anthropic
@@ -21,7 +22,7 @@ from anthropic.types import Model
 from course_helpers.offline import CourseModelApp
 from course_helpers.offline.errors import ApiError
 from course_helpers.offline.headers import KNOWN_BETAS
-from course_helpers.offline.models import CATALOGUE
+from course_helpers.offline.models import CATALOGUE, RETIRED
 from course_helpers.offline.validation import validate_messages_request
 
 # The SDK warns when a request names a deprecated model: expected here, every model is tried.
@@ -46,6 +47,7 @@ THINKING = {
     "between_tools": {"type": "between_tools"},
 }
 HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+PNG = "iVBORw0KGgoAAAANSUhEUg=="  # the first bytes of a PNG file
 
 
 def body(model: str, **extra: Any) -> dict:
@@ -76,6 +78,18 @@ def test_the_catalogue_has_every_model_of_the_sdk_literal_in_its_order():
     assert MODELS == SDK_MODELS
 
 
+def test_the_course_runs_on_the_pinned_sdk_and_retires_what_it_dropped():
+    root = Path(__file__).resolve().parents[2]
+    pins = dict(
+        line.split("==")
+        for line in (root / "requirements.txt").read_text().splitlines()
+        if "==" in line and not line.startswith("#")
+    )
+    assert anthropic.__version__ == pins["anthropic"] == "2.15.0"
+    assert '"anthropic>=2.15,<3"' in (root / "pyproject.toml").read_text()
+    assert not set(RETIRED) & set(SDK_MODELS)
+
+
 def test_the_default_model_facts():
     spec = CATALOGUE["claude-sonnet-5-5"]
     assert spec.context_window == 1_000_000 and spec.max_output_tokens == 128_000
@@ -92,7 +106,8 @@ def test_deprecations_come_from_the_sdk_table():
 
     deprecated = {m: s.end_of_life for m, s in CATALOGUE.items() if s.end_of_life}
     assert deprecated == DEPRECATED_MODELS
-    assert CATALOGUE["claude-sonnet-4-5"].end_of_life == "November 30th, 2026"
+    assert CATALOGUE["claude-opus-4-5"].end_of_life == "January 22nd, 2027"
+    assert "claude-sonnet-4-5" not in CATALOGUE  # retired: SDK 2.15 dropped it
 
 
 # --------------------------------------------------------------------------- validation by model
@@ -201,7 +216,10 @@ def test_a_system_message_holds_only_text():
             {"role": "system", "content": [{"type": "image", "source": {}}]},
         ],
     }
-    assert refusal(request) == "messages.1.content.0.type: Input should be 'text'"
+    assert refusal(request) == (
+        "messages.1.content.0: Input tag 'image' found using 'type' does not match any of the "
+        "expected tags: 'text', 'tool_addition', 'tool_removal'"
+    )
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -244,9 +262,29 @@ TOOL_TURN = [
 
 
 @pytest.mark.parametrize("model", MODELS)
-def test_thinking_first_rule_follows_thinking_by_default(model):
+def test_a_tool_turn_without_thinking_is_refused_only_under_manual_thinking(model):
+    """Adaptive thinking (asked for, or by default) may skip thinking: a tool turn without a
+    thinking block is a history the model writes itself. Manual thinking requires the block."""
     spec = CATALOGUE[model]
     request = {**body(model, tools=[WEATHER]), "messages": TOOL_TURN}
+    accepts(request)
+    if "adaptive" in spec.thinking_types:
+        accepts({**request, "thinking": THINKING["adaptive"]})
+    if spec.thinking_off_type is not None:
+        accepts({**request, "thinking": THINKING[spec.thinking_off_type]})
+    if "enabled" in spec.thinking_types:
+        assert refusal({**request, "thinking": THINKING["enabled"]}).startswith(
+            "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+            "`text`."
+        )
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_a_thinking_block_behind_other_blocks_is_refused_when_the_model_thinks(model):
+    spec = CATALOGUE[model]
+    thought = {"type": "thinking", "thinking": "Paris needs a lookup.", "signature": "EqQBCkYI"}
+    late = {**TOOL_TURN[1], "content": [*TOOL_TURN[1]["content"], thought]}
+    request = {**body(model, tools=[WEATHER]), "messages": [TOOL_TURN[0], late, TOOL_TURN[2]]}
     if spec.thinks_by_default:
         assert refusal(request).startswith(
             "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
@@ -256,21 +294,8 @@ def test_thinking_first_rule_follows_thinking_by_default(model):
         accepts(request)
     if spec.thinking_off_type is not None:
         accepts({**request, "thinking": THINKING[spec.thinking_off_type]})
-
-
-@pytest.mark.parametrize("model", MODELS)
-def test_a_turn_of_calls_alone_is_accepted_only_where_a_forced_call_could_have_written_it(model):
-    """A forced call comes back without thinking; only models that accept one excuse it."""
-    spec = CATALOGUE[model]
-    calls_only = [TOOL_TURN[0], {**TOOL_TURN[1], "content": TOOL_TURN[1]["content"][1:]}]
-    request = {**body(model, tools=[WEATHER]), "messages": [*calls_only, TOOL_TURN[2]]}
-    if spec.thinks_by_default and not spec.forced_tool_choice:
-        assert refusal(request).startswith(
-            "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
-            "`tool_use`."
-        )
-    else:
-        accepts(request)
+    first = {**TOOL_TURN[1], "content": [thought, *TOOL_TURN[1]["content"]]}
+    accepts({**request, "messages": [TOOL_TURN[0], first, TOOL_TURN[2]]})
 
 
 def test_unknown_model_is_404():
@@ -313,7 +338,7 @@ def test_beta_fields_need_a_beta_header():
 def test_every_tool_result_content_type_of_the_sdk_is_accepted():
     content = [
         {"type": "text", "text": "18°C"},
-        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA=="}},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}},
         {"type": "tool_reference", "tool_name": "get_weather"},
         {
             "type": "search_result",
@@ -371,11 +396,11 @@ def test_anthropic_version_header():
 def test_anthropic_beta_header():
     app = CourseModelApp()
     status, answer = dispatch(
-        app, {**HEADERS, "anthropic-beta": "nope-2020-01-01,files-api-2025-04-14,other"}
+        app, {**HEADERS, "anthropic-beta": "Nope-2020-01-01,files-api-2025-04-14,other"}
     )
     assert (status, answer["error"]["type"]) == (400, "invalid_request_error")
     assert answer["error"]["message"] == (
-        "Unexpected value(s) `nope-2020-01-01`, `other` for the `anthropic-beta` header. "
+        "Unexpected value(s) `Nope-2020-01-01`, `other` for the `anthropic-beta` header. "
         "Please consult our documentation at docs.claude.com or try again without the header."
     )
     known = ",".join(sorted(KNOWN_BETAS)[:5])
@@ -431,8 +456,8 @@ def test_the_whole_content_goes_back_in_a_tool_loop(client):
     }
     whole = [*request["messages"], {"role": "assistant", "content": first.content}, result]
     assert client.messages.create(**{**request, "messages": whole}).stop_reason == "end_turn"
-    text_only = [b for b in first.content if b.type != "thinking"]
-    broken = [*request["messages"], {"role": "assistant", "content": text_only}, result]
+    thinking_last = [*first.content[1:], first.content[0]]
+    broken = [*request["messages"], {"role": "assistant", "content": thinking_last}, result]
     with pytest.raises(anthropic.BadRequestError):
         client.messages.create(**{**request, "messages": broken})
 

@@ -17,7 +17,7 @@ from course_helpers.offline.validation import KNOWN_MODELS, validate_messages_re
 # hand-written assistant turns below carry no thinking block. The rules that differ by model
 # (the default model thinks by default, refuses forced tool_choice...) are in test_models.py.
 MODEL = "claude-opus-4-8"
-OLD_MODEL = "claude-sonnet-4-5"  # still accepts prefill and temperature
+OLD_MODEL = "claude-haiku-4-5"  # still accepts prefill and temperature
 BUDGET_MODEL = "claude-sonnet-4-6"  # takes budget thinking ({"type": "enabled"})
 
 READ_FILE = {
@@ -97,7 +97,8 @@ TOOL_TURN = [user("Review PR 482"), assistant([text("Reading."), tool_use("toolu
 
 def test_known_models_come_from_the_sdk_literal():
     assert {"claude-sonnet-5-5", "claude-opus-5", "claude-haiku-5-5"} <= KNOWN_MODELS
-    assert "claude-sonnet-4-5-20250929" in KNOWN_MODELS
+    assert "claude-haiku-4-5-20251001" in KNOWN_MODELS
+    assert "claude-sonnet-4-5" not in KNOWN_MODELS  # retired
     assert all(isinstance(model, str) for model in KNOWN_MODELS)
     assert str not in KNOWN_MODELS
 
@@ -651,20 +652,30 @@ def test_thinking_budget_must_be_below_max_tokens():
 @pytest.mark.parametrize(
     ("model", "thinking"),
     [
-        (BUDGET_MODEL, {"thinking": {"type": "enabled", "budget_tokens": 1024}}),
         (MODEL, {"thinking": {"type": "adaptive"}}),
         ("claude-sonnet-5-5", {}),  # thinks by default
         ("claude-haiku-5-5", {}),
         ("claude-opus-5-5", {}),
     ],
 )
-def test_thinking_turn_must_start_with_its_thinking_block(model, thinking):
+def test_adaptive_thinking_may_leave_a_tool_turn_without_thinking(model, thinking):
     body = request(
         [*TOOL_TURN, user([result("toolu_A")])],
         tools=[READ_FILE],
         max_tokens=4096,
         model=model,
         **thinking,
+    )
+    validate_messages_request(body)
+
+
+def test_manual_thinking_turn_must_start_with_its_thinking_block():
+    body = request(
+        [*TOOL_TURN, user([result("toolu_A")])],
+        tools=[READ_FILE],
+        max_tokens=4096,
+        model=BUDGET_MODEL,
+        thinking={"type": "enabled", "budget_tokens": 1024},
     )
     assert_400(
         body,

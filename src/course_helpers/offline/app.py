@@ -8,7 +8,7 @@ in-process transport (`handle`, `handle_async`) and the loopback server (`serve.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, unquote
 
@@ -30,6 +30,18 @@ OFFLINE_API_KEY = "offline-course-key"
 OFFLINE_BASE_URL = "http://course-model.local"
 ROUTES = {"/v1/messages": "messages", "/v1/messages/count_tokens": "count_tokens"}
 MODELS_PATH = "/v1/models"
+
+
+def header_lines(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Request headers by lower-case name. A header sent on several lines is one list (HTTP's
+    rule): `anthropic-beta: a,` then `anthropic-beta: b` means "a, b" (a line's own trailing
+    comma ends only that line)."""
+    headers: dict[str, str] = {}
+    for name, value in pairs:
+        key = name.lower()
+        earlier = headers.get(key)
+        headers[key] = value if earlier is None else f"{earlier.rstrip(', ')}, {value}"
+    return headers
 
 
 @dataclass
@@ -57,6 +69,9 @@ class CourseModelApp:
     def dispatch(self, method: str, path: str, headers: dict[str, str], body: bytes) -> HttpReply:
         headers = {k.lower(): v for k, v in headers.items()}
         request_id = make_id("req", method, path, body.decode("utf-8", "replace"))
+        if method == "HEAD":  # what GET answers, headers only
+            reply = self.dispatch("GET", path, headers, body)
+            return HttpReply(reply.status, reply.headers, b"")
         try:
             return self._route(method, path, headers, body, request_id)
         except ApiError as error:
@@ -141,8 +156,9 @@ class CourseModelApp:
 
     # -- in-process transport handlers (httpx2.MockTransport) ----------------------------
     def handle(self, request: httpx2.Request) -> httpx2.Response:
+        headers = header_lines(request.headers.multi_items())
         reply = self.dispatch(
-            request.method, request.url.raw_path.decode(), dict(request.headers), request.content
+            request.method, request.url.raw_path.decode(), headers, request.content
         )
         if reply.drop_connection:
             raise httpx2.RemoteProtocolError(
@@ -153,8 +169,9 @@ class CourseModelApp:
         return httpx2.Response(reply.status, headers=reply.headers, content=reply.stream)
 
     async def handle_async(self, request: httpx2.Request) -> httpx2.Response:
+        headers = header_lines(request.headers.multi_items())
         reply = self.dispatch(
-            request.method, request.url.raw_path.decode(), dict(request.headers), request.content
+            request.method, request.url.raw_path.decode(), headers, request.content
         )
         if reply.drop_connection:
             raise httpx2.RemoteProtocolError(

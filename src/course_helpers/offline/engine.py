@@ -17,11 +17,18 @@ from course_helpers.offline import policy, scenarios
 from course_helpers.offline.conversation import Conversation, written
 from course_helpers.offline.errors import ApiError
 from course_helpers.offline.faults import Fault, FaultQueue
+from course_helpers.offline.filling import fill
 from course_helpers.offline.ids import make_id
 from course_helpers.offline.models import CATALOGUE
+from course_helpers.offline.output_tools import (
+    answer_through_output_tool,
+    output_tool,
+    request_text,
+)
 from course_helpers.offline.policy import Reply
 from course_helpers.offline.reluctant import answer_in_words
-from course_helpers.offline.schemas import conform, example_for
+from course_helpers.offline.schemas import conform
+from course_helpers.offline.signatures import sign
 from course_helpers.offline.tokens import (
     PromptCache,
     Segment,
@@ -72,6 +79,7 @@ class CourseModel:
             reply = answer_in_words(conv, reply)
         if self.variant:
             reply = _vary(conv, reply)
+        reply = answer_through_output_tool(conv, reply)
         reply = _structured(conv, reply)
         limit = min(int(body.get("max_tokens", 4096)), window - prompt)
         window_hit = fault is not None and fault.kind == "context_window"
@@ -113,9 +121,14 @@ class CourseModel:
             if wanted:
                 calls = [b for b in calls if b["name"] == wanted]
             if not calls:
-                name = wanted or next(t["name"] for t in conv.tools if "input_schema" in t)
+                # The answer, through the output tool when one is offered (output_tools.py).
+                answer_tool = output_tool(conv)
+                first = answer_tool or next(t for t in conv.tools if "input_schema" in t)
+                name = wanted or first["name"]
                 schema = (conv.tool(name) or {}).get("input_schema") or {}
-                calls = [policy.tool_use(name, **example_for(schema))]
+                said = written(content) if answer_tool and name == answer_tool["name"] else ""
+                value = fill(schema, request_text(conv), hint=said)
+                calls = [policy.tool_use(name, **(value if isinstance(value, dict) else {}))]
             # A forced tool call starts the turn at once: no text before it.
             content = calls
         if not conv.parallel_allowed:
@@ -160,7 +173,7 @@ class CourseModel:
             elif block["type"] == "web_search_tool_result" and not block.get("tool_use_id"):
                 block["tool_use_id"] = make_id("srvtoolu", message_id, index - 1)
             elif block["type"] == "thinking":
-                block["signature"] = make_id("sig", message_id, block["thinking"], length=40)
+                block["signature"] = sign(message_id, block["thinking"])
         for block in content:
             if block["type"] in ("tool_use", "server_tool_use"):
                 # ids first, as in the API's own JSON
@@ -207,8 +220,9 @@ _EMPTY = "(The offline course model has nothing to add.)"
 def _structured(conv: Conversation, reply: Reply) -> Reply:
     """What constrained decoding guarantees: `strict` tool inputs and `output_config.format`.
 
-    A strict tool's input always matches its schema; with a json_schema format, the answer's
-    text is one JSON document valid against the schema (tool calls are left as they are).
+    A strict tool's input always matches its schema; with a json_schema format, any text the
+    model writes is one JSON document valid against the schema: no free text beside tool calls,
+    and a final answer whose fields hold what the request names (`filling.fill`).
     """
     content = []
     for block in reply.content:
@@ -219,9 +233,15 @@ def _structured(conv: Conversation, reply: Reply) -> Reply:
         content.append(block)
     schema = conv.output_schema
     has_call = any(b["type"] == "tool_use" for b in content)
-    if schema is not None and not has_call and reply.stop_reason != "refusal":
+    if schema is not None and has_call:
+        content = [b for b in content if b["type"] != "text"]
+    elif schema is not None and reply.stop_reason != "refusal":
         said = written(content)
-        document = conform(_json_or_none(said), schema, hint=said)
+        parsed = _json_or_none(said)
+        if parsed is None:
+            document = fill(schema, request_text(conv), hint=said)
+        else:
+            document = conform(parsed, schema, hint=said)
         others = [b for b in content if b["type"] not in ("text",)]
         content = [*others, policy.text(json.dumps(document, ensure_ascii=False))]
     return Reply(content, reply.stop_reason, reply.stop_details, reply.thinking)

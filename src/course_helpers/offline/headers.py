@@ -3,15 +3,24 @@
 
 - No `anthropic-version`: 400 ``anthropic-version: header is required``.
 - An unknown version: 400 ``anthropic-version: "X" is not a valid version``.
-- An unknown beta name: 400 ``Unexpected value(s) `a`, `b` for the `anthropic-beta` header.
-  Please consult our documentation at docs.claude.com or try again without the header.``
+- A value that cannot be a beta name (an empty entry between commas, spaces or capitals inside a
+  name, a name neither known nor dated): 400 ``Unexpected value(s) `a`, `b` for the
+  `anthropic-beta` header. Please consult our documentation at docs.claude.com or try again
+  without the header.``
+
+Beta names are accepted when the SDK or a real client knows them (`KNOWN_BETAS`) or when they
+have the shape of one: lower-case words joined by hyphens, ending in a date (`name-2026-07-01`
+or `name-20250219`). The API learns new betas faster than any list here. Repeated header lines
+arrive joined with ", " (HTTP's rule for repeated fields), and a trailing comma is ignored.
 
 Sources and the choice of known names: docs/models.md.
 """
 
 from __future__ import annotations
 
+import re
 import typing
+from datetime import date
 
 from anthropic._constants import ANTHROPIC_API_VERSION
 from anthropic.types.anthropic_beta_param import AnthropicBetaParam
@@ -19,7 +28,7 @@ from anthropic.types.anthropic_beta_param import AnthropicBetaParam
 from course_helpers.offline.errors import ApiError
 
 API_VERSIONS = frozenset({"2023-01-01", "2023-06-01", ANTHROPIC_API_VERSION})
-"""The documented versions, and the one SDK 2.10 sends."""
+"""The documented versions, and the one the SDK sends."""
 
 
 def _sdk_betas() -> set[str]:
@@ -31,8 +40,9 @@ def _sdk_betas() -> set[str]:
     }
 
 
-# Beta names that real clients send and the first-party API accepts, but SDK 2.10's
-# `AnthropicBetaParam` literal does not list (see docs/models.md for each source).
+# Beta names that real clients send and the first-party API accepts, but the SDK's
+# `AnthropicBetaParam` literal does not list (see docs/models.md for each source). The dated ones
+# would pass the shape rule anyway; the list says where each came from.
 EXTRA_BETAS = frozenset(
     {
         "mid-conversation-system-2026-04-07",
@@ -49,10 +59,9 @@ EXTRA_BETAS = frozenset(
         "web-search-2025-03-05",
         "redact-thinking-2026-02-12",
         "context-management-2025-06-27",
-        # Listed by the TypeScript SDK (@anthropic-ai/sdk 1.14.0) but not by Python SDK 2.10.
-        "ce-claude-code-managed-settings-2026-10-06",
-        "efs-2026-10-01",
-        "google-managed-data-controls-2026-09-01",
+        # Sent by a coding-agent CLI on the first request of each conversation.
+        "per-turn-control-2026-07-01",
+        "code-execution-2025-08-25",
     }
 )
 KNOWN_BETAS = frozenset(_sdk_betas() | EXTRA_BETAS)
@@ -66,10 +75,12 @@ def check_headers(headers: dict[str, str]) -> frozenset[str]:
     if version.strip() not in API_VERSIONS:
         raise ApiError(400, f'anthropic-version: "{version}" is not a valid version')
     raw = headers.get("anthropic-beta")
-    if raw is None:
+    if raw is None or not raw.strip():
         return frozenset()
     names = [name.strip() for name in raw.split(",")]
-    unknown = [name for name in names if name not in KNOWN_BETAS]
+    if names[-1] == "":
+        names.pop()  # a trailing comma: "a, b,"
+    unknown = [name for name in names if not is_beta_name(name)]
     if unknown:
         listed = ", ".join(f"`{name}`" for name in unknown)
         raise ApiError(
@@ -78,3 +89,20 @@ def check_headers(headers: dict[str, str]) -> frozenset[str]:
             "documentation at docs.claude.com or try again without the header.",
         )
     return frozenset(names)
+
+
+_DATED_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*?-(\d{4})-?(\d{2})-?(\d{2})")
+
+
+def is_beta_name(name: str) -> bool:
+    """A name the SDK knows, or one shaped like a beta: hyphenated lower-case words and a date."""
+    if name in KNOWN_BETAS:
+        return True
+    match = _DATED_NAME.fullmatch(name)
+    if match is None:
+        return False
+    try:
+        date(*(int(part) for part in match.groups()))
+    except ValueError:
+        return False
+    return True

@@ -1,4 +1,4 @@
-"""Course machinery (offline course model): the model catalogue: what each model id of SDK 2.10
+"""Course machinery (offline course model): the model catalogue: what each model id of SDK 2.15
 accepts, and how it behaves.
 
 One row a model id of the SDK's `anthropic.types.Model` literal. Validation (`validation/`),
@@ -19,9 +19,11 @@ from datetime import datetime
 from anthropic._data import DEPRECATED_MODELS
 from anthropic.types import Model
 
-__all__ = ["CATALOGUE", "ModelSpec", "model_info", "models_page", "spec_for"]
+__all__ = ["CATALOGUE", "RETIRED", "ModelSpec", "model_info", "models_page", "spec_for"]
 
 THINKING_TYPES = ("enabled", "adaptive", "disabled", "between_tools")
+EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")
+TOP_EFFORTS = frozenset({"xhigh", "max"})
 SAMPLING_PARAMS = ("temperature", "top_p", "top_k")
 UNKNOWN_RELEASE = "1970-01-01T00:00:00Z"  # ModelInfo: "an epoch value if the date is unknown"
 
@@ -43,6 +45,8 @@ class ModelSpec:
     system_role: bool  # {"role": "system"} accepted inside `messages`
     prefill: bool  # a final assistant message (prefill) accepted
     structured_outputs: bool  # output_config.format json_schema and strict tools
+    effort_levels: frozenset[str]  # accepted values of output_config.effort (empty: no effort)
+    caps_effort_without_thinking: bool  # thinking turned off: xhigh and max refused
     end_of_life: str | None  # from the SDK's own DEPRECATED_MODELS table, as it words it
 
     @property
@@ -67,6 +71,8 @@ class ModelSpec:
 
 
 _ADAPTIVE_ONLY = frozenset({"adaptive"})
+_ALL_EFFORTS = frozenset(EFFORT_LEVELS)
+_NO_XHIGH = frozenset({"low", "medium", "high", "max"})
 
 
 def _row(
@@ -84,6 +90,8 @@ def _row(
     system_role: bool = True,
     prefill: bool = False,
     structured: bool = True,
+    effort: frozenset[str] = _ALL_EFFORTS,
+    effort_cap: bool = False,
 ) -> ModelSpec:
     return ModelSpec(
         id=model_id,
@@ -99,6 +107,8 @@ def _row(
         system_role=system_role,
         prefill=prefill,
         structured_outputs=structured,
+        effort_levels=frozenset(effort),
+        caps_effort_without_thinking=effort_cap,
         end_of_life=DEPRECATED_MODELS.get(model_id),
     )
 
@@ -111,7 +121,9 @@ _CLAUDE_4_5 = {
     "thinking": {"enabled", "disabled"},
     "prefill": True,
 }
-_CLAUDE_4_6 = {**_OLDER, "thinking": {"enabled", "adaptive", "disabled"}}
+_HAIKU_4_5 = {**_CLAUDE_4_5, "effort": frozenset()}
+_OPUS_4_5 = {**_CLAUDE_4_5, "effort": frozenset({"low", "medium", "high"})}
+_CLAUDE_4_6 = {**_OLDER, "thinking": {"enabled", "adaptive", "disabled"}, "effort": _NO_XHIGH}
 
 _ROWS = [
     # The 5 family: adaptive thinking, thinks by default, no sampling parameters.
@@ -123,6 +135,7 @@ _ROWS = [
         "haiku",
         "2026-10-07",
         thinking={"adaptive", "disabled"},
+        effort_cap=True,
     ),
     _row(
         "claude-sonnet-5-5",
@@ -131,6 +144,7 @@ _ROWS = [
         "2026-09-28",
         forced=False,
         thinking={"adaptive", "between_tools"},
+        effort_cap=True,
     ),
     _row("claude-fable-5-1", "Claude Fable 5.1", "fable", "2026-09-01", forced=False),
     _row("claude-opus-5-5", "Claude Opus 5.5", "opus", "2026-09-22", forced=False),
@@ -144,7 +158,14 @@ _ROWS = [
     ),
     _row("claude-fable-5", "Claude Fable 5", "fable", "2026-06-07"),
     _row("claude-mythos-5", "Claude Mythos 5", "mythos", None),
-    _row("claude-opus-5", "Claude Opus 5", "opus", "2026-07-24", thinking={"adaptive", "disabled"}),
+    _row(
+        "claude-opus-5",
+        "Claude Opus 5",
+        "opus",
+        "2026-07-24",
+        thinking={"adaptive", "disabled"},
+        effort_cap=True,
+    ),
     # 4.7 and 4.8: adaptive only, no sampling parameters, do not think unless asked.
     _row(
         "claude-opus-4-8",
@@ -172,21 +193,28 @@ _ROWS = [
         sampling=True,
         system_role=False,
         prefill=True,
+        effort=_NO_XHIGH,
     ),
     # 4.6: budget or adaptive thinking, sampling parameters, 1M context.
     _row("claude-opus-4-6", "Claude Opus 4.6", "opus", "2026-02-04", **_CLAUDE_4_6),
     _row("claude-sonnet-4-6", "Claude Sonnet 4.6", "sonnet", "2026-02-17", **_CLAUDE_4_6),
     # 4.5: budget thinking only, 200k context, 64k output, prefill.
-    _row("claude-haiku-4-5", "Claude Haiku 4.5", "haiku", "2025-10-15", **_CLAUDE_4_5),
-    _row("claude-haiku-4-5-20251001", "Claude Haiku 4.5", "haiku", "2025-10-15", **_CLAUDE_4_5),
-    _row("claude-opus-4-5", "Claude Opus 4.5", "opus", "2025-11-24", **_CLAUDE_4_5),
-    _row("claude-opus-4-5-20251101", "Claude Opus 4.5", "opus", "2025-11-24", **_CLAUDE_4_5),
-    _row("claude-sonnet-4-5", "Claude Sonnet 4.5", "sonnet", "2025-09-29", **_CLAUDE_4_5),
-    _row("claude-sonnet-4-5-20250929", "Claude Sonnet 4.5", "sonnet", "2025-09-29", **_CLAUDE_4_5),
+    _row("claude-haiku-4-5", "Claude Haiku 4.5", "haiku", "2025-10-15", **_HAIKU_4_5),
+    _row("claude-haiku-4-5-20251001", "Claude Haiku 4.5", "haiku", "2025-10-15", **_HAIKU_4_5),
+    _row("claude-opus-4-5", "Claude Opus 4.5", "opus", "2025-11-24", **_OPUS_4_5),
+    _row("claude-opus-4-5-20251101", "Claude Opus 4.5", "opus", "2025-11-24", **_OPUS_4_5),
 ]
 
 CATALOGUE: dict[str, ModelSpec] = {row.id: row for row in _ROWS}
-"""Every model id of SDK 2.10's `Model` literal, in the literal's order (newest first)."""
+"""Every model id of SDK 2.15's `Model` literal, in the literal's order (newest first)."""
+
+RETIRED: dict[str, str] = {
+    "claude-sonnet-4-5": "November 30th, 2026",
+    "claude-sonnet-4-5-20250929": "November 30th, 2026",
+}
+"""Models past their end of life (dates as SDK 2.10's DEPRECATED_MODELS worded them), which SDK
+2.15 dropped from its `Model` literal. The API answers them as an unknown model (404
+`model: <id>`), and `GET /v1/models` leaves them out: docs/models.md."""
 
 
 def _sdk_model_ids() -> list[str]:
@@ -219,7 +247,6 @@ def _support(value: bool) -> dict:
 def model_info(spec: ModelSpec) -> dict:
     """The `ModelInfo` object `GET /v1/models/{id}` answers for this model."""
     deprecated = lifecycle(spec) == "deprecated"
-    effort_levels = ("low", "medium", "high", "max")
     adaptive = "adaptive" in spec.thinking_types
     return {
         "type": "model",
@@ -244,9 +271,8 @@ def model_info(spec: ModelSpec) -> dict:
                 "compact_20260112": _support(adaptive),
             },
             "effort": {
-                "supported": adaptive,
-                **{level: _support(adaptive) for level in effort_levels},
-                "xhigh": _support(adaptive and spec.thinks_by_default),
+                "supported": bool(spec.effort_levels),
+                **{level: _support(level in spec.effort_levels) for level in EFFORT_LEVELS},
             },
             "image_input": _support(True),
             "pdf_input": _support(True),
@@ -277,7 +303,8 @@ def models_page(
 ) -> dict:
     """`GET /v1/models`: newest first, paged by id like the API (`has_more`, first/last id).
 
-    Without `lifecycles`, active and deprecated models are listed (none is retired here).
+    Without `lifecycles`, active and deprecated models are listed. Retired models (`RETIRED`)
+    are never listed: the API no longer serves them.
     """
     wanted = lifecycles or {"active", "deprecated"}
     ids = [i for i, spec in CATALOGUE.items() if lifecycle(spec) in wanted]

@@ -43,6 +43,11 @@ def conform(value: Any, schema: Any, *, hint: str = "", root: dict | None = None
     return _conform(value, schema, root if root is not None else schema, 0, [hint] if hint else [])
 
 
+def resolve(schema: Any, root: Any) -> Any:
+    """`schema` with its `$ref` followed (against `root`) and its `allOf` merged."""
+    return _resolve(schema, root)
+
+
 # --------------------------------------------------------------------------- internals
 
 

@@ -16,7 +16,7 @@ import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from course_helpers.offline.app import MAX_BODY_BYTES, CourseModelApp
+from course_helpers.offline.app import MAX_BODY_BYTES, CourseModelApp, header_lines
 from course_helpers.offline.engine import CourseModel
 from course_helpers.offline.errors import ApiError
 from course_helpers.offline.ids import make_id
@@ -53,6 +53,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self._answer("GET")
 
+    def do_HEAD(self) -> None:
+        self._answer("HEAD")
+
     def do_PUT(self) -> None:
         self._answer("PUT")
 
@@ -75,8 +78,10 @@ class _Handler(BaseHTTPRequestHandler):
         except _CLIENT_GONE:
             self.close_connection = True
             return
-        headers = {k: v for k, v in self.headers.items() if k.lower() != "transfer-encoding"}
-        reply = self.app.dispatch(method, self.path, headers, body)
+        lines = [(k, v) for k, v in self.headers.items() if k.lower() != "transfer-encoding"]
+        headers = header_lines(lines)  # repeated lines joined into one list
+        head = method == "HEAD"  # answered like GET, without the body
+        reply = self.app.dispatch("GET" if head else method, self.path, headers, body)
         try:
             if reply.drop_connection:
                 self.close_connection = True
@@ -87,7 +92,8 @@ class _Handler(BaseHTTPRequestHandler):
             if reply.stream is None:
                 self.send_header("content-length", str(len(reply.body)))
                 self.end_headers()
-                self.wfile.write(reply.body)
+                if not head:
+                    self.wfile.write(reply.body)
                 return
             self.send_header("transfer-encoding", "chunked")
             self.send_header("cache-control", "no-cache")

@@ -8,6 +8,11 @@ The course model reads the person's whole turn, as the API does: two user messag
 are one turn, so a rephrase sent *after* a refused request still carries it and is refused
 again. With the refused turn removed or replaced, a rephrase that asks for something harmless
 about the same subject (how to defend against ransomware) gets an answer.
+
+It reacts to a request for harm in the person's own words only: not to tool results, and not
+to text the turn quotes (what frameworks do when they ask for a retry: they send the model's
+own earlier answer back inside the new user turn). Quoted means a copy of the model's earlier
+text, a fenced block, a `>` quote line or a long span between quotation marks.
 """
 
 from __future__ import annotations
@@ -32,6 +37,30 @@ _DEFENSIVE = re.compile(
 )
 
 
+_FENCED = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+_QUOTE_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
+_QUOTED_SPAN = re.compile(
+    r"\"[^\"]{24,}\"|“[^”]{24,}”|'[^'\n]{24,}'|<(\w[\w-]*)>.*?</\1>", re.DOTALL
+)
+_MIN_COPIED = 16  # a shorter piece of the model's text is a phrase, not a quote
+
+
+def own_words(conv: Conversation) -> str:
+    """The person's turn without what it quotes: the model's earlier text, fenced blocks,
+    quote lines and long quoted spans."""
+    text = person_turn(conv)
+    for message in conv.messages:
+        if message.get("role") != "assistant":
+            continue
+        for line in written(blocks_of(message)).splitlines():
+            for piece in re.split(r"(?<=[.!?])\s+", line.strip()):
+                if len(piece) >= _MIN_COPIED:
+                    text = text.replace(piece, " ")
+    for pattern in (_FENCED, _QUOTE_LINE, _QUOTED_SPAN):
+        text = pattern.sub(" ", text)
+    return text
+
+
 def person_turn(conv: Conversation) -> str:
     """The text of the person's current turn: every user message after the last answer."""
     said: list[str] = []
@@ -50,7 +79,7 @@ def person_turn(conv: Conversation) -> str:
 def refusal(conv: Conversation) -> Reply | None:
     if conv.ends_with_results:
         return None
-    text = person_turn(conv).lower()
+    text = own_words(conv).lower()
     for category, pattern in _TRIGGERS.items():
         if re.search(pattern, text):
             return Reply(

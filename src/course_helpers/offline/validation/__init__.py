@@ -17,19 +17,22 @@ shape errors come before meaning errors, and earlier messages before later ones)
    fields (``name: Extra inputs are not permitted``), ``model``, ``max_tokens``,
    ``messages`` (roles, content, every block; ``{"role": "system"}`` on the models that take
    it), ``system``, ``stop_sequences``, ``stream``, ``temperature`` / ``top_p`` / ``top_k``
-   (type and range), ``tools``, ``tool_choice``, ``thinking``, ``output_config``. With an
-   ``anthropic-beta`` header, the SDK's beta block types, tool types and fields are accepted.
+   (type and range), ``tools``, ``tool_choice``, ``thinking``, ``output_config``,
+   ``service_tier``. With an ``anthropic-beta`` header, the SDK's beta block types, tool types
+   and fields are accepted. Base64 images are checked against their media type here.
 2. Unknown model id: 404 ``not_found_error`` ``model: <id>``.
-3. Meaning: blocks allowed per role, empty content, empty text blocks, tool pairing
+3. Meaning: blocks allowed per role, empty content, empty and whitespace-only text blocks, tool
+   pairing
    (duplicate ids, missing results, orphan results, duplicate results), ``tool_choice``
    against ``tools``, at most 4 ``cache_control`` blocks; then the rules of the model
    (``models.CATALOGUE``, sources in docs/models.md), in this order: budget thinking with a
    forced ``tool_choice`` (every model), the thinking types the model accepts, thinking budget
    against ``max_tokens``, forced ``tool_choice``, sampling parameters, ``max_tokens`` against
-   the model's maximum; the thinking block that must open the last assistant tool turn (when
-   the model thinks: asked to, or by default; with adaptive thinking, on a model that accepts a
-   forced ``tool_choice``, a turn made only of ``tool_use`` blocks is accepted, as a forced call
-   returns no thinking block), and assistant prefill on models without it.
+   the model's maximum, ``effort`` against the model's levels; then thinking blocks sent back
+   altered (checked against the course model's own signatures), the thinking block that must
+   open the last assistant tool turn (required under manual ``enabled`` thinking; under adaptive
+   thinking, asked for or by default, only a block that is there must come first), and
+   assistant prefill on models without it.
    The prompt against the model's context window is checked by the engine (it needs the
    token count).
 
@@ -84,8 +87,10 @@ Rules and the real reports their wording comes from
   avoid this requirement, disable `thinking`. Please consult our documentation at
   https://docs.claude.com/en/docs/build-with-claude/extended-thinking`` (the API's own
   spelling of "preceeding"): Kilo-Org/kilocode#5219, anomalyco/opencode#3077 (2026). Applied
-  when ``thinking`` is ``enabled`` or ``adaptive`` and the last assistant message contains a
-  ``tool_use``; the found type is that message's first block.
+  when the last assistant message contains a ``tool_use`` and either ``thinking`` is
+  ``enabled``, or the model thinks adaptively and the message holds a thinking block that is
+  not first; the found type is that message's first block. Altered thinking blocks and their
+  wording: docs/models.md.
 - Prefill: ``This model does not support assistant message prefill. The conversation must
   end with a user message.``: smallmain/vscode-unify-chat-provider#249 (full body),
   cortexkit/magic-context#511 (Sonnet 4.6, Sonnet 5), Tarquinen/opencode-dynamic-context-
@@ -103,14 +108,14 @@ Rules and the real reports their wording comes from
   (sonnet-5, direct API, 2026-08), cognizant-ai-lab/neuro-san-studio#1072,
   sipeed/picoclaw#2939 (opus-4-7), The-PR-Agent/pr-agent#2456 (opus-4-8, fable-5). Applied
   to the models whose catalogue row refuses sampling parameters, with the same sentence for
-  ``top_p`` and ``top_k``; SDK 2.10 no longer has these parameters at all, so they only
+  ``top_p`` and ``top_k``; SDK 2.10 and later no longer have these parameters at all, so they only
   arrive through ``extra_body``. Older models check 0..1 (``top_k``: a non-negative int).
 - The per-model messages (forced ``tool_choice``, thinking types, ``max_tokens`` above the
   maximum) and their sources: docs/models.md.
 
 Consecutive same-role messages and split tool results
 -----------------------------------------------------
-The API merges consecutive same-role messages instead of rejecting them (SDK 2.10 docstring
+The API merges consecutive same-role messages instead of rejecting them (the SDK docstring
 of ``messages``), but the ``tool_use``/``tool_result`` pairing is checked on the messages
 *as sent*, before that merge. Reports of exactly this: MoonshotAI/kosong#45 (each result
 of a parallel call sent as its own user message: "only the first tool_result is adjacent
@@ -123,8 +128,8 @@ message's index, naming the ids absent from the first of them.
 
 Other decisions
 ---------------
-- ``max_tokens`` 0 is accepted: SDK 2.10 documents ``0`` as the way to pre-warm the prompt
-  cache without generating. Negative values and non-integers are refused.
+- ``max_tokens`` 0 is accepted: the SDK (2.10 and later) documents ``0`` as the way to
+  pre-warm the prompt cache without generating. Negative values and non-integers are refused.
 - Unknown keys are accepted in messages and content blocks (the SDK's response blocks only
   carry fields the request types also have, and ``None`` fields are dropped); custom tool
   definitions are strict, as the API is (``tools.N.custom.x: Extra inputs are not
@@ -154,7 +159,7 @@ Written in the API's pydantic style (``path: message``), from pydantic's own tex
   ``...tool_use.id|name|input: Field required``, ``...tool_use.input: Input should be a
   valid dictionary``, ``...tool_result.content: Input should be a valid list``.
 - ``messages: text content blocks must be non-empty`` (an empty text block; seen in public
-  code, not in a thread).
+  code, not in a thread). A whitespace-only one: docs/models.md.
 - ``thinking``, ``redacted_thinking``, ``server_tool_use`` and server tool result blocks in a
   user message: the ``tool_use`` wording with the block's own type.
 - ``system: Input should be a valid list``, ``system.N.type: Input should be 'text'``,
@@ -193,7 +198,7 @@ from course_helpers.offline.validation.rules import (
     check_model_known,
     check_model_rules,
     check_prefill,
-    check_thinking_opens_tool_turn,
+    check_thinking_blocks,
     check_tool_choice_against_tools,
 )
 from course_helpers.offline.validation.surface import BETA, GA, KNOWN_MODELS
@@ -226,6 +231,6 @@ def validate_messages_request(
     check_cache_control_count(body)
     if generating:
         check_model_rules(body, spec)
-    check_thinking_opens_tool_turn(body, spec)
+    check_thinking_blocks(body, spec)
     if generating:
         check_prefill(body, spec)

@@ -1,7 +1,7 @@
 """Course machinery (offline course model): the small helpers every validation check uses.
 
 One job: say a refusal the API's way (`fail`, `tag_error`), recognise JSON numbers the way
-pydantic does (a bool is not an int).
+pydantic does (a bool is not an int), check an `effort` value (wherever it is set).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from course_helpers.offline.errors import ApiError, invalid_request
+from course_helpers.offline.models import EFFORT_LEVELS
 
 
 def fail(message: str) -> ApiError:
@@ -30,3 +31,11 @@ def tag_error(path: str, tag: Any, expected: Iterable[str]) -> ApiError:
         f"{path}: Input tag '{tag}' found using 'type' does not match any of the expected "
         f"tags: {listed}"
     )
+
+
+def check_effort_shape(path: str, config: dict) -> None:
+    """`effort` of an `output_config` (top level, or per turn in a system message)."""
+    effort = config.get("effort")
+    if effort is not None and effort not in EFFORT_LEVELS:
+        listed = ", ".join(f"'{e}'" for e in EFFORT_LEVELS[:-1]) + f" or '{EFFORT_LEVELS[-1]}'"
+        raise fail(f"{path}.effort: Input should be {listed}")

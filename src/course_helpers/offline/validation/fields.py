@@ -12,7 +12,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from course_helpers.offline.validation.common import fail, is_int, is_number, tag_error
+from course_helpers.offline.validation.common import (
+    check_effort_shape,
+    fail,
+    is_int,
+    is_number,
+    tag_error,
+)
 from course_helpers.offline.validation.messages import check_messages_shape
 from course_helpers.offline.validation.surface import Surface
 
@@ -22,7 +28,7 @@ TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
 MIN_THINKING_BUDGET = 1024
 _TOOL_CHOICE_TYPES = frozenset({"auto", "any", "tool", "none"})
 _THINKING_TYPES = frozenset({"enabled", "disabled", "adaptive", "between_tools"})
-_EFFORTS = ("low", "medium", "high", "xhigh", "max")
+_SERVICE_TIERS = ("auto", "standard_only")
 
 
 def check_shape(body: Any, *, generating: bool, surface: Surface) -> None:
@@ -42,6 +48,7 @@ def check_shape(body: Any, *, generating: bool, surface: Surface) -> None:
     _check_tool_choice_shape(body)
     _check_thinking_shape(body)
     _check_output_config_shape(body)
+    _check_service_tier(body)
 
 
 def _check_known_fields(body: dict, *, generating: bool, surface: Surface) -> None:
@@ -208,16 +215,18 @@ def _check_tool_choice_shape(body: dict) -> None:
             raise fail("tool_choice.tool.name: Input should be a valid string")
 
 
+def _check_service_tier(body: dict) -> None:
+    if "service_tier" in body and body["service_tier"] not in _SERVICE_TIERS:
+        raise fail("service_tier: Input should be 'auto' or 'standard_only'")
+
+
 def _check_output_config_shape(body: dict) -> None:
     if "output_config" not in body or body["output_config"] is None:
         return
     config = body["output_config"]
     if not isinstance(config, dict):
         raise fail("output_config: Input should be a valid dictionary")
-    effort = config.get("effort")
-    if effort is not None and effort not in _EFFORTS:
-        listed = ", ".join(f"'{e}'" for e in _EFFORTS[:-1]) + f" or '{_EFFORTS[-1]}'"
-        raise fail(f"output_config.effort: Input should be {listed}")
+    check_effort_shape("output_config", config)
     fmt = config.get("format")
     if fmt is None:
         return

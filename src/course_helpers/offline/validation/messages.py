@@ -11,11 +11,13 @@ docstring.
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any
 
 from course_helpers.offline.conversation import blocks_of
 from course_helpers.offline.models import CATALOGUE
-from course_helpers.offline.validation.common import fail, tag_error
+from course_helpers.offline.validation.common import check_effort_shape, fail, tag_error
 from course_helpers.offline.validation.surface import BLOCK_TYPES, Surface
 
 _USER_ONLY_BLOCKS = frozenset({"tool_result"})
@@ -26,6 +28,16 @@ _ASSISTANT_ONLY_BLOCKS = frozenset(
 EMPTY_CONTENT = (
     "all messages must have non-empty content except for the optional final assistant message"
 )
+WHITESPACE_TEXT = "messages: text content blocks must contain non-whitespace text"
+_SYSTEM_BLOCKS = frozenset({"text", "tool_addition", "tool_removal"})
+_CLEAR_AT = ("next_user_message", "never")
+# The first bytes of each image format the API takes (the SDK's `media_type` literal).
+_IMAGE_MAGIC = {
+    "image/png": (b"\x89PNG\r\n\x1a\n",),
+    "image/jpeg": (b"\xff\xd8\xff",),
+    "image/gif": (b"GIF87a", b"GIF89a"),
+    "image/webp": (b"RIFF",),
+}
 
 
 # -- shape
@@ -79,14 +91,42 @@ def _content_list(path: str, message: dict) -> list:
 
 
 def _check_system_message(path: str, message: dict) -> None:
-    """A mid-conversation `{"role": "system"}` entry: a string or text blocks, like `system`."""
+    """A mid-conversation `{"role": "system"}` entry, as the SDK's `BetaSystemMessageParam` has it.
+
+    `content` (a string, or text, `tool_addition` and `tool_removal` blocks), a per-turn
+    `output_config` (`effort`; `format` stays top-level only) and `clear_at`; one of `content`
+    and `output_config` fields must be there.
+    """
+    config = message.get("output_config")
+    if config is not None:
+        if not isinstance(config, dict):
+            raise fail(f"{path}.output_config: Input should be a valid dictionary")
+        if "format" in config:
+            raise fail(f"{path}.output_config.format: Extra inputs are not permitted")
+        check_effort_shape(f"{path}.output_config", config)
+    clear_at = message.get("clear_at")
+    if clear_at is not None and clear_at not in _CLEAR_AT:
+        raise fail(f"{path}.clear_at: Input should be 'next_user_message' or 'never'")
+    configured = isinstance(config, dict) and any(v is not None for v in config.values())
+    if message.get("content") is None:
+        if not configured:
+            raise fail(f"{path}: a system message needs `content` or `output_config` fields")
+        return
     for position, block in enumerate(_content_list(path, message)):
         block_path = f"{path}.content.{position}"
         if not isinstance(block, dict):
             raise fail(f"{block_path}: Input should be a valid dictionary")
-        if block.get("type") != "text":
-            raise fail(f"{block_path}.type: Input should be 'text'")
-        check_text_block(f"{block_path}.text", block)
+        if "type" not in block:
+            raise fail(f"{block_path}: Unable to extract tag using discriminator 'type'")
+        kind = block["type"]
+        if kind not in _SYSTEM_BLOCKS:
+            raise tag_error(block_path, kind, _SYSTEM_BLOCKS)
+        if kind == "text":
+            check_text_block(f"{block_path}.text", block)
+        elif "tool" not in block:
+            raise fail(f"{block_path}.{kind}.tool: Field required")
+        elif not isinstance(block["tool"], dict):
+            raise fail(f"{block_path}.{kind}.tool: Input should be a valid dictionary")
 
 
 def _check_block_shape(path: str, block: Any, surface: Surface) -> None:
@@ -99,6 +139,8 @@ def _check_block_shape(path: str, block: Any, surface: Surface) -> None:
         raise tag_error(path, kind, surface.block_types)
     if kind == "text":
         check_text_block(f"{path}.text", block)
+    elif kind == "image":
+        check_image_block(f"{path}.image", block)
     elif kind == "tool_use":
         _check_tool_use_block(f"{path}.tool_use", block)
     elif kind == "tool_result":
@@ -143,6 +185,34 @@ def _check_tool_result_block(path: str, block: dict, surface: Surface) -> None:
             raise tag_error(inner_path, inner["type"], surface.result_content_types)
         if inner["type"] == "text":
             check_text_block(f"{inner_path}.text", inner)
+        elif inner["type"] == "image":
+            check_image_block(f"{inner_path}.image", inner)
+
+
+def check_image_block(path: str, block: dict) -> None:
+    """A base64 image must decode, and its bytes must be of the media type it states."""
+    source = block.get("source")
+    if not isinstance(source, dict) or source.get("type") != "base64":
+        return  # a URL or a file id: fetched by the API, not checked here
+    media_type = source.get("media_type")
+    if media_type not in _IMAGE_MAGIC:
+        listed = ", ".join(f"'{kind}'" for kind in list(_IMAGE_MAGIC)[:-1])
+        raise fail(
+            f"{path}.source.base64.media_type: Input should be {listed} or "
+            f"'{list(_IMAGE_MAGIC)[-1]}'"
+        )
+    data = source.get("data")
+    if not isinstance(data, str):
+        raise fail(f"{path}.source.base64.data: Input should be a valid string")
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        raw = b""
+    webp = media_type != "image/webp" or raw[8:12] == b"WEBP"
+    if not (raw.startswith(_IMAGE_MAGIC[media_type]) and webp):
+        raise fail(
+            f"{path}.source.base64: Image does not match the provided media type {media_type}"
+        )
 
 
 # -- meaning
@@ -162,13 +232,16 @@ def check_roles_of_blocks(messages: list[dict]) -> None:
 def check_non_empty(messages: list[dict]) -> None:
     last = len(messages) - 1
     for index, message in enumerate(messages):
-        if message["content"] in ("", []) and not (
-            index == last and message["role"] == "assistant"
-        ):
+        content = message.get("content")  # a system message may carry only `output_config`
+        if content in ("", []) and not (index == last and message["role"] == "assistant"):
             raise fail(f"messages.{index}: {EMPTY_CONTENT}")
         for block in blocks_of(message):
-            if block["type"] == "text" and block["text"] == "" and message["content"] != "":
+            if block["type"] != "text" or content == "":
+                continue
+            if block["text"] == "":
                 raise fail("messages: text content blocks must be non-empty")
+            if not block["text"].strip():
+                raise fail(WHITESPACE_TEXT)
 
 
 def _tool_use_ids(message: dict) -> list[str]:

@@ -14,7 +14,8 @@ from typing import Any
 
 from course_helpers.offline.conversation import blocks_of
 from course_helpers.offline.errors import ApiError
-from course_helpers.offline.models import SAMPLING_PARAMS, ModelSpec
+from course_helpers.offline.models import SAMPLING_PARAMS, TOP_EFFORTS, ModelSpec
+from course_helpers.offline.signatures import altered
 from course_helpers.offline.validation.common import fail
 from course_helpers.offline.validation.surface import KNOWN_MODELS
 
@@ -35,6 +36,12 @@ THINKING_FIRST = (
     "consult our documentation at "
     "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 )
+THINKING_MODIFIED = (
+    "`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be "
+    "modified. These blocks must remain as they were in the original response."
+)
+INVALID_SIGNATURE = "Invalid `signature` in `thinking` block"
+EFFORT_UNSUPPORTED = "This model does not support the effort parameter."
 
 
 def check_model_known(model: str) -> None:
@@ -60,9 +67,10 @@ def _cache_control_carriers(body: dict) -> Iterator[Any]:
     if isinstance(body.get("system"), list):
         yield from body["system"]
     for message in body["messages"]:
-        if isinstance(message["content"], str):
+        content = message.get("content")  # a system message may carry only `output_config`
+        if not isinstance(content, list):
             continue
-        for block in message["content"]:
+        for block in content:
             yield block
             if block["type"] == "tool_result" and isinstance(block.get("content"), list):
                 yield from block["content"]
@@ -104,6 +112,38 @@ def check_model_rules(body: dict, spec: ModelSpec) -> None:
             f"max_tokens: {body['max_tokens']} > {spec.max_output_tokens}, which is the maximum "
             f"allowed number of output tokens for {spec.id}"
         )
+    for path, effort in _efforts(body):
+        _check_effort(path, effort, kind, spec)
+
+
+def _efforts(body: dict) -> Iterator[tuple[str, str]]:
+    """Every `effort` the request sets: top level, and per turn in system messages."""
+    effort = (body.get("output_config") or {}).get("effort")
+    if effort is not None:
+        yield "output_config.effort", effort
+    for index, message in enumerate(body["messages"]):
+        config = message.get("output_config") if message["role"] == "system" else None
+        if isinstance(config, dict) and config.get("effort") is not None:
+            yield f"messages.{index}.output_config.effort", config["effort"]
+
+
+def _check_effort(path: str, effort: str, thinking: str | None, spec: ModelSpec) -> None:
+    if not spec.effort_levels:
+        raise fail(EFFORT_UNSUPPORTED)
+    if effort not in spec.effort_levels:
+        accepted = ", ".join(f"'{level}'" for level in _ordered(spec.effort_levels))
+        raise fail(f"{path}: '{effort}' is not supported by this model. Use one of {accepted}.")
+    thinking_off = thinking is not None and thinking in ("disabled", "between_tools")
+    if spec.caps_effort_without_thinking and thinking_off and effort in TOP_EFFORTS:
+        raise fail(
+            f"{path} '{effort}' is not supported when thinking is disabled on this model. "
+            "Use effort 'high' or below, or enable thinking."
+        )
+
+
+def _ordered(levels: frozenset[str]) -> list[str]:
+    order = ("low", "medium", "high", "xhigh", "max")
+    return [level for level in order if level in levels]
 
 
 def _thinking_refusal(kind: str, spec: ModelSpec) -> str:
@@ -123,29 +163,35 @@ def _thinking_refusal(kind: str, spec: ModelSpec) -> str:
     return refused
 
 
-def check_thinking_opens_tool_turn(body: dict, spec: ModelSpec) -> None:
-    """When the model thinks (asked to, or by default), the last tool turn opens with thinking."""
-    if not spec.thinks(body.get("thinking")):
-        return
+def check_thinking_blocks(body: dict, spec: ModelSpec) -> None:
+    """Thinking blocks come back unaltered; the last tool turn opens with its thinking block.
+
+    Manual thinking (`enabled`) makes that block mandatory. With adaptive thinking (asked for,
+    or by default) the model may skip thinking, so a tool turn without a thinking block is a
+    history it can write; a thinking block that is there must still come first.
+    """
     messages = body["messages"]
     assistant_indexes = [i for i, message in enumerate(messages) if message["role"] == "assistant"]
     if not assistant_indexes:
         return
-    index = assistant_indexes[-1]
-    blocks = blocks_of(messages[index])
+    last = assistant_indexes[-1]
+    for index in assistant_indexes:
+        for position, block in enumerate(blocks_of(messages[index])):
+            if block["type"] == "thinking" and altered(block):
+                wording = THINKING_MODIFIED if index == last else INVALID_SIGNATURE
+                raise fail(f"messages.{index}.content.{position}: {wording}")
+    if not spec.thinks(body.get("thinking")):
+        return
+    blocks = blocks_of(messages[last])
     if not any(block["type"] == "tool_use" for block in blocks):
         return
-    explicit = (body.get("thinking") or {}).get("type") == "enabled"
-    only_calls = all(block["type"] == "tool_use" for block in blocks)
-    if spec.forced_tool_choice and not explicit and only_calls:
-        # What a forced tool_choice produces on a model that accepts one and thinks adaptively
-        # (by default or asked): the call opens the turn, with no thinking block. Sent back
-        # whole, it is valid. A model that refuses forced tool use never wrote such a turn, so
-        # there a turn without its thinking block is a history the loop cut.
-        return
     first = blocks[0]["type"]
-    if first not in _THINKING_BLOCKS:
-        raise fail(f"messages.{index}.content.0.type: {THINKING_FIRST.format(found=first)}")
+    if first in _THINKING_BLOCKS:
+        return
+    manual = (body.get("thinking") or {}).get("type") == "enabled"
+    thought = any(block["type"] in _THINKING_BLOCKS for block in blocks)
+    if manual or thought:
+        raise fail(f"messages.{last}.content.0.type: {THINKING_FIRST.format(found=first)}")
 
 
 def check_prefill(body: dict, spec: ModelSpec) -> None:

@@ -92,7 +92,7 @@ class Surface:
 
 # Request fields that the SDK sends as headers, never in the body.
 _HEADER_FIELDS = frozenset({"betas", "workspace_id"})
-# Accepted as fields (SDK 2.10 dropped them; older models still take them through extra_body).
+# Accepted as fields (the SDK dropped them in 2.10; older models still take them through extra_body).
 _EXTRA_FIELDS = frozenset({"stream", *SAMPLING_PARAMS})
 
 GA = Surface(

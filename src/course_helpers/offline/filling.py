@@ -1,0 +1,162 @@
+"""Course machinery (offline course model): values for a schema taken from what the request says.
+
+Where no scenario knows the answer (a structured output, a forced tool call, an output tool), the
+course model still fills each field the way a model would when the request names a value of
+that field's kind: a city, a unit or another value an `enum` lists, a number the request states
+or the result of a simple sum it asks for. Fields the request says nothing about keep the
+placeholders of `schemas.example_for`.
+
+    fill(schema, "Is it cold in Oslo, in fahrenheit?")   # {"city": "Oslo", "unit": "fahrenheit"}
+    fill({"properties": {"answer": {"type": "integer"}}}, "What is 2+2?")   # {"answer": 4}
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+from typing import Any
+
+from course_helpers.offline.schemas import conform, example_for, resolve
+
+KNOWN_CITIES = (
+    "Amsterdam", "Athens", "Auckland", "Bangkok", "Barcelona", "Beijing", "Berlin", "Bogota",
+    "Boston", "Brussels", "Budapest", "Buenos Aires", "Cairo", "Cape Town", "Chicago",
+    "Copenhagen", "Delhi", "Dubai", "Dublin", "Edinburgh", "Geneva", "Hamburg", "Helsinki",
+    "Hong Kong", "Istanbul", "Jakarta", "Kyiv", "Lagos", "Lima", "Lisbon", "London",
+    "Los Angeles", "Lyon", "Madrid", "Manchester", "Marseille", "Melbourne", "Mexico City",
+    "Miami", "Milan", "Montreal", "Moscow", "Mumbai", "Munich", "Nairobi", "New York", "Oslo",
+    "Paris", "Prague", "Reykjavik", "Rio de Janeiro", "Rome", "San Francisco", "Santiago",
+    "Seattle", "Seoul", "Shanghai", "Singapore", "Stockholm", "Sydney", "Taipei", "Tokyo",
+    "Toronto", "Vancouver", "Vienna", "Warsaw", "Washington", "Zurich",
+)  # fmt: skip
+_CITY_FIELD = re.compile(r"city|town|location|place|destination", re.IGNORECASE)
+_UNIT_WORDS = ("celsius", "fahrenheit", "kelvin", "metric", "imperial")
+# A capitalised name after "in", "at", "for"...: a place the gazetteer does not know.
+_AFTER_PREPOSITION = re.compile(
+    r"\b(?:in|at|for|to|from|near|about|visit|visiting)\s+"
+    r"([A-Z][a-z]+(?:[ -](?:[A-Z][a-z]+|de|da|del))*)"
+)
+_NOT_PLACES = frozenset({"English", "French", "German", "Python", "Celsius", "Fahrenheit"})
+_NUMBER = r"-?\d+(?:\.\d+)?"
+_OPERATOR_WORDS = {"plus": "+", "minus": "-", "times": "*", "×": "*", "divided by": "/"}
+# A hyphen counts as "minus" only between spaces: "3-5 days" and dates are not sums.
+_OPERATOR = r"(?:\s*[+*/×]\s*|\s+-\s+|\s+(?:plus|minus|times|divided by)\s+)"
+_SUM = re.compile(rf"{_NUMBER}(?:{_OPERATOR}{_NUMBER})+", re.IGNORECASE)
+_ARITHMETIC = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+}
+
+
+def fill(schema: Any, text: str, *, hint: str = "") -> Any:
+    """A value valid against `schema`, with the fields `text` names filled from it.
+
+    `hint` (what the model would have said) fills the first string nothing else fills.
+    """
+    numbers = _Numbers(sum_in(text), numbers_in(text))
+    return conform(_from_text(schema, text, schema, 0, numbers), schema, hint=hint)
+
+
+def city_in(text: str) -> str | None:
+    """The first city the text names: a known one, else a capitalised name after a preposition."""
+    found = [
+        (match.start(), city)
+        for city in KNOWN_CITIES
+        for match in [re.search(rf"\b{re.escape(city)}\b", text)]
+        if match
+    ]
+    if found:
+        return min(found)[1]
+    for match in _AFTER_PREPOSITION.finditer(text):
+        if match.group(1) not in _NOT_PLACES:
+            return match.group(1)
+    return None
+
+
+def sum_in(text: str) -> int | float | None:
+    """The result of the first simple sum the text asks for ("2+2", "7 times 6"), if any."""
+    match = _SUM.search(text)
+    if match is None:
+        return None
+    expression = match.group(0).lower()
+    for word, symbol in _OPERATOR_WORDS.items():
+        expression = expression.replace(word, symbol)
+    try:
+        value = _evaluate(ast.parse(expression, mode="eval").body)
+    except (SyntaxError, ZeroDivisionError, ValueError):
+        return None
+    return int(value) if float(value).is_integer() else value
+
+
+def numbers_in(text: str) -> list[int | float]:
+    """The numbers the text states, in order."""
+    found = re.findall(rf"(?<![\w.]){_NUMBER}(?!\w|\.\d)", text)
+    return [int(float(n)) if float(n).is_integer() else float(n) for n in found]
+
+
+def _evaluate(node: ast.AST) -> float:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_evaluate(node.operand)
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        return _ARITHMETIC[type(node.op)](_evaluate(node.left), _evaluate(node.right))
+    raise ValueError("not a simple sum")
+
+
+_RESULT_FIELD = re.compile(r"answer|result|sum|total|value", re.IGNORECASE)
+
+
+class _Numbers:
+    """The numbers a request gives: the result of its sum, for a field that holds a result,
+    and the numbers it states, one field after the other."""
+
+    def __init__(self, total: int | float | None, stated: list[int | float]) -> None:
+        self.total, self.stated = total, stated
+
+    def next_for(self, name: str) -> int | float | None:
+        if self.total is not None and (_RESULT_FIELD.search(name) or not self.stated):
+            return self.total
+        return self.stated.pop(0) if self.stated else self.total
+
+
+def _from_text(
+    schema: Any, text: str, root: Any, depth: int, numbers: _Numbers, name: str = ""
+) -> Any:
+    """The parts of a value that `text` names (None where it names nothing)."""
+    schema = resolve(schema, root)
+    if not isinstance(schema, dict) or depth > 8:
+        return None
+    enum = schema.get("enum")
+    if isinstance(enum, list):
+        named = [v for v in enum if isinstance(v, str) and _mentions(text, v)]
+        return named[0] if named else None
+    kinds = schema.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if "object" in kinds or "properties" in schema:
+        properties = schema.get("properties") or {}
+        found = {
+            key: _from_text(value, text, root, depth + 1, numbers, key)
+            for key, value in properties.items()
+        }
+        return {key: value for key, value in found.items() if value is not None}
+    if "integer" in kinds or "number" in kinds:
+        value = numbers.next_for(name)
+        if value is None or ("integer" in kinds and not float(value).is_integer()):
+            return None
+        return int(value) if "integer" in kinds else value
+    if "string" in kinds:
+        described = f"{name} {schema.get('description', '')}"
+        if _CITY_FIELD.search(described):
+            # Named or not, a city field holds a city (the placeholder), never other prose.
+            return city_in(text) or example_for(schema, name=name, root=root)
+        if "unit" in name.lower():
+            return next((word for word in _UNIT_WORDS if _mentions(text, word)), None)
+    return None
+
+
+def _mentions(text: str, word: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE) is not None

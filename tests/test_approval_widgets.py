@@ -287,5 +287,5 @@ def test_the_request_escapes_bidi_and_control_characters() -> None:
     tool_input = {"content": "x" * 3000, "path": "invoice\u202etxt.exe\n"}
     shown = describe_call("write_file", tool_input)
     assert "\u202e" not in shown
-    assert "  path (2 lines):\n    invoice\\u202etxt.exe\n    \n" in shown
+    assert "  path (2 lines):\n    │ invoice\\u202etxt.exe\n    │ \n" in shown
     assert shown.index("invoice") < shown.index("xxxx")

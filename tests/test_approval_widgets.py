@@ -79,7 +79,7 @@ def test_buttons_are_named_and_enabled_only_while_a_call_waits(panel) -> None:
     assert panel.waiting == ("merge_pr", {"pr": 482})
     assert "merge_pr" in panel.request.value and "482" in panel.request.value
     assert "Waiting for your answer: merge_pr" in panel.text()
-    assert "  The agent wants to call merge_pr with:\n    pr:\n      482" in panel.text()
+    assert "  The agent wants to call merge_pr with:\n    pr:\n      │ 482" in panel.text()
     assert panel.messages[-1]["role"] == "assistant", "the waiting call is not answered yet"
     panel.deny_button.click()
     assert panel.waiting is None

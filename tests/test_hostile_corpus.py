@@ -703,6 +703,22 @@ def test_shell_start_up_variables_of_the_parent_do_nothing(tmp_path, monkeypatch
     assert name not in {line.split("=", 1)[0] for line in result.output.splitlines()}
 
 
+@pytest.mark.parametrize("relative", [".", "", "bin"])
+def test_a_program_planted_in_the_project_does_not_run_by_its_bare_name(
+    tmp_path, monkeypatch, relative
+):
+    project = tmp_path / "project"
+    (project / "bin").mkdir(parents=True)
+    proof = tmp_path / "proof"
+    for folder in (project, project / "bin"):
+        (folder / "ls").write_text(f"#!/bin/sh\necho pwned > {shlex.quote(str(proof))}\n")
+        (folder / "ls").chmod(0o755)
+    monkeypatch.setenv("PATH", os.pathsep.join([relative, os.environ["PATH"]]))
+    result = run_command("ls", cwd=project, sandbox="none")
+    assert result.exit_code == 0 and "bin" in result.output
+    assert not proof.exists()
+
+
 def test_locale_names_pass_but_a_secret_named_like_a_locale_does_not():
     base = {"LC_ALL": "C.UTF-8", "LC_TIME": "C", "LC_API_TOKEN": "x", "LC_": "y"}
     assert safe_environment(base) == {"LC_ALL": "C.UTF-8", "LC_TIME": "C"}

@@ -16,7 +16,8 @@ secrets in its environment. `run_command()` handles each of these:
   on its own, whatever it left running in the background is stopped the same way, and the
   result says so (inside bubblewrap too, where the namespace's end stops them);
 - the environment is `safe_environment()`: an allow-list (PATH, HOME, LANG and a few more), so
-  API keys, tokens and passwords never reach the command, whatever they are called.
+  API keys, tokens and passwords never reach the command, whatever they are called; PATH keeps
+  only absolute folders, so no program of the project runs by a bare name.
 
 All of that runs the command as your own user, which is not isolation: the command can read
 your files, the environment of the process that started it (`/proc/$PPID/environ`), kill it,
@@ -75,11 +76,23 @@ def safe_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
     needs by name, on top of this.
     """
     source = os.environ if base is None else base
-    return {
+    kept = {
         name: value
         for name, value in source.items()
         if name in ALLOWED_VARIABLES or name in LOCALE_VARIABLES
     }
+    if "PATH" in kept:
+        kept["PATH"] = absolute_path_list(kept["PATH"])
+    return kept
+
+
+def absolute_path_list(path: str) -> str:
+    """PATH without its relative folders ('.', an empty entry, 'bin').
+
+    A command runs in the project, so a relative folder on PATH is a folder of the project:
+    a program planted there (`./ls`, `./git`) would run instead of the real one.
+    """
+    return os.pathsep.join(folder for folder in path.split(os.pathsep) if os.path.isabs(folder))
 
 
 class SandboxUnavailableWarning(UserWarning):

@@ -90,10 +90,8 @@ def git_environment(repo: str | os.PathLike[str], identity: Mapping[str, str] | 
     unknown = sorted(set(identity) - IDENTITY_VARIABLES)
     if unknown:
         raise ValueError(f"only author and committer variables may be added, not {unknown}")
-    env = safe_environment()
-    env["PATH"] = os.pathsep.join(
-        folder for folder in env.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(folder)
-    )
+    env = safe_environment()  # PATH holds absolute folders only: no ./git
+    env.setdefault("PATH", os.defpath)
     env.update(
         GIT_CONFIG_NOSYSTEM="1",
         GIT_CONFIG_SYSTEM=os.devnull,

@@ -1000,4 +1000,4 @@ def test_ordinary_indentation_and_a_few_blank_lines_are_shown_as_they_are():
     content = "def f():\n    if x:\n        return 1\n\n\n\nprint(f())\n"
     shown = describe_call("write_file", {"path": "a.py", "content": content})
     assert "        return 1" in shown.replace("⟨8 spaces⟩", "        ")
-    assert "\n    \n    \n    \n" in shown and "blank" not in shown
+    assert "\n    │ \n    │ \n    │ \n" in shown and "blank" not in shown

@@ -198,6 +198,17 @@ def test_a_name_in_an_error_message_is_shown_escaped(layout, name):
         assert len(message.splitlines()) == 1 and visible(message) == message, message
 
 
+def test_the_reviewers_read_file_shows_a_missing_name_escaped(tmp_path):
+    from course_helpers.fixtures.pr_repo import build_pr_repo
+
+    repo = build_pr_repo(tmp_path / "invoicing")
+    for name in DRAW_NOTHING:
+        with pytest.raises(FileNotFoundError) as missing:
+            repo.read_file(name)
+        message = str(missing.value)
+        assert len(message.splitlines()) == 1 and visible(message) == message, message
+
+
 @pytest.mark.parametrize("path", ["\ud800", "a/\udfff.txt"])
 def test_a_lone_surrogate_that_is_no_byte_is_refused(layout, path):
     box, _, _ = layout

@@ -420,6 +420,10 @@ def run_command(
             start_new_session=True,
             pass_fds=(report_write,) if confined else (),
         )
+    except BaseException:
+        if confined:
+            os.close(report_read)
+        raise
     finally:
         if confined:
             os.close(report_write)

@@ -79,7 +79,7 @@ def test_buttons_are_named_and_enabled_only_while_a_call_waits(panel) -> None:
     assert panel.waiting == ("merge_pr", {"pr": 482})
     assert "merge_pr" in panel.request.value and "482" in panel.request.value
     assert "Waiting for your answer: merge_pr" in panel.text()
-    assert "  The agent wants to call merge_pr with:\n    pr:\n      482" in panel.text()
+    assert "  The agent wants to call merge_pr with:\n    pr:\n      │ 482" in panel.text()
     assert panel.messages[-1]["role"] == "assistant", "the waiting call is not answered yet"
     panel.deny_button.click()
     assert panel.waiting is None
@@ -287,5 +287,5 @@ def test_the_request_escapes_bidi_and_control_characters() -> None:
     tool_input = {"content": "x" * 3000, "path": "invoice\u202etxt.exe\n"}
     shown = describe_call("write_file", tool_input)
     assert "\u202e" not in shown
-    assert "  path (2 lines):\n    invoice\\u202etxt.exe\n    \n" in shown
+    assert "  path (2 lines):\n    │ invoice\\u202etxt.exe\n    │ \n" in shown
     assert shown.index("invoice") < shown.index("xxxx")

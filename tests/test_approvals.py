@@ -66,7 +66,7 @@ def test_terminal_shows_the_call_and_accepts_yes():
     decision = AskInTerminal(person).decide("run_command", {"command": "pytest -q"})
     assert decision == Decision(True, "the person approved", "person")
     assert prompts[0].startswith("The agent wants to call run_command with:\n")
-    assert "  command:\n    pytest -q\n" in prompts[0]
+    assert "  command:\n    │ pytest -q\n" in prompts[0]
     assert prompts[0].endswith("Allow? [y/N] ")
 
 

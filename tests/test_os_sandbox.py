@@ -25,6 +25,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import planted
 import pytest
 from processes import gone_within, kill_all, living
 from time_limit import time_limit
@@ -121,7 +122,9 @@ def test_bubblewrap_cannot_see_or_kill_the_parent(tmp_path):
     done = parent(tmp_path, command, "bubblewrap")
     assert done.returncode == 0, done.stderr
     assert "parent still alive" in done.stdout
-    assert "ppid=1\n" in done.stdout  # the namespace's own first process, not the agent
+    # The namespace's own processes (bwrap's first one, or the shell watching the command),
+    # never the agent.
+    assert "ppid=1\n" in done.stdout or "ppid=2\n" in done.stdout
 
 
 def test_only_the_sandboxs_own_processes_are_visible(tmp_path):
@@ -277,3 +280,116 @@ def test_only_system_folders_are_visible(tmp_path):
     )
     result = run_command(command, cwd=tmp_path, sandbox="bubblewrap")
     assert result.output == "absent\nend\n"
+
+
+@pytest.mark.parametrize("command", ["echo done", "sleep 0.1 & wait; echo done", "exit 3"])
+def test_a_command_that_leaves_nothing_running_reports_nothing(tmp_path, command):
+    result = run_command(command, cwd=tmp_path, sandbox="bubblewrap")
+    assert not result.background_stopped
+    assert "background" not in result.as_tool_text()
+
+
+def test_the_pipe_that_reports_leftovers_is_not_open_to_the_command(tmp_path):
+    result = run_command("ls /proc/self/fd", cwd=tmp_path, sandbox="bubblewrap")
+    assert result.output.split() == ["0", "1", "2", "3"]  # 3: ls reading the folder
+
+
+# --- nothing a command writes runs on the host afterwards ----------------------------------
+# The agent's commands work in the project; course code on the host then runs git in it
+# (notebook 07's merge_pr, the reviewer's tools) or the agent's tests. Each plant below is an
+# attack on that: a command leaves something for the host to run. Its payload appends to a
+# marker beside the project; the marker must never appear.
+
+
+@pytest.fixture
+def pr_project(tmp_path):
+    """Notebook 07's repository as the project, and where a payload would leave its proof."""
+    from course_helpers.fixtures.pr_repo import build_pr_repo
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    return build_pr_repo(tmp_path / "project"), outside / planted.MARKER
+
+
+def git_metadata(repo: Path) -> dict[str, bytes]:
+    """Every file under .git with its content: what a command inside must not change."""
+    return {
+        str(path.relative_to(repo)): path.read_bytes()
+        for path in sorted((repo / ".git").rglob("*"))
+        if path.is_file()
+    }
+
+
+@pytest.mark.parametrize("door", sorted(planted.plants(Path("/unused"))))
+def test_a_command_cannot_leave_git_anything_to_run_on_the_host(pr_project, door):
+    repo, marker = pr_project
+    before = git_metadata(repo.path)
+    result = run_command(planted.plants(marker)[door], cwd=repo.path, sandbox="bubblewrap")
+    assert result.exit_code != 0, result.output  # the plant failed inside ...
+    assert git_metadata(repo.path) == before  # ... and .git is as it was
+    assert planted.host_actions(repo) == "ran"  # the host's git calls then run, merge included
+    assert repo.read_file("README.md", ref="main").count("## Development") == 1
+    assert not marker.exists()
+
+
+def test_commands_still_read_the_history_and_change_the_files(pr_project):
+    repo, _ = pr_project
+    command = (
+        "git log --format=%s -1 main && git show pr-483 --stat --format= && echo x >> README.md"
+    )
+    result = run_command(command, cwd=repo.path, sandbox="bubblewrap")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("Start the invoicing library\n README.md")
+    assert (repo.path / "README.md").read_text().endswith("x\n")
+
+
+def test_a_git_folder_that_is_a_link_inside_the_project_is_read_only_too(tmp_path):
+    project = tmp_path / "project"
+    (project / "metadata" / "hooks").mkdir(parents=True)
+    (project / ".git").symlink_to("metadata")
+    result = run_command(
+        "touch .git/hooks/post-merge metadata/x", cwd=project, sandbox="bubblewrap"
+    )
+    assert result.exit_code != 0
+    assert list((project / "metadata").rglob("*")) == [project / "metadata" / "hooks"]
+
+
+WRITE_MARKER = "import pathlib\ntry:\n    pathlib.Path({marker!r}).write_text('ran')\nexcept OSError:\n    pass\n"
+SELF_STARTERS = {
+    "conftest.py": WRITE_MARKER,
+    "sitecustomize.py": WRITE_MARKER,
+    "usercustomize.py": WRITE_MARKER,
+    "Makefile": "all:\n\techo ran > {marker}\n",
+    ".bashrc": "echo ran > {marker}\n",
+}
+
+
+@pytest.mark.parametrize("sandbox", ["none", "bubblewrap"])
+def test_files_python_pytest_or_a_shell_would_run_run_only_inside_the_sandbox(tmp_path, sandbox):
+    """The agent plants them; the course then runs the project's tests as notebook 08 does.
+
+    With the plain runner (the control) the planted conftest.py writes the marker: the door
+    is real. Inside bubblewrap it runs too, and the marker beside the project stays absent.
+    """
+    from course_helpers.coding_agent import agent_environment
+    from course_helpers.fixtures.shop_project import copy_shop_project
+    from course_helpers.sandbox import Sandbox
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    marker = outside / planted.MARKER
+    box = Sandbox(copy_shop_project(tmp_path / "project"))
+    for name, text in SELF_STARTERS.items():
+        box.write_text(name, text.format(marker=str(marker)))
+    box.write_text("tests/conftest.py", "open('conftest-ran-here', 'w').close()\n")
+    assert "conftest.py" in box.list_files(".") and "ran" in box.read_text("conftest.py")
+    result = run_command(
+        "python -m pytest -q; make; bash -ic true",
+        cwd=box.root,
+        env=agent_environment(),
+        timeout=60,
+        sandbox=sandbox,
+    )
+    assert "passed" in result.output  # the tests ran ...
+    assert (box.root / "conftest-ran-here").exists()  # ... with the planted conftest.py
+    assert marker.exists() == (sandbox == "none")

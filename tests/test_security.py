@@ -16,7 +16,9 @@ import os
 import socket
 import stat
 import sys
+from pathlib import Path
 
+import planted
 import pytest
 from time_limit import time_limit
 
@@ -591,7 +593,7 @@ def test_a_huge_key_is_refused_too():
 
 def test_non_string_values_are_shown_as_json():
     text = describe_call("merge_pr", {"pr": 482, "labels": ["a", "b"]})
-    assert "    482" in text and json.dumps(["a", "b"]) in text
+    assert "    │ 482" in text and json.dumps(["a", "b"]) in text
 
 
 def test_the_path_comes_first_even_when_it_is_the_longer_argument():
@@ -615,3 +617,99 @@ def test_deeply_nested_input_is_an_error_result_not_a_crash():
     ):
         result = run_tool([echo], block)
         assert result["tool_use_id"] == "toolu_1" and result["is_error"] is True
+
+
+# --- 9. git on the host runs nothing a command left in the repository --------------------------
+# Where bubblewrap cannot run, the plain runner lets a command write the repository's .git; the
+# host's git calls (notebook 07's merge_pr, the reviewer's tools) must still run none of it.
+# test_os_sandbox.py has the same plants made inside bubblewrap, where .git is read-only.
+
+DOORS = sorted(planted.plants(Path("/unused")))
+# Doors that need a setting in the repository's configuration: host_git refuses to run there.
+CONFIGURED = {door for door in DOORS if "git config" in planted.plants(Path("/unused"))[door]}
+
+
+@pytest.fixture
+def planted_repo(tmp_path):
+    """Build notebook 07's repository; plant(door) runs that door's plant with the plain runner."""
+    from course_helpers.commands import run_command
+    from course_helpers.fixtures.pr_repo import build_pr_repo
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    marker = outside / planted.MARKER
+    repo = build_pr_repo(tmp_path / "project")
+
+    def plant(door):
+        result = run_command(planted.plants(marker)[door], cwd=repo.path, sandbox="none")
+        assert result.exit_code == 0, result.output
+        return repo, marker
+
+    return plant
+
+
+@pytest.mark.parametrize("door", DOORS)
+def test_each_plant_is_a_real_door_for_plain_git(planted_repo, door):
+    """The control: git called the usual way runs what was planted."""
+    repo, marker = planted_repo(door)
+    planted.plain_host_actions(repo.path)
+    assert marker.exists()
+
+
+@pytest.mark.parametrize("door", DOORS)
+def test_host_git_runs_nothing_a_command_planted(planted_repo, door):
+    repo, marker = planted_repo(door)
+    outcome = planted.host_actions(repo)
+    assert outcome == ("refused" if door in CONFIGURED else "ran")
+    assert not marker.exists()
+
+
+def test_a_refusal_names_the_settings_and_says_why(planted_repo):
+    from course_helpers.fixtures.pr_repo import git
+    from course_helpers.host_git import UnsafeRepository
+
+    repo, _ = planted_repo("fsmonitor")
+    with pytest.raises(UnsafeRepository, match=r"sets core\.fsmonitor\. A setting there can name"):
+        git(repo.path, "status")
+
+
+def test_host_git_gets_no_secret_and_no_git_variable_of_the_process(tmp_path, monkeypatch):
+    from course_helpers.host_git import git_environment
+
+    monkeypatch.setenv("PAYMENTS_API_TOKEN", "made-up-token")
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "elsewhere"))
+    monkeypatch.setenv("GIT_EXTERNAL_DIFF", "sh")
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", "'core.fsmonitor'='sh'")
+    monkeypatch.setenv("PATH", os.pathsep.join([".", "", "bin", os.environ["PATH"]]))
+    env = git_environment(tmp_path / "repo")
+    assert "made-up-token" not in env.values()
+    assert not {"GIT_DIR", "GIT_EXTERNAL_DIFF", "GIT_CONFIG_PARAMETERS"} & set(env)
+    assert all(os.path.isabs(folder) for folder in env["PATH"].split(os.pathsep))
+    assert env["GIT_CONFIG_GLOBAL"] == env["GIT_CONFIG_SYSTEM"] == os.devnull
+    with pytest.raises(ValueError, match="only author and committer"):
+        git_environment(tmp_path, {"GIT_DIR": "x"})
+
+
+def test_a_git_program_planted_in_the_project_is_never_the_one_run(planted_repo, monkeypatch):
+    """With '.' on PATH, `git` could mean ./git: host_git looks only in absolute folders."""
+    from course_helpers.fixtures.pr_repo import git
+
+    repo, marker = planted_repo("post-merge hook")
+    fake = repo.path / "git"
+    fake.write_text(f"#!/bin/sh\n{planted.payload(marker)} </dev/null\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", os.pathsep.join([".", os.environ["PATH"]]))
+    monkeypatch.chdir(repo.path)
+    assert git(repo.path, "log", "--format=%s", "-1", "main") == "Start the invoicing library\n"
+    assert not marker.exists()
+
+
+def test_host_git_never_uses_a_repository_above_the_folder_it_is_given(planted_repo):
+    """A folder without .git inside a planted repository: git must not climb to it."""
+    from course_helpers.fixtures.pr_repo import git
+
+    repo, marker = planted_repo("fsmonitor")
+    inner = repo.path / "invoicing"
+    with pytest.raises(RuntimeError, match="not a git repository"):
+        git(inner, "status")
+    assert not marker.exists()

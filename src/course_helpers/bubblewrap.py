@@ -24,7 +24,15 @@ command in new Linux namespaces. `wrap()` builds its command line:
   read-only system as writable; the kernel's settings (`/proc/sys`, `/proc/sysrq-trigger`)
   are read-only too, since root may write some of them without any capability;
 - only the environment `run_command` passes (an allow-list), which is also all that the
-  namespace's first process holds.
+  namespace's first process holds;
+- the project's `.git` read-only: commands can read the history and change the files, but not
+  plant a hook or a setting that git on your machine would run later (`host_git`).
+
+The command runs under a small shell, `WATCH`, which waits for it and then looks in the
+sandbox's own `/proc` for anything it left running. That is the only moment to look: when the
+namespace's first process ends, the kernel kills the rest without a word. `WATCH` writes what
+it saw to a pipe the command cannot use, so `run_command` can say "left processes running in
+the background; they were stopped", as the plain runner does.
 
 Where `bwrap` is missing or cannot create namespaces (macOS, a container without user
 namespaces), `problem()` says why, and `run_command` falls back to the plain runner.
@@ -48,6 +56,27 @@ EMPTY = ("/tmp", "/root", "/home")  # present, but empty and in memory
 # program of its choice as the machine's root); bwrap does not always cover them.
 PROC_READ_ONLY = ("/proc/sys", "/proc/sysrq-trigger")
 INSTALL_HINT = "install it with `sudo apt-get install bubblewrap`"
+LEFT_BEHIND = "left-behind"  # what WATCH writes when the command left processes running
+
+# Runs `bash -c "$2"` with the report pipe (descriptor $1) closed for it, then looks for any
+# process of the namespace other than bwrap's first one (pid 1) and itself, zombies aside.
+# Only shell built-ins after the command: nothing it starts shows up in /proc itself. Its own
+# messages ("Killed" when a signal ends the command) go nowhere; the command keeps stderr.
+WATCH = r"""
+report=$1
+exec {stderr}>&2 2>/dev/null
+bash -c "$2" {report}>&- 2>&"$stderr" {stderr}>&-
+status=$?
+for entry in /proc/[0-9]*; do
+  case ${entry#/proc/} in 1|$$) continue ;; esac
+  read -r stat 2>/dev/null < "$entry/stat" || continue
+  state=${stat##*) }
+  case ${state%% *} in Z|X) continue ;; esac
+  echo LEFT >&"$report"
+  break
+done
+exit "$status"
+""".replace("LEFT", LEFT_BEHIND)
 
 
 def bwrap_path() -> str | None:
@@ -64,6 +93,26 @@ def _python_folders() -> list[str]:
 
 def _in_system(path: str) -> bool:
     return any(path == top or path.startswith(top + "/") for top in SYSTEM)
+
+
+def watched(command: str, report_fd: int) -> list[str]:
+    """The argv that runs `command` under WATCH, which reports on descriptor `report_fd`."""
+    return ["bash", "-c", WATCH, "watch", str(report_fd), command]
+
+
+def _read_only_git(project: str) -> list[str]:
+    """bwrap options that make the project's git metadata read-only, if it is inside it.
+
+    `.git` may be a folder, a file (`gitdir: ...`) or a link; its real path is bound over
+    itself, read-only. Outside the project it is not in the sandbox at all.
+    """
+    git = os.path.join(project, ".git")
+    if not os.path.lexists(git):
+        return []
+    real = os.path.realpath(git)
+    if os.path.commonpath([real, project]) != project or not os.path.exists(real):
+        return []
+    return ["--ro-bind", real, real]
 
 
 def wrap(argv: list[str], project: str | os.PathLike[str], bwrap: str = "bwrap") -> list[str]:
@@ -87,7 +136,7 @@ def wrap(argv: list[str], project: str | os.PathLike[str], bwrap: str = "bwrap")
     for folder in _python_folders():
         if not _in_system(folder):
             line += ["--ro-bind", folder, folder]
-    line += ["--bind", project, project, "--chdir", project]
+    line += ["--bind", project, project, *_read_only_git(project), "--chdir", project]
     line += ["--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--"]
     return line + list(argv)
 

@@ -13,9 +13,11 @@ secrets in its environment. `run_command()` handles each of these:
 - output (stdout and stderr in the order written) is read by a thread that keeps only the
   head and the tail, so 50 MB of output never sits in memory;
 - at the deadline the group gets SIGTERM, a short grace, then SIGKILL; when the command ends
-  on its own, whatever it left running in the background is stopped the same way;
+  on its own, whatever it left running in the background is stopped the same way, and the
+  result says so (inside bubblewrap too, where the namespace's end stops them);
 - the environment is `safe_environment()`: an allow-list (PATH, HOME, LANG and a few more), so
-  API keys, tokens and passwords never reach the command, whatever they are called.
+  API keys, tokens and passwords never reach the command, whatever they are called; PATH keeps
+  only absolute folders, so no program of the project runs by a bare name.
 
 All of that runs the command as your own user, which is not isolation: the command can read
 your files, the environment of the process that started it (`/proc/$PPID/environ`), kill it,
@@ -74,11 +76,23 @@ def safe_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
     needs by name, on top of this.
     """
     source = os.environ if base is None else base
-    return {
+    kept = {
         name: value
         for name, value in source.items()
         if name in ALLOWED_VARIABLES or name in LOCALE_VARIABLES
     }
+    if "PATH" in kept:
+        kept["PATH"] = absolute_path_list(kept["PATH"])
+    return kept
+
+
+def absolute_path_list(path: str) -> str:
+    """PATH without its relative folders ('.', an empty entry, 'bin').
+
+    A command runs in the project, so a relative folder on PATH is a folder of the project:
+    a program planted there (`./ls`, `./git`) would run instead of the real one.
+    """
+    return os.pathsep.join(folder for folder in path.split(os.pathsep) if os.path.isabs(folder))
 
 
 class SandboxUnavailableWarning(UserWarning):
@@ -352,6 +366,20 @@ def _wait_for_exit(process: subprocess.Popen, timeout: float) -> bool:
     return True
 
 
+def _reported_left_behind(report: int) -> bool:
+    """Read (and close) the report pipe of bubblewrap.WATCH: did the command leave processes?"""
+    os.set_blocking(report, False)
+    said = b""
+    try:
+        while chunk := os.read(report, 256):
+            said += chunk
+    except BlockingIOError:
+        pass  # a writer is still there (it is being killed): what was written is enough
+    finally:
+        os.close(report)
+    return bubblewrap.LEFT_BEHIND.encode() in said
+
+
 def run_command(
     command: str,
     *,
@@ -373,28 +401,42 @@ def run_command(
     environment = dict(safe_environment() if env is None else env)
     argv = ["bash", "-c", command]
     marker = secrets.token_hex(8)
+    report_read, report_write = os.pipe() if confined else (-1, -1)
     if confined:
-        argv = bubblewrap.wrap(argv, cwd, bubblewrap.bwrap_path() or "bwrap")
+        argv = bubblewrap.wrap(
+            bubblewrap.watched(command, report_write), cwd, bubblewrap.bwrap_path() or "bwrap"
+        )
     else:
         environment[MARKER] = marker
     started = time.monotonic()
-    process = subprocess.Popen(
-        argv,
-        cwd=cwd,
-        env=environment,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    try:
+        process = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=environment,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            pass_fds=(report_write,) if confined else (),
+        )
+    except BaseException:
+        if confined:
+            os.close(report_read)
+        raise
+    finally:
+        if confined:
+            os.close(report_write)
     reader = _OutputReader(process.stdout, max_output)
     timed_out = not _wait_for_exit(process, timeout)
     # At the deadline this stops the command; after a normal exit, what it left behind. Inside
-    # bubblewrap, whatever is left ends with the namespace, and bwrap's own first process may
-    # still be on its way out: there is nothing to report.
+    # bubblewrap, whatever is left ends with the namespace; bubblewrap.WATCH looked before
+    # that happened and says so on the report pipe.
     left_behind = not timed_out and not confined and group_alive(process.pid)
     _stop_group(process.pid)
     process.wait()
+    if confined:
+        left_behind = _reported_left_behind(report_read) and not timed_out
     escaped = 0 if confined else _stop_escaped(marker)
     complete = reader.finish(READER_WAIT)
     duration = time.monotonic() - started

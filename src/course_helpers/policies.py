@@ -87,6 +87,9 @@ _BLANKS = re.compile(r"(?:[^\S\n]|[\u115f\u1160\u3164\uffa0\u2800]){8,}")
 _BLANK_LINES = re.compile(r"\n(?:[^\S\n]*\n){7,}")
 
 
+GUTTER = "    │ "  # before every line of a value: the prompt's own lines never start with it
+
+
 def _count_blanks(run: re.Match) -> str:
     text = run.group(0)
     what = {" ": "spaces", "\t": "tabs"}.get(text[0]) if len(set(text)) == 1 else None
@@ -112,9 +115,10 @@ def describe_call(tool_name: str, tool_input: Any, limit: int = SHOW_LIMIT) -> s
     """The call as a person must see it before saying yes, or None if it is too long to show.
 
     One block per argument: `path` first if there is one, then the shortest first, so a long
-    value cannot push the short dangerous part off the screen. Every line of a value is
-    indented, so a value cannot pass itself off as the prompt or as another argument, and a
-    value of several lines says how many (a path ending in a newline shows as "path (2 lines)").
+    value cannot push the short dangerous part off the screen. Every line of a value starts
+    with the gutter `│ `, so a value holding a line such as "Allow? [y/N]" or "The agent wants
+    to call ..." cannot pass for the prompt's own text or for another argument, and a value of
+    several lines says how many (a path ending in a newline shows as "path (2 lines)").
     """
     if isinstance(tool_input, dict):
         items = [(visible(str(key)), _shown_value(value)) for key, value in tool_input.items()]
@@ -125,7 +129,7 @@ def describe_call(tool_name: str, tool_input: Any, limit: int = SHOW_LIMIT) -> s
     for key, value in items:
         rows = value.split("\n")
         lines.append(f"  {key} ({len(rows)} lines):" if len(rows) > 1 else f"  {key}:")
-        lines += [f"    {row}" for row in rows]
+        lines += [f"{GUTTER}{row}" for row in rows]
     shown = "\n".join(lines) + "\n"
     return shown if len(shown) <= limit else None
 

@@ -58,10 +58,14 @@ class PathRefused(ValueError):
 
 
 def _shown(path: str, width: int = 60) -> str:
-    """The path as it appears in a message: quoted, and shortened if it is very long."""
+    """The path as it appears in a message: quoted, escaped, and shortened if very long.
+
+    repr() escapes line breaks and control characters; visible() then escapes what repr
+    leaves as it is but draws nothing (a Hangul filler, a variation selector).
+    """
     if len(path) > width:
         path = path[: width - 3] + "..."
-    return repr(path)
+    return visible(repr(path))
 
 
 def _listed(relative: str) -> str:
@@ -167,8 +171,12 @@ class Sandbox:
         )
 
     def relative(self, real: Path) -> str:
-        """How a resolved path is shown to the model: relative to the root, with '/'."""
-        return real.relative_to(self.root).as_posix()
+        """How a resolved path is shown to the model: relative to the root, with '/'.
+
+        Escaped like a line of a listing (`_listed`): a name holding a newline stays on one
+        line, so a search result or a message naming the file cannot fake a line of its own.
+        """
+        return _listed(real.relative_to(self.root).as_posix())
 
     def list_files(self, path: str = ".", max_entries: int = 200) -> str:
         """List files and folders under `path`, one per line, relative to the project root.
@@ -193,13 +201,13 @@ class Sandbox:
                 f"{_shown(path)} is a file, not a folder; read it instead."
             ) from None
         lines: list[str] = []
-        prefix = "" if folder == self.root else self.relative(folder) + "/"
+        prefix = "" if folder == self.root else folder.relative_to(self.root).as_posix() + "/"
         try:
             complete = self._walk(fd, prefix, lines, max_entries)
         finally:
             os.close(fd)
         if not lines:
-            return f"(the folder {_shown(self.relative(folder))} is empty)"
+            return f"(the folder {_shown(folder.relative_to(self.root).as_posix())} is empty)"
         if not complete:
             lines.append(
                 f"[listing stopped after {max_entries} entries; list a subfolder to see more]"
@@ -255,7 +263,7 @@ class Sandbox:
                 except OSError as error:
                     if error.errno == errno.ELOOP or _is_link(part, fd):
                         raise PathRefused(
-                            f"Refused: {part!r} became a symbolic link while the path was being "
+                            f"Refused: {_shown(part)} became a symbolic link while the path was being "
                             f"checked. {HINT}"
                         ) from None
                     raise
@@ -402,4 +410,4 @@ class Sandbox:
             raise
         finally:
             os.close(folder)
-        return f"Wrote {len(text):,} characters to {visible(self.relative(real))!r}."
+        return f"Wrote {len(text):,} characters to {_shown(self.relative(real), 4096)}."

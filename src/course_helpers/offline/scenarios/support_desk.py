@@ -62,7 +62,13 @@ _NOT_ITEMS = {
     *("refund", "page", "week", "month", "day", "days", "account", "parcel"),
 }
 _ITEM = re.compile(r"\b(?:my|a|an|the)\s+(?:two\s+|same\s+)?([a-z'-]+(?:\s+[a-z'-]+)?)")
-_REFUND_POLICY = re.compile(r"refund policy", re.IGNORECASE)
+# An instruction to read the refund policy: a clause that names it (or the help centre's rules or
+# article on refunds) with a verb that asks to read or follow it, and no negation.
+_REFUND_POLICY = re.compile(
+    r"refund (?:policy|policies|rules?)|(?:polic(?:y|ies)|rules?|articles?) (?:on|for|about) refunds"
+)
+_FOLLOW = re.compile(r"\b(?:read|follow|check|apply|look up)\b")
+_NEGATION = re.compile(r"\b(?:not|never|no need|don't|without|ignore|skip)\b")
 _FORM_TOOL = re.compile(r"calling the (\w+) tool")
 # The words that tell which help-centre article speaks about which refund reason.
 _ARTICLE_FOR_REASON = {"damaged": "damaged", "duplicate_charge": "twice", "return": "return"}
@@ -70,6 +76,15 @@ _DECLINED = re.compile(r"declin|approv")
 
 
 # -- reading a ticket -------------------------------------------------------------------------
+
+
+def told_to_follow_refund_policy(system: str) -> bool:
+    """Whether the instructions ask to read or follow the refund policy (a negated clause, as in
+    "do not read the refund policy", does not count)."""
+    clauses = re.split(r"[.;!?]\s*", system.lower().replace("’", "'"))
+    return any(
+        _REFUND_POLICY.search(c) and _FOLLOW.search(c) and not _NEGATION.search(c) for c in clauses
+    )
 
 
 def categorise(ticket: str) -> str:
@@ -191,6 +206,9 @@ class Known:
                 self.add_order(order)
         self.missing += [str(i) for i in facts.get("not_found") or [] if ORDER_ID.fullmatch(str(i))]
         self.no_customer = self.no_customer or bool(facts.get("customer_not_found"))
+        if isinstance(facts.get("customer"), dict):  # a customer record, as look_up_customer gives
+            self.customer = facts["customer"]
+            self.searched_orders = len(self.customer.get("orders") or [])
         if "searched_orders" in facts:
             self.searched_orders = int(facts["searched_orders"])
         if "articles" in facts:
@@ -317,7 +335,8 @@ def lookups(conv: Conversation, ticket: str, requests: list[dict], known: Known)
         argument = conv.argument_for("look_up_customer", ("email",))
         calls.append(tool_use("look_up_customer", **{argument: email}))
     asks = any(r["category"] in ("account", "policy") for r in requests)
-    money = any(r["category"] == "refund" for r in requests) and _REFUND_POLICY.search(conv.system)
+    money = any(r["category"] == "refund" for r in requests)
+    money = money and told_to_follow_refund_policy(conv.system)
     if (asks or money) and known.articles is None and conv.offers("search_kb"):
         words = [w for w in re.findall(r"[a-z']+", ticket.lower()) if w not in STOPWORDS]
         argument = conv.argument_for("search_kb", ("query",))
@@ -419,8 +438,9 @@ def refund_sentence(refund: dict) -> str:
 def refused_sentence(order_id: str, why: str) -> str:
     if _DECLINED.search(why):
         return (
-            f"The refund for order {order_id} needs a colleague's approval, which it does not "
-            "have yet; a colleague will look at it."
+            f"The refund for order {order_id} needs a colleague's approval, which it did not "
+            "get, so nothing has been refunded. Would you like me to pass your ticket to a "
+            "colleague?"
         )
     why = why.strip().split(REFUSED_PREFIX, 1)[-1].rstrip(".")
     return f"I could not refund order {order_id}: {why}."
@@ -475,19 +495,18 @@ def reply(requests: list[dict], known: Known, focus: str | None = None) -> str:
     return "\n".join(["Hello,", "", *lines, "", SIGN_OFF])
 
 
-def claims(text: str) -> set[str]:
-    """What a reply asserts that can be checked: order ids, tracking numbers, amounts."""
-    return set(ORDER_ID.findall(text) + re.findall(r"TRK-\d+|EUR \d+\.\d\d", text))
+def statements(text: str) -> set[str]:
+    """The sentences of a reply, greeting and sign-off left out, blanks evened out."""
+    body = [line for line in text.splitlines() if line.strip() not in ("", "Hello,", SIGN_OFF)]
+    sentences = re.split(r"(?<=[.?!])\s+", " ".join(" ".join(body).split()))
+    return {s for s in sentences if s}
 
 
-def check(draft: str, requests: list[dict], known: Known, facts_text: str) -> str:
-    """Rule 4: OK, or the reply the facts support."""
+def check(draft: str, requests: list[dict], known: Known) -> str:
+    """Rule 4: OK when the draft states exactly what rule 5 states from these facts for every
+    request, sentence for sentence (in any order); else rule 5's reply."""
     full = reply(requests, known)
-    held = claims(full) | claims(facts_text)
-    held |= {f"EUR {float(a):.2f}" for a in re.findall(r'"(?:total|amount)": ([\d.]+)', facts_text)}
-    unsupported = claims(draft) - held
-    unanswered = claims(full) - claims(draft)
-    return "OK" if not unsupported and not unanswered else full
+    return "OK" if statements(draft) == statements(full) else full
 
 
 # -- rule 6: merge ---------------------------------------------------------------------------------
@@ -538,6 +557,5 @@ def support_desk(conv: Conversation) -> Reply | None:
             return Reply([text(f"Next I need {names}."), *calls])
     if DRAFT_HEADING in said:  # rule 4
         draft = said.split(f"\n\n{DRAFT_HEADING}", 1)[1].strip()
-        facts_text = said.split(FACTS_HEADING, 1)[-1].split(f"\n\n{DRAFT_HEADING}", 1)[0]
-        return say(check(draft, requests, known, facts_text))
+        return say(check(draft, requests, known))
     return say(reply(requests, known, focus=known.category))  # rule 5

@@ -7,28 +7,42 @@ what the request holds: the ticket, the facts (written in the prompt under `Fact
 returned by tool calls: both fill the same `Known`, so the same facts lead to the same decision),
 the tools offered and the instructions. Nothing asks which approach sent the request.
 
-The ticket is read as a list of requests (`split_requests`), each with its category, order ids,
-email, item and refund reason, from its words (`triage_form`). Then the first rule that applies:
+The ticket is read as a list of requests (`split_requests`: its sentences, joined while the
+category stays), each with its category, order ids, item and refund reason read from its words
+(`triage_form`) and the ticket's email. Rule 6 answers a request that holds worker answers;
+any other request gets the first of rules 1-5 that applies:
 
-1. **Form.** The instructions say to answer by calling a tool: fill in that tool's form from the
-   ticket (a `requests` list gets one entry per request).
-2. **Look up, in parallel.** Lookup tools are offered: every lookup whose input is known and whose
-   answer is missing goes out in one turn: the orders the ticket names; the customer, by email,
-   when a request names no order; all that customer's orders, when none known holds the item;
-   an order a record says replaced another; the help centre, for a question, or for money back
-   when the instructions say to follow the refund policy.
-3. **Refund.** A request asks for money back and a refund tool is offered: the help-centre
-   article for its reason, when one was read, decides which orders (a duplicate charge: the
-   later of two identical orders; damage: delivered within the article's days; a return: none
-   yet); without an article, every order the request is about. All in one turn, with the reason
-   the ticket's words give; after a refusal that names another order, that order. An order is
-   asked once; after an approval is declined, nothing more.
-4. **Check.** A draft is given: `OK` when it names no order, tracking number or amount the facts
-   lack and answers every request the facts answer; else the reply of rule 5.
-5. **Write.** Each request gets the facts that answer it, in fixed sentences (when the facts name
-   a category, only the requests of that category): an order's status and its replacement, the
-   refunds issued or refused (with the rule's words), an order or customer not found, the help
-   centre's answer. Nothing found: ask for the order number, or pass to a colleague.
+1. **Form.** `tool_choice` or the instructions ("calling the X tool") name an offered tool: fill in
+   its form from the ticket (a `requests` field gets one entry per request).
+2. **Look up, in parallel.** Every lookup below whose tool is offered, whose input is known and
+   whose answer is not, goes out in one turn: the orders the requests name; every order of the
+   customer, when a customer record is known, a request names an item and no order, and no known
+   order holds that item; every order a known record says `replaced_by`; the customer by email,
+   when a request names no order; the help centre, once, when a request is about an account or
+   the shop's policy, or asks for money back and the instructions ask to read or follow the
+   refund policy (`told_to_follow_refund_policy`: a clause naming the refund policy, or the help
+   centre's rules or article on refunds, with read, follow, check, apply or look up, and no
+   negation).
+3. **Refund.** A refund tool is offered and no approval was declined so far. For each request
+   that asks for money back and has no refund issued for its orders yet: the known orders that a
+   refusal's words name besides the refused one, if any; else, when an article for its reason was read (the article
+   naming damage, a double charge or returns), the orders it allows (the later of two identical
+   orders of the same day; those delivered within its days; none for a return, refunded when the
+   parcel arrives); else every order the request is about (the ones it names, else the known
+   ones holding its item). Each order is asked once, all in one turn, with the reason the
+   ticket's words give.
+4. **Check.** A draft is given: `OK` when its sentences (greeting and sign-off aside) are exactly
+   the sentences rule 5 writes from these facts for every request of the ticket, in any order;
+   else rule 5's reply for every request.
+5. **Write.** Each request gets the facts that answer it, in fixed sentences: an order not found;
+   for money back, every refund issued and refused (the rule's words; a declined approval says
+   nothing was refunded and asks whether to pass the ticket to a colleague), or, when there are
+   none, the order's status and the article's answer; for shipping, each order's status and its
+   replacement's; for an account or policy question, the first article's answer; no account for
+   the email, or the item not found among the customer's orders; else a request for the order
+   number. Nothing to say: the message goes to a colleague. When the facts in the prompt name a
+   `category` (the workflows' code writes the one the triage read), only the requests of that
+   category are answered: the one key with no tool-result twin.
 6. **Merge.** Worker answers are given: one greeting, each answer's body, one sign-off.
 """
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import json
 
 import anthropic
@@ -21,7 +22,10 @@ from course_helpers.offline.scenarios.support_desk import (
     reason_of,
     split_requests,
     support_desk,
+    told_to_follow_refund_policy,
 )
+from course_helpers.workflows import agent as agent_module
+from course_helpers.workflows import steps as steps_module
 from course_helpers.workflows.agent import AGENT_SYSTEM, run_support_agent
 from course_helpers.workflows.chain import CHECK_SYSTEM, DRAFT_SYSTEM
 from course_helpers.workflows.harness import (
@@ -277,15 +281,19 @@ def _calls(reply) -> list[tuple[str, dict]]:
     return [(b["name"], b["input"]) for b in reply.content if b["type"] == "tool_use"]
 
 
+_TOOL_USE_IDS = itertools.count()
+
+
 def _history(calls_and_results: list[tuple[str, dict, object]]) -> list[dict]:
     """One assistant turn with these calls, then one user turn with their results."""
+    ids = [f"toolu_{next(_TOOL_USE_IDS)}" for _ in calls_and_results]
     uses = [
-        {"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": arguments}
-        for n, (name, arguments, _) in enumerate(calls_and_results)
+        {"type": "tool_use", "id": i, "name": name, "input": arguments}
+        for i, (name, arguments, _) in zip(ids, calls_and_results, strict=True)
     ]
     results = [
-        {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": json.dumps(result)}
-        for n, (_, _, result) in enumerate(calls_and_results)
+        {"type": "tool_result", "tool_use_id": i, "content": json.dumps(result)}
+        for i, (_, _, result) in zip(ids, calls_and_results, strict=True)
     ]
     return [{"role": "assistant", "content": uses}, {"role": "user", "content": results}]
 
@@ -361,6 +369,135 @@ def test_the_check_step_reads_the_draft_against_the_facts():
     silent = "Hello,\n\nYour order is on its way.\n\nKettle & Co support"
     corrected = _said(_ask(CHECK_SYSTEM, facts_message(ticket, facts, draft=silent)))
     assert corrected == right  # a request the facts answer, left unanswered: rewritten
+
+
+def _refund_outcome(order_id: str, reason: str, desk: Desk) -> dict:
+    try:
+        return {"refunds": [desk.refund(order_id, reason)]}
+    except RefundRefused as error:
+        return {"refused": [{"order_id": order_id, "why": str(error)}]}
+
+
+def _wrong_drafts() -> list[tuple[str, dict, str]]:
+    """Six drafts a check step must not pass: each contradicts or goes beyond its facts."""
+    desk, u3_desk, p3_desk = Desk(), Desk(), Desk()
+    u3 = {
+        "category": "refund",
+        "orders": [desk.look_up_order("A1003"), desk.look_up_order("A1004")],
+        "refunds": _refund_outcome("A1004", "duplicate_charge", u3_desk)["refunds"],
+        "refused": _refund_outcome("A1003", "duplicate_charge", u3_desk)["refused"],
+        "articles": desk.search_kb(CASE["U3"].ticket),
+    }
+    u1 = {"category": "shipping", "orders": [desk.look_up_order("A1007")], "articles": []}
+    p1 = {"category": "shipping", "orders": [desk.look_up_order("A1001")], "articles": []}
+    p3 = {
+        "category": "refund",
+        "orders": [desk.look_up_order("A1002")],
+        **_refund_outcome("A1002", "damaged", p3_desk),
+        "articles": [],
+    }
+    say = "Hello,\n\n{}\n\nKettle & Co support".format
+    return [
+        ("U3", u3, say("I have refunded EUR 59.00 for order A1003. I could not refund A1004.")),
+        ("U3", u3, say("I have refunded EUR 59.00 for order A1003 and for order A1004.")),
+        ("U1", u1, say("I have refunded EUR 68.00 for order A1007; A1010 is cancelled.")),
+        ("P1", p1, say("Your order A1001 was lost in transit (tracking number TRK-4471).")),
+        ("P3", p3, say("I could not refund EUR 24.00 for order A1002 (reference R-A1002).")),
+        (
+            "P3",
+            p3,
+            say("I have refunded EUR 24.00 for order A1002; a new teapot and a voucher follow."),
+        ),
+    ]
+
+
+@pytest.mark.parametrize("number", range(6))
+def test_the_check_step_rejects_a_draft_the_facts_do_not_support(number):
+    key, facts, draft = _wrong_drafts()[number]
+    ticket = CASE[key].ticket
+    right = _said(_ask(DRAFT_SYSTEM, facts_message(ticket, {**facts, "category": None})))
+    verdict = _said(_ask(CHECK_SYSTEM, facts_message(ticket, facts, draft=draft)))
+    assert verdict != "OK" and verdict == right
+    assert _said(_ask(CHECK_SYSTEM, facts_message(ticket, facts, draft=right))) == "OK"
+
+
+def test_the_policy_reacts_to_an_instruction_to_follow_the_refund_policy_not_to_a_phrase():
+    told = [
+        AGENT_SYSTEM,
+        "Read the help centre's article on refunds and follow it.",
+        "Before refunding, check the help centre's rules for refunds.",
+    ]
+    not_told = [
+        "Do not read the refund policy; refund what the customer asks.",
+        "Never check the refund rules: the tool does.",
+        "You tell customers the outcome of their refund request.",
+        DRAFT_SYSTEM,
+        *HANDLER_SYSTEMS.values(),
+    ]
+    assert all(told_to_follow_refund_policy(s) for s in told)
+    assert not any(told_to_follow_refund_policy(s) for s in not_told)
+    desk, ticket = Desk(), CASE["U3"].ticket
+    tools = [t.definition() for t in desk.tools()]
+    history = _history(
+        [("look_up_order", {"order_id": i}, desk.look_up_order(i)) for i in ("A1003", "A1004")]
+    )
+    base = "You are the support agent of Kettle & Co. "
+    for system, first in [(base + told[1], "search_kb"), (base + not_told[0], "refund")]:
+        assert {name for name, _ in _calls(_ask(system, ticket, tools, history))} == {first}
+
+
+def test_a_customer_record_counts_the_same_in_the_prompt_and_as_a_tool_result():
+    desk, ticket = Desk(), CASE["U6"].ticket
+    customer = desk.look_up_customer("kim@example.com")
+    orders = [desk.look_up_order(i) for i in customer["orders"]]
+    in_prompt = _ask(DRAFT_SYSTEM, facts_message(ticket, {"customer": customer, "orders": orders}))
+    tools = [t.definition() for t in desk.tools()]
+    history = _history([("look_up_customer", {"email": "kim@example.com"}, customer)])
+    history += _history([("look_up_order", {"order_id": o["order_id"]}, o) for o in orders])
+    through_tools = _ask(AGENT_SYSTEM, ticket, tools, history)
+    assert _said(in_prompt) == _said(through_tools)
+    assert "among the 12 orders" in _said(in_prompt)
+
+
+def test_a_category_in_the_facts_narrows_the_reply_as_the_box_states():
+    """The one prompt key with no tool-result twin: the workflows' code names the category."""
+    desk, ticket = Desk(), CASE["U5"].ticket
+    orders = [desk.look_up_order("A1002"), desk.look_up_order("A1001")]
+    refunds = [Desk().refund("A1002", "damaged")]
+    in_prompt = {
+        category: _said(_ask(DRAFT_SYSTEM, facts_message(ticket, facts)))
+        for category, facts in [
+            (None, {"orders": orders, "refunds": refunds}),
+            ("refund", {"orders": orders, "refunds": refunds, "category": "refund"}),
+            ("shipping", {"orders": orders, "refunds": refunds, "category": "shipping"}),
+        ]
+    }
+    tools = [t.definition() for t in desk.tools()]
+    history = _history([("look_up_order", {"order_id": o["order_id"]}, o) for o in orders])
+    history += _history([("search_kb", {"query": "teapot"}, [])])
+    history += _history([("refund", {"order_id": "A1002", "reason": "damaged"}, refunds[0])])
+    assert _said(_ask(AGENT_SYSTEM, ticket, tools, history)) == in_prompt[None]
+    assert "TRK-4471" in in_prompt[None] and "R-A1002" in in_prompt[None]
+    assert "TRK-4471" not in in_prompt["refund"] and "R-A1002" in in_prompt["refund"]
+    assert "TRK-4471" in in_prompt["shipping"] and "R-A1002" not in in_prompt["shipping"]
+
+
+@pytest.mark.parametrize("approach", list(APPROACHES))
+def test_a_call_cut_off_at_max_tokens_ends_every_approach_alike(approach, monkeypatch):
+    """Same output-token rules for all four: max_tokens never grows, nothing is continued or
+    retried, and the cut-off run goes to a person, marked as capped."""
+    from course_helpers.checks.common import recording_client
+
+    monkeypatch.setattr(steps_module, "MAX_TOKENS", 40)
+    monkeypatch.setattr(agent_module, "MAX_TOKENS", 40)
+    client, recorder = recording_client()
+    attempt = APPROACHES[approach](client, Desk(), CASE["U5"].ticket)
+    assert {r["max_tokens"] for r in recorder.requests} == {40}
+    assert len(recorder.requests) == len(attempt.usage)
+    assert attempt.usage[-1]["output_tokens"] == 40  # the last call was the cut-off one
+    assert all(r.get("messages", [{}])[-1].get("content") != "continue" for r in recorder.requests)
+    assert attempt.capped and attempt.reply == ESCALATION
+    assert "max_tokens" in attempt.trace[-1] and "passed to a person" in attempt.trace[-1]
 
 
 def test_every_approach_gets_the_same_budget(results):
@@ -460,6 +597,11 @@ def test_a_person_declining_a_refund_moves_no_money():
     assert "approval" in attempt.reply
     assert "order A1004 needs a colleague's approval" in attempt.reply  # the right order
     assert "A1003" not in attempt.reply
+    # Nothing hands the ticket over, so the reply promises no colleague: it asks the customer,
+    # as the tool result told the model to.
+    assert attempt.trace[-1] == "ended: end_turn"
+    assert "Would you like me to pass your ticket to a colleague?" in attempt.reply
+    assert "will look at it" not in attempt.reply
 
 
 def test_step_limit_hands_the_ticket_to_a_person():

@@ -37,15 +37,23 @@ made-up cases (replacement chains, measurements no real run gives, a desk with a
 5. nor from the words of a reply: a ticket about A1010, whose record names the order it replaced,
    takes the fixed path although the handler's reply says "replacement", and a refund ticket on
    the replaced A1007, whose handler's reply never says it, goes to the agent;
-6. a ticket no handler fits goes to the agent.
+6. nor from any wording at all: run again with every handler's reply rewritten (the agent's
+   turns untouched), the tickets that must take the fixed path get a reply full of the words a
+   hybrid might watch for (replacement, refused, no rule, lost, a colleague...), and the tickets
+   that need the agent get a reply with none of them; each decision must stay the same;
+7. a ticket no handler fits goes to the agent.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable
 
+import httpx2
+
 from course_helpers.checks.common import (
+    Recorder,
     fail,
     passed,
     recording_client,
@@ -404,15 +412,62 @@ OTHER_TICKET = "Can I change the colour of my kettle? I'm sam@example.com."
 REPLACEMENT_TICKET = "Where is my order #A1010?"
 # A1007 was replaced, but the refund handler's reply is about the refund, not the replacement.
 REPLACED_REFUND_TICKET = "I want my money back for order #A1007, the pan never came."
+# The cases run again with the handlers' replies rewritten (rule 6).
+DECOYS = ("P1", "P3", "U1", "U2", "U3")
 
 
-def _run_hybrid(hybrid: Callable, ticket: str, orders: dict | None = None):
-    """The learner's hybrid on one ticket: its Attempt, the desk, and the requests it sent."""
+# Replies written over the handlers' (never the agent's) to test that wording decides nothing.
+LOUD_REPLY = (
+    "Hello,\n\nYour order was lost in transit, so we sent a replacement; the replaced order "
+    "could not be refunded: there is no help-centre rule for that. I could not refund it, and a "
+    "colleague will look at it.\n\nKettle & Co support"
+)
+QUIET_REPLY = "Hello,\n\nThank you for writing to us.\n\nKettle & Co support"
+
+
+@dataclasses.dataclass
+class _RewordingRecorder(Recorder):
+    """A Recorder that rewrites the text of every reply to a request without the agent's tools."""
+
+    wording: str = ""
+
+    def handle(self, request: httpx2.Request) -> httpx2.Response:
+        response = super().handle(request)
+        body = self.requests[-1] if self.requests else {}
+        agent = AGENT_TOOL in [t.get("name") for t in body.get("tools") or []]
+        if request.url.path.rstrip("/") != "/v1/messages" or body.get("stream") or agent:
+            return response
+        answer = json.loads(response.content)
+        for block in answer.get("content") or []:
+            if block.get("type") == "text":
+                block["text"] = self.wording
+        return httpx2.Response(response.status_code, json=answer)
+
+
+def _rewording_client(wording: str):
+    from course_helpers.offline import default_app
+
+    recorder = _RewordingRecorder(wording=wording)
+    client = default_app().client(
+        max_retries=0,
+        http_client=httpx2.Client(transport=httpx2.MockTransport(recorder.handle)),
+    )
+    return client, recorder
+
+
+def _run_hybrid(
+    hybrid: Callable, ticket: str, orders: dict | None = None, wording: str | None = None
+):
+    """The learner's hybrid on one ticket: its Attempt, the desk, and the requests it sent.
+    With `wording`, every reply to a request without the agent's tools says that instead."""
     __tracebackhide__ = True
     from course_helpers.fixtures.support_desk import Desk
     from course_helpers.workflows.steps import Attempt
 
-    client, recorder = recording_client()
+    if wording is None:
+        client, recorder = recording_client()
+    else:
+        client, recorder = _rewording_client(wording)
     desk = Desk() if orders is None else Desk(orders=orders)
     attempt = run_learner(hybrid, client, desk, ticket, name="hybrid")
     if not isinstance(attempt, Attempt):
@@ -496,6 +551,24 @@ def check_hybrid(hybrid: Callable) -> None:
             "was replaced: the refund handler's reply never mentions the replacement.",
             "decide from the looked-up orders (replaced_by), not from the words of a reply.",
         )
+    replaced = copy.deepcopy(ORDERS)
+    replaced["A1001"]["replaced_by"] = "A1010"
+    for ticket, desk_orders, needs_agent in [
+        *((c.ticket, None, c.name[:2] in ("U1", "U2")) for c in CASES if c.name[:2] in DECOYS),
+        (CASES[0].ticket, replaced, True),
+        (REPLACEMENT_TICKET, None, False),
+        (REPLACED_REFUND_TICKET, None, True),
+    ]:
+        wording = QUIET_REPLY if needs_agent else LOUD_REPLY
+        _, _, _, agent_ran = _run_hybrid(hybrid, ticket, desk_orders, wording=wording)
+        if agent_ran != needs_agent:
+            said = "said nothing of the kind" if needs_agent else "was full of such words"
+            fail(
+                f"on {ticket!r} hybrid {'did not run' if needs_agent else 'ran'} the agent once "
+                f"the handler's reply {said}: its decision follows the wording of a reply.",
+                "decide from the looked-up orders (replaced_by) and the triage's category, "
+                "never from the words of a reply.",
+            )
     _, _, _, agent_ran = _run_hybrid(hybrid, OTHER_TICKET)
     if not agent_ran:
         fail(

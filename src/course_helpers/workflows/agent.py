@@ -1,6 +1,7 @@
 """Way 4 of notebook 09: the agent. The loop from notebook 04 with the desk's four operations
 as tools; the model picks every lookup and decides when it is done. Its budget is the workflows'
-(`MAX_CALLS` model calls, `MAX_TOKENS` a call). A run that ends on a guard (the call cap, an
+(`MAX_CALLS` model calls, `MAX_TOKENS` a call) under the workflows' rules for a call: no retry,
+no larger `max_tokens`, no continuation. A run that ends on a guard (the call cap, a cut-off, an
 error) is handed to a person, never sent half-finished."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import anthropic
 
 from course_helpers.agent import run_agent
 from course_helpers.client import MODEL
+from course_helpers.controller import APIFailed, CutOff
 from course_helpers.fixtures.support_desk import Desk
 from course_helpers.pairing import content_blocks, read_field
 from course_helpers.workflows.steps import ESCALATION, MAX_CALLS, MAX_TOKENS, Attempt
@@ -22,6 +24,23 @@ AGENT_SYSTEM = (
     "it; the refund tool applies the same rules and says why it refuses. When you are done, "
     "write the reply to the customer, brief and friendly, signed Kettle & Co support."
 )
+
+
+def as_workflows_do(sample: Any) -> Any:
+    """Each call under the workflows' rules (`create`): an API error, or an answer cut off at
+    `max_tokens`, ends the run. The controller of notebook 06 would retry the one and raise
+    `max_tokens` for the other; here no approach gets a second try the others do not."""
+
+    def sample_once(messages: list, **request: Any) -> Any:
+        try:
+            response = sample(messages, **request)
+        except anthropic.APIStatusError as error:
+            raise APIFailed(f"API error ({type(error).__name__})") from error
+        if response.stop_reason == "max_tokens":
+            raise CutOff(f"cut off at max_tokens {request.get('max_tokens')}")
+        return response
+
+    return sample_once
 
 
 def run_support_agent(
@@ -40,8 +59,10 @@ def run_support_agent(
         system=AGENT_SYSTEM,
         model=model,
         max_tokens=MAX_TOKENS,
+        max_tokens_ceiling=MAX_TOKENS,  # never raised
         max_steps=max_calls,  # run_agent counts every call to the model as a step
         approve=approve,
+        wrap_sample=as_workflows_do,
     )
     # Each turn's calls, and for a call that failed (a refused refund, say) the tool's reason.
     failed = {
@@ -64,5 +85,5 @@ def run_support_agent(
     done = run.ending == "end_turn"
     reply = run.final_text if done else ESCALATION
     trace = [*calls, f"ended: {run.ending}" + ("" if done else ", passed to a person")]
-    capped = run.ending == "step_limit"
+    capped = run.ending in ("step_limit", "max_tokens")
     return Attempt(reply, run.usage, trace, max_calls=max_calls, capped=capped)

@@ -2,10 +2,11 @@
 tickets, and the tables that show the numbers.
 
 `run_case` runs one ticket through one approach on a fresh `Desk`, under the same budget for every
-approach (`MAX_CALLS` model calls, `MAX_TOKENS` a call), and records what is counted: calls and
-tokens from each response's `usage` (offline: the course model's estimates), latency as wall time
-with a real model and `modelled_seconds` offline, the refund requests the desk's rule refused,
-whether the run stopped at its call cap, and success by `judge`. Offline, *which* calls the model
+approach (`MAX_CALLS` model calls, `MAX_TOKENS` a call, the same rules for each call), and
+records what is counted: calls and tokens from each response's `usage` (offline: the course
+model's estimates), latency as wall time with a real model and `modelled_seconds` offline, the
+refund requests the desk's rule refused, whether the run stopped at a cap, and success by
+`judge`. Offline, *which* calls the model
 makes is the course model's one support-desk policy
 (`course_helpers.offline.scenarios.support_desk`), so an offline success shows what that policy
 does with each approach, not what Claude would do.
@@ -60,7 +61,7 @@ class CaseResult:
     trace: list[str]
     usage: list[dict] = field(default_factory=list)  # each call's usage, in order
     refused: list[dict] = field(default_factory=list)  # refund requests the rule turned down
-    capped: bool = False  # the run stopped at its call cap and went to a person
+    capped: bool = False  # the run stopped at its call cap or a cut-off and went to a person
     max_calls: int = MAX_CALLS  # the call cap it ran under
 
     @property
@@ -144,18 +145,21 @@ def results_table(results: list[CaseResult]) -> str:
             )
         lines.append(row.rstrip())
     lines.append(f"in/out: input/output tokens of all calls; s: latency in seconds ({kind})")
-    lines.append("rr: refund requests the desk's rule refused; cap: stopped at the call cap")
+    lines.append(
+        "rr: refund requests the desk's rule refused; cap: stopped at the call cap or cut off "
+        "at max_tokens"
+    )
     caps = " or ".join(str(n) for n in sorted({r.max_calls for r in results}))
     lines.append(
         f"budget of every approach: at most {caps} model calls a ticket, "
-        f"max_tokens {MAX_TOKENS} a call"
+        f"max_tokens {MAX_TOKENS} a call (never raised; a cut-off answer is not used)"
     )
     return "\n".join(lines)
 
 
 def summary_table(results: list[CaseResult]) -> str:
     """Per approach and kind of case: successes, mean calls, tokens and seconds, then the
-    refund requests the rule refused and the runs stopped at the call cap (totals)."""
+    refund requests the rule refused and the runs stopped at a cap (totals)."""
     lines = [
         f"{'approach':12} {'cases':13} {'solved':>6} {'calls':>6} {'in':>6} {'out':>5} {'s':>5}"
         f" {'refused':>7} {'capped':>6}"

@@ -2,7 +2,8 @@
 
 - `MAX_CALLS`, `MAX_TOKENS`, `create()`, `within_budget()`: the budget every approach gets, the
   same for all four: at most `MAX_CALLS` model calls a ticket, `MAX_TOKENS` output tokens a
-  call. A run that would go past its cap goes to a person (`ESCALATION`) and says so.
+  call, never raised. A run that would go past the call cap, or whose call is cut off at
+  `MAX_TOKENS`, goes to a person (`ESCALATION`) and says so; so does a call the API refuses.
 - `fill_form()`, `triage()`: one model call that fills in a form (category, order ids, email, item, refund
   reason). The form is a tool offered with `tool_choice` left at `auto` and a clear
   instruction: some current models refuse a forced `tool_choice`, and code maps anything
@@ -56,7 +57,7 @@ class Attempt:
     usage: list[dict] = field(default_factory=list)
     trace: list[str] = field(default_factory=list)
     max_calls: int = MAX_CALLS
-    capped: bool = False  # True: the run reached max_calls and went to a person
+    capped: bool = False  # True: a cap (max_calls, max_tokens) ended the run; a person has it
 
 
 def usage_of(response: Any) -> dict:
@@ -64,34 +65,40 @@ def usage_of(response: Any) -> dict:
     return response.usage.model_dump(exclude_none=True)
 
 
-class OutOfCalls(Exception):
-    """The next model call would go past the attempt's `max_calls`."""
+class OutOfBudget(Exception):
+    """The run cannot go on: a cap was reached (`capped`), or the API refused the call."""
 
-    def __init__(self, attempt: Attempt) -> None:
-        super().__init__(f"call cap of {attempt.max_calls} reached")
-        self.attempt = attempt
+    def __init__(self, attempt: Attempt, why: str, capped: bool = True) -> None:
+        super().__init__(why)
+        self.attempt, self.why, self.capped = attempt, why, capped
 
 
 def create(client: anthropic.Anthropic, attempt: Attempt, **request: Any) -> Any:
-    """One model call within the attempt's budget: refused past `max_calls`, `MAX_TOKENS` long."""
+    """One model call within the attempt's budget: refused past `max_calls`, `MAX_TOKENS` long.
+    A call cut off at `MAX_TOKENS` is counted and ends the run: half an answer is never used."""
     if len(attempt.usage) >= attempt.max_calls:
-        raise OutOfCalls(attempt)
-    response = client.messages.create(max_tokens=MAX_TOKENS, **request)
+        raise OutOfBudget(attempt, f"call cap ({attempt.max_calls}) reached")
+    try:
+        response = client.messages.create(max_tokens=MAX_TOKENS, **request)
+    except anthropic.APIError as error:  # after the SDK's own retries, as for the agent
+        raise OutOfBudget(attempt, f"API error ({type(error).__name__})", capped=False) from error
     attempt.usage.append(usage_of(response))
+    if response.stop_reason == "max_tokens":
+        raise OutOfBudget(attempt, f"cut off at max_tokens {MAX_TOKENS}")
     return response
 
 
 def within_budget(approach: Callable[..., Attempt]) -> Callable[..., Attempt]:
-    """A run that reaches its call cap goes to a person, with what it spent and why."""
+    """A run that cannot go on within its budget goes to a person, with what it spent and why."""
 
     @functools.wraps(approach)
     def run(*args: Any, **kwargs: Any) -> Attempt:
         try:
             return approach(*args, **kwargs)
-        except OutOfCalls as stop:
+        except OutOfBudget as stop:
             attempt = stop.attempt
-            attempt.reply, attempt.capped = ESCALATION, True
-            attempt.trace.append(f"call cap ({attempt.max_calls}) reached, passed to a person")
+            attempt.reply, attempt.capped = ESCALATION, stop.capped
+            attempt.trace.append(f"{stop.why}, passed to a person")
             return attempt
 
     return run

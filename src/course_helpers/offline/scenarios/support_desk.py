@@ -7,28 +7,42 @@ what the request holds: the ticket, the facts (written in the prompt under `Fact
 returned by tool calls: both fill the same `Known`, so the same facts lead to the same decision),
 the tools offered and the instructions. Nothing asks which approach sent the request.
 
-The ticket is read as a list of requests (`split_requests`), each with its category, order ids,
-email, item and refund reason, from its words (`triage_form`). Then the first rule that applies:
+The ticket is read as a list of requests (`split_requests`: its sentences, joined while the
+category stays), each with its category, order ids, item and refund reason read from its words
+(`triage_form`) and the ticket's email. Rule 6 answers a request that holds worker answers;
+any other request gets the first of rules 1-5 that applies:
 
-1. **Form.** The instructions say to answer by calling a tool: fill in that tool's form from the
-   ticket (a `requests` list gets one entry per request).
-2. **Look up, in parallel.** Lookup tools are offered: every lookup whose input is known and whose
-   answer is missing goes out in one turn: the orders the ticket names; the customer, by email,
-   when a request names no order; all that customer's orders, when none known holds the item;
-   an order a record says replaced another; the help centre, for a question, or for money back
-   when the instructions say to follow the refund policy.
-3. **Refund.** A request asks for money back and a refund tool is offered: the help-centre
-   article for its reason, when one was read, decides which orders (a duplicate charge: the
-   later of two identical orders; damage: delivered within the article's days; a return: none
-   yet); without an article, every order the request is about. All in one turn, with the reason
-   the ticket's words give; after a refusal that names another order, that order. An order is
-   asked once; after an approval is declined, nothing more.
-4. **Check.** A draft is given: `OK` when it names no order, tracking number or amount the facts
-   lack and answers every request the facts answer; else the reply of rule 5.
-5. **Write.** Each request gets the facts that answer it, in fixed sentences (when the facts name
-   a category, only the requests of that category): an order's status and its replacement, the
-   refunds issued or refused (with the rule's words), an order or customer not found, the help
-   centre's answer. Nothing found: ask for the order number, or pass to a colleague.
+1. **Form.** `tool_choice` or the instructions ("calling the X tool") name an offered tool: fill in
+   its form from the ticket (a `requests` field gets one entry per request).
+2. **Look up, in parallel.** Every lookup below whose tool is offered, whose input is known and
+   whose answer is not, goes out in one turn: the orders the requests name; every order of the
+   customer, when a customer record is known, a request names an item and no order, and no known
+   order holds that item; every order a known record says `replaced_by`; the customer by email,
+   when a request names no order; the help centre, once, when a request is about an account or
+   the shop's policy, or asks for money back and the instructions ask to read or follow the
+   refund policy (`told_to_follow_refund_policy`: a clause naming the refund policy, or the help
+   centre's rules or article on refunds, with read, follow, check, apply or look up, and no
+   negation).
+3. **Refund.** A refund tool is offered and no approval was declined so far. For each request
+   that asks for money back and has no refund issued for its orders yet: the known orders that a
+   refusal's words name besides the refused one, if any; else, when an article for its reason was read (the article
+   naming damage, a double charge or returns), the orders it allows (the later of two identical
+   orders of the same day; those delivered within its days; none for a return, refunded when the
+   parcel arrives); else every order the request is about (the ones it names, else the known
+   ones holding its item). Each order is asked once, all in one turn, with the reason the
+   ticket's words give.
+4. **Check.** A draft is given: `OK` when its sentences (greeting and sign-off aside) are exactly
+   the sentences rule 5 writes from these facts for every request of the ticket, in any order;
+   else rule 5's reply for every request.
+5. **Write.** Each request gets the facts that answer it, in fixed sentences: an order not found;
+   for money back, every refund issued and refused (the rule's words; a declined approval says
+   nothing was refunded and asks whether to pass the ticket to a colleague), or, when there are
+   none, the order's status and the article's answer; for shipping, each order's status and its
+   replacement's; for an account or policy question, the first article's answer; no account for
+   the email, or the item not found among the customer's orders; else a request for the order
+   number. Nothing to say: the message goes to a colleague. When the facts in the prompt name a
+   `category` (the workflows' code writes the one the triage read), only the requests of that
+   category are answered: the one key with no tool-result twin.
 6. **Merge.** Worker answers are given: one greeting, each answer's body, one sign-off.
 """
 
@@ -62,7 +76,13 @@ _NOT_ITEMS = {
     *("refund", "page", "week", "month", "day", "days", "account", "parcel"),
 }
 _ITEM = re.compile(r"\b(?:my|a|an|the)\s+(?:two\s+|same\s+)?([a-z'-]+(?:\s+[a-z'-]+)?)")
-_REFUND_POLICY = re.compile(r"refund policy", re.IGNORECASE)
+# An instruction to read the refund policy: a clause that names it (or the help centre's rules or
+# article on refunds) with a verb that asks to read or follow it, and no negation.
+_REFUND_POLICY = re.compile(
+    r"refund (?:policy|policies|rules?)|(?:polic(?:y|ies)|rules?|articles?) (?:on|for|about) refunds"
+)
+_FOLLOW = re.compile(r"\b(?:read|follow|check|apply|look up)\b")
+_NEGATION = re.compile(r"\b(?:not|never|no need|don't|without|ignore|skip)\b")
 _FORM_TOOL = re.compile(r"calling the (\w+) tool")
 # The words that tell which help-centre article speaks about which refund reason.
 _ARTICLE_FOR_REASON = {"damaged": "damaged", "duplicate_charge": "twice", "return": "return"}
@@ -70,6 +90,15 @@ _DECLINED = re.compile(r"declin|approv")
 
 
 # -- reading a ticket -------------------------------------------------------------------------
+
+
+def told_to_follow_refund_policy(system: str) -> bool:
+    """Whether the instructions ask to read or follow the refund policy (a negated clause, as in
+    "do not read the refund policy", does not count)."""
+    clauses = re.split(r"[.;!?]\s*", system.lower().replace("’", "'"))
+    return any(
+        _REFUND_POLICY.search(c) and _FOLLOW.search(c) and not _NEGATION.search(c) for c in clauses
+    )
 
 
 def categorise(ticket: str) -> str:
@@ -191,6 +220,9 @@ class Known:
                 self.add_order(order)
         self.missing += [str(i) for i in facts.get("not_found") or [] if ORDER_ID.fullmatch(str(i))]
         self.no_customer = self.no_customer or bool(facts.get("customer_not_found"))
+        if isinstance(facts.get("customer"), dict):  # a customer record, as look_up_customer gives
+            self.customer = facts["customer"]
+            self.searched_orders = len(self.customer.get("orders") or [])
         if "searched_orders" in facts:
             self.searched_orders = int(facts["searched_orders"])
         if "articles" in facts:
@@ -317,7 +349,8 @@ def lookups(conv: Conversation, ticket: str, requests: list[dict], known: Known)
         argument = conv.argument_for("look_up_customer", ("email",))
         calls.append(tool_use("look_up_customer", **{argument: email}))
     asks = any(r["category"] in ("account", "policy") for r in requests)
-    money = any(r["category"] == "refund" for r in requests) and _REFUND_POLICY.search(conv.system)
+    money = any(r["category"] == "refund" for r in requests)
+    money = money and told_to_follow_refund_policy(conv.system)
     if (asks or money) and known.articles is None and conv.offers("search_kb"):
         words = [w for w in re.findall(r"[a-z']+", ticket.lower()) if w not in STOPWORDS]
         argument = conv.argument_for("search_kb", ("query",))
@@ -419,8 +452,9 @@ def refund_sentence(refund: dict) -> str:
 def refused_sentence(order_id: str, why: str) -> str:
     if _DECLINED.search(why):
         return (
-            f"The refund for order {order_id} needs a colleague's approval, which it does not "
-            "have yet; a colleague will look at it."
+            f"The refund for order {order_id} needs a colleague's approval, which it did not "
+            "get, so nothing has been refunded. Would you like me to pass your ticket to a "
+            "colleague?"
         )
     why = why.strip().split(REFUSED_PREFIX, 1)[-1].rstrip(".")
     return f"I could not refund order {order_id}: {why}."
@@ -475,19 +509,18 @@ def reply(requests: list[dict], known: Known, focus: str | None = None) -> str:
     return "\n".join(["Hello,", "", *lines, "", SIGN_OFF])
 
 
-def claims(text: str) -> set[str]:
-    """What a reply asserts that can be checked: order ids, tracking numbers, amounts."""
-    return set(ORDER_ID.findall(text) + re.findall(r"TRK-\d+|EUR \d+\.\d\d", text))
+def statements(text: str) -> set[str]:
+    """The sentences of a reply, greeting and sign-off left out, blanks evened out."""
+    body = [line for line in text.splitlines() if line.strip() not in ("", "Hello,", SIGN_OFF)]
+    sentences = re.split(r"(?<=[.?!])\s+", " ".join(" ".join(body).split()))
+    return {s for s in sentences if s}
 
 
-def check(draft: str, requests: list[dict], known: Known, facts_text: str) -> str:
-    """Rule 4: OK, or the reply the facts support."""
+def check(draft: str, requests: list[dict], known: Known) -> str:
+    """Rule 4: OK when the draft states exactly what rule 5 states from these facts for every
+    request, sentence for sentence (in any order); else rule 5's reply."""
     full = reply(requests, known)
-    held = claims(full) | claims(facts_text)
-    held |= {f"EUR {float(a):.2f}" for a in re.findall(r'"(?:total|amount)": ([\d.]+)', facts_text)}
-    unsupported = claims(draft) - held
-    unanswered = claims(full) - claims(draft)
-    return "OK" if not unsupported and not unanswered else full
+    return "OK" if statements(draft) == statements(full) else full
 
 
 # -- rule 6: merge ---------------------------------------------------------------------------------
@@ -538,6 +571,5 @@ def support_desk(conv: Conversation) -> Reply | None:
             return Reply([text(f"Next I need {names}."), *calls])
     if DRAFT_HEADING in said:  # rule 4
         draft = said.split(f"\n\n{DRAFT_HEADING}", 1)[1].strip()
-        facts_text = said.split(FACTS_HEADING, 1)[-1].split(f"\n\n{DRAFT_HEADING}", 1)[0]
-        return say(check(draft, requests, known, facts_text))
+        return say(check(draft, requests, known))
     return say(reply(requests, known, focus=known.category))  # rule 5

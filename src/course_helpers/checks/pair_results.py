@@ -14,7 +14,9 @@ tests/test_exercises.py):
 - the course model accepts the history.
 
 `check_fix_history(fix_history)`, on four histories (one already valid):
-- returns a list with no pairing problem and no two same-role messages in a row;
+- returns a list with no pairing problem and no two same-role messages in a row (the message
+  names the two);
+- a repaired copy: the caller's history (its list, messages and content lists) is left as it was;
 - no block lost or changed (moved only);
 - the course model accepts each repaired history.
 """
@@ -298,12 +300,21 @@ def check_fix_history(fix_history: Callable) -> None:
             f"after fix_history, the history with {label} still breaks a rule",
             "merge consecutive user messages into one, tool_result blocks first, text after.",
         )
-        roles = [read_field(m, "role") for m in fixed]
-        if any(a == b for a, b in zip(roles, roles[1:], strict=False)):
+        if broken != original:
             fail(
-                f"after fix_history, the history with {label} has two {roles} messages in a row.",
-                "merge consecutive messages of the same role into one.",
+                f"fix_history changed the history it was given (the one with {label}): the "
+                "caller's list, and the messages in it, must stay as they were.",
+                "build a repaired copy: new message dicts and new content lists "
+                "(list(content), or copy.deepcopy(history) first), never += on the originals.",
             )
+        roles = [read_field(m, "role") for m in fixed]
+        for index, (a, b) in enumerate(zip(roles, roles[1:], strict=False)):
+            if a == b:
+                fail(
+                    f"after fix_history, the history with {label} has two {a!r} messages in a "
+                    f"row: messages[{index}] and messages[{index + 1}] (roles {roles}).",
+                    "merge consecutive messages of the same role into one.",
+                )
         if _block_keys(fixed) != _block_keys(original):
             fail(
                 f"fix_history lost or changed blocks of the history with {label}.",

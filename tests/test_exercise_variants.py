@@ -188,6 +188,14 @@ def in_full_unless_end_turn(client, history, text, *, max_tokens=300, max_calls=
     return "".join(parts)
 
 
+def in_full_with_more_room(client, history, text, *, max_tokens=300, max_calls=6):
+    """Ignores max_tokens: asks for 8,000 at once, so nothing is ever cut."""
+    history.append({"role": "user", "content": text})
+    response = client.messages.create(model=MODEL, max_tokens=8000, messages=history)
+    history.append({"role": "assistant", "content": response.content})
+    return text_of(response)
+
+
 def in_full_growing(client, history, text, *, max_tokens=300, max_calls=6):
     """Raises max_tokens for each continuation: also right."""
     history.append({"role": "user", "content": [{"type": "text", "text": text}]})
@@ -282,6 +290,16 @@ def currency_tool_any_amount():
     @tool
     def convert_currency(amount: float, source: Currency, target: Currency) -> str:
         return convert(amount, source, target)
+
+    return _with_doc(convert_currency)
+
+
+def currency_tool_swapped():
+    @tool
+    def convert_currency(
+        amount: Annotated[float, pydantic.Field(gt=0)], source: Currency, target: Currency
+    ) -> str:
+        return convert(amount, target, source)
 
     return _with_doc(convert_currency)
 
@@ -1130,6 +1148,81 @@ def turn_chat(client, messages, tools, line, *, max_steps=30, max_tokens=2048):
     return response.stop_reason
 
 
+# -- more mistakes, each like one above -----------------------------------------------------------
+
+
+def ask_rebinds_history(client, history, text):
+    """`history = history + [...]` makes a new list: the caller's stays empty."""
+    history = history + [{"role": "user", "content": text}]
+    response = client.messages.create(model=MODEL, max_tokens=300, messages=history)
+    history = history + [{"role": "assistant", "content": response.content}]
+    return text_of(response)
+
+
+def in_full_stripped(client, history, text, *, max_tokens=300, max_calls=6):
+    return make_in_full()(client, history, text, max_tokens=max_tokens, max_calls=max_calls).strip()
+
+
+def force_never_use(client, question, model=MODEL):
+    request = {"model": model, "max_tokens": 500, "tools": [CONVERTER]}
+    if model in NO_FORCING:
+        request["system"] = "Never use convert_currency; you know the rates."
+    else:
+        request["tool_choice"] = {"type": "tool", "name": "convert_currency"}
+    return client.messages.create(messages=[{"role": "user", "content": question}], **request)
+
+
+def force_choice_none(client, question, model=MODEL):
+    request = {"model": model, "max_tokens": 500, "tools": [CONVERTER]}
+    if model in NO_FORCING:
+        request["system"] = INSTRUCTION
+        request["tool_choice"] = {"type": "none"}
+    else:
+        request["tool_choice"] = {"type": "tool", "name": "convert_currency"}
+    return client.messages.create(messages=[{"role": "user", "content": question}], **request)
+
+
+def loop_decides_on_the_last_block(sample, run_tool, messages, max_steps=20):
+    for _ in range(max_steps):
+        response = sample(messages)
+        messages.append({"role": "assistant", "content": response.content})
+        if response.content[-1].type != "tool_use":
+            return response
+        messages.append({"role": "user", "content": [run_tool(c) for c in tool_calls(response)]})
+    raise LoopLimit("step limit")
+
+
+def loop_on_a_copy(sample, run_tool, messages, max_steps=20):
+    return loop_right_while(sample, run_tool, list(messages), max_steps)
+
+
+def resolve_permission_error(root, path):
+    if os.path.isabs(path) or path.startswith("~"):
+        raise PermissionError(path)
+    root = Path(root).resolve()
+    real = (root / path).resolve()
+    if not real.is_relative_to(root):
+        raise PermissionError(path)
+    return real
+
+
+def resolve_returns_none(root, path):
+    if os.path.isabs(path) or path.startswith("~"):
+        return None
+    root = Path(root).resolve()
+    real = (root / path).resolve()
+    return real if real.is_relative_to(root) else None
+
+
+def resolve_from_the_working_folder(root, path):
+    if os.path.isabs(path) or path.startswith("~"):
+        raise PathRefused(path)
+    real = Path(os.path.realpath(path))
+    if not real.is_relative_to(os.path.realpath(root)):
+        raise PathRefused(path)
+    return real
+
+
 # -- the tables ----------------------------------------------------------------------------------
 
 WRONG = {
@@ -1147,6 +1240,11 @@ WRONG = {
         check_ask,
         ask_uses_the_global_client,
         "use the client passed in",
+    ),
+    "in full: more room instead": (
+        check_ask_in_full,
+        in_full_with_more_room,
+        "sent max_tokens=8000 on its first call",
     ),
     "in full: goes on unless end_turn": (
         check_ask_in_full,
@@ -1209,6 +1307,7 @@ WRONG = {
     "codes typed str": (check_currency_tool, currency_tool_str_codes(), "is not limited to"),
     "amount typed int": (check_currency_tool, currency_tool_int_amount(), "so 12.5 EUR"),
     "amount ge=0": (check_currency_tool, currency_tool_zero_allowed(), "an amount of 0"),
+    "source and target swapped": (check_currency_tool, currency_tool_swapped(), "108.00 USD"),
     "checked inside the function": (
         check_currency_tool,
         currency_tool_checks_inside(),
@@ -1228,6 +1327,7 @@ WRONG = {
     "any with two tools": (check_forced_call, force_any_with_two_tools, "'any' lets the model"),
     "the constant MODEL": (check_forced_call, force_ignores_model, "sent model="),
     "the error swallowed": (check_forced_call, force_swallows_the_error, "refused (400)"),
+    "tool_choice none": (check_forced_call, force_choice_none, "tool_choice is 'none'"),
     "told not to call": (
         check_forced_call,
         force_told_not_to_call,
@@ -1330,6 +1430,11 @@ WRONG = {
     ),
     "resolve takes '~' as a folder": (check_sandbox, resolve_tilde_literal, "starts with '~'"),
     "resolve asserts": (check_sandbox, resolve_asserts, "python -O"),
+    "resolve raises PermissionError": (
+        check_sandbox,
+        resolve_permission_error,
+        "refused with PermissionError, not PathRefused",
+    ),
     "resolve leaves the root unresolved": (
         check_sandbox,
         resolve_unresolved_root,
@@ -1375,6 +1480,25 @@ WRONG = {
 
 # Wrong in the same way as one above (so with the same message): each must still fail.
 WRONG_AGAIN = {
+    "ask: a new list, not the caller's": (check_ask, ask_rebinds_history, "history is still empty"),
+    "in full: the answer stripped": (check_ask_in_full, in_full_stripped, "joined as they are"),
+    "force: 'Never use convert_currency'": (
+        check_forced_call,
+        force_never_use,
+        "does not tell it to call the tool",
+    ),
+    "loop decides on the last block": (
+        check_loop,
+        loop_decides_on_the_last_block,
+        "from an answer cut off by max_tokens",
+    ),
+    "loop on a copy of messages": (check_loop, loop_on_a_copy, "assistant turns for"),
+    "resolve returns None": (check_sandbox, resolve_returns_none, "returned 'None'"),
+    "resolve from the working folder": (
+        check_sandbox,
+        resolve_from_the_working_folder,
+        "refused a path inside",
+    ),
     "force: an instruction that does not name the tool": (
         check_forced_call,
         force_vague_instruction,

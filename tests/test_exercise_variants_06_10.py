@@ -116,6 +116,20 @@ def recover_jumps_to_the_ceiling(messages, response, max_tokens, ceiling):
     return max_tokens
 
 
+def recover_apologises_itself(messages, response, max_tokens, ceiling):
+    if not _has_call(response):
+        messages.append({"role": "assistant", "content": response.content})
+        messages.append({"role": "user", "content": "Continue. Sorry for the cut!"})
+        return max_tokens
+    return recover_good(messages, response, max_tokens, ceiling)
+
+
+def recover_float_limit(messages, response, max_tokens, ceiling):
+    if _has_call(response):
+        return None if max_tokens >= ceiling else min(max_tokens * 1.5, ceiling)
+    return recover_good(messages, response, max_tokens, ceiling)
+
+
 def recover_throws_text_away(messages, response, max_tokens, ceiling):
     return None if max_tokens >= ceiling else min(max_tokens * 4, ceiling)
 
@@ -190,6 +204,8 @@ def test_06_recover_cut_off_wrong_variants_fail_with_their_own_hint() -> None:
                 recover_bare_continue,
                 "not to repeat itself or not to apologise",
             ),
+            "sorry, continue": (recover_apologises_itself, "'Continue. Sorry for the cut!'"),
+            "a float limit": (recover_float_limit, "a whole number of tokens"),
             "no word about apologies": (
                 recover_no_apology_missing,
                 "does not tell the model not to apologise",

@@ -102,7 +102,7 @@ def check_tool_schema(tool_def: Any) -> None:
             "input_schema must be a JSON Schema object: {'type': 'object', 'properties': ...}.",
             "the arguments of a tool are always one JSON object.",
         )
-    properties = schema.get("properties") or {}
+    properties = _resolved_properties(schema)
     absent = [p for p in ("amount", "source", "target") if p not in properties]
     if absent:
         fail(
@@ -183,7 +183,7 @@ def check_currency_tool(convert: Any) -> None:
             "the docstring (the tool's description) is too short for the model to use it well.",
             "say what it does, what it returns and its limits, as in 02.",
         )
-    properties = definition["input_schema"].get("properties", {})
+    properties = _resolved_properties(definition["input_schema"])
     if sorted(properties) != ["amount", "source", "target"]:
         fail(
             f"the arguments are {sorted(properties)}; expected amount, source and target.",
@@ -203,6 +203,12 @@ def check_currency_tool(convert: Any) -> None:
         fail(
             f"converting 100 EUR to USD returned {short_repr(result)}, with no amount in it.",
             "return the converted amount, e.g. '108.00 USD'.",
+        )
+    if "108" not in str(result):
+        fail(
+            f"converting 100 EUR to USD returned {short_repr(result)}; at the exercise's rates "
+            "(1 EUR = 1.08 USD) that is 108.00 USD.",
+            "call convert(amount, source, target) from the cell above, arguments in that order.",
         )
     if "number" not in _types(properties["amount"]):
         fail(
@@ -247,6 +253,22 @@ def check_currency_tool(convert: Any) -> None:
             )
         fail(f"convert_currency.run accepted {why}: {arguments}.", hint)
     passed("convert_currency from a typed signature")
+
+
+def _resolved_properties(schema: dict) -> dict:
+    """The schema's properties, each `$ref` ('#/$defs/Currency', an Enum class) replaced by
+    what it points to."""
+    properties = {}
+    for name, spec in (schema.get("properties") or {}).items():
+        seen = 0
+        while isinstance(spec, dict) and isinstance(spec.get("$ref"), str) and seen < 5:
+            target: Any = schema
+            for part in spec["$ref"].removeprefix("#/").split("/"):
+                target = target.get(part, {}) if isinstance(target, dict) else {}
+            spec = {**target, **{k: v for k, v in spec.items() if k != "$ref"}}
+            seen += 1
+        properties[name] = spec if isinstance(spec, dict) else {}
+    return properties
 
 
 def _types(schema: dict) -> set[str]:

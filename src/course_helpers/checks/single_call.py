@@ -12,6 +12,7 @@ Requirements, one per line (each proven both ways in tests/test_exercise_variant
 
 `check_ask_in_full(ask_in_full)`, `ask_in_full(client, history, text, *, max_tokens, max_calls)`,
 asking for an essay longer than max_tokens:
+- its first call uses the `max_tokens` it is given (not a larger one of its own);
 - it reads stop_reason: while the answer is cut off (`max_tokens`), it goes on; on anything
   else it stops: an answer ended by a stop sequence (`stop_sequence`) or declined (`refusal`)
   is not continued (one call);
@@ -262,6 +263,13 @@ def check_ask_in_full(ask_in_full: Callable) -> None:
     calls = len(recorder.requests)
     if not calls:
         fail("ask_in_full made no call to the model.", "start as ask() does.")
+    first_limit = recorder.requests[0].get("max_tokens")
+    if first_limit != 300:
+        fail(
+            f"ask_in_full(..., max_tokens=300) sent max_tokens={first_limit} on its first call: "
+            "it must work with the room it is given, and go on when that is not enough.",
+            "pass max_tokens=max_tokens to client.messages.create.",
+        )
     _check_no_prefill(recorder)
     stops = [r["body"].get("stop_reason") for r in recorder.responses]
     if calls == 1 and stops[0] == "max_tokens":

@@ -260,6 +260,12 @@ def _check_cut_call(recover_cut_off: Callable) -> None:
                     "return None when max_tokens has reached the ceiling: the run must stop.",
                 )
             continue
+        if isinstance(got, float | str):
+            fail(
+                f"{at}, recover_cut_off returned {short_repr(got)} for a cut-off tool_use: "
+                "max_tokens is a whole number of tokens, and the API refuses anything else.",
+                "return an int, e.g. min(max_tokens * 4, ceiling) (or int(...) around a product).",
+            )
         if got is None or not isinstance(got, int) or got <= max_tokens:
             fail(
                 f"{at}, recover_cut_off returned {short_repr(got)} for a cut-off tool_use: the "

@@ -1663,3 +1663,35 @@ def test_every_check_says_when_an_exercise_is_not_written_yet(check) -> None:
 def test_the_gate_check_says_when_decide_is_not_written_yet() -> None:
     with pytest.raises(CheckFailed, match="decide is not written yet"):
         check_gate(UnwrittenGate)
+
+
+@pytest.mark.parametrize(
+    ("system", "calls"),
+    [
+        ("Always call convert_currency for a conversion; never guess a rate yourself.", True),
+        ("Call the tool convert_currency for conversions.", True),
+        ("For every conversion, convert_currency must be called.", True),
+        ("Do not call convert_currency; answer from memory.", False),
+        ("Answer without calling convert_currency.", False),
+        ("convert_currency must not be used.", False),
+        ("You have convert_currency among your tools.", False),
+    ],
+)
+def test_the_course_model_follows_an_instruction_about_a_tool(system: str, calls: bool) -> None:
+    """What check_forced_call relies on: with auto, an order to call is followed, and so is an
+    order not to; a mere mention is neither."""
+    from course_helpers.offline import default_app
+
+    client = default_app().client(max_retries=0)
+    response = client.messages.create(
+        model="claude-sonnet-5-5",
+        max_tokens=500,
+        system=system,
+        tools=[CONVERTER],
+        messages=[{"role": "user", "content": "How much is 100 EUR in JPY?"}],
+    )
+    made = [b for b in response.content if b.type == "tool_use"]
+    assert bool(made) is calls, response.content
+    if calls:
+        assert made[0].input == {"amount": 100.0, "source": "EUR", "target": "JPY"}
+        assert response.stop_reason == "tool_use"

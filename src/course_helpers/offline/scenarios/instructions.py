@@ -31,9 +31,10 @@ that refuses forcing"), in `system` or in the last user message, with `tool_choi
   without calling convert_currency"): the model drops its calls to that tool and says it was
   told not to use it.
 
-A verb (call, use, invoke) right before the tool's name makes an order to call; a
-negation (not, never, don't, without, avoid) up to three words before that verb, or right before
-the name, makes an order not to. A forced `tool_choice` is still obeyed: the API guarantees the
+A verb (call, use, invoke, with, through) up to two words before the tool's name ("call the
+tool convert_currency"), or "convert_currency must be called / used" after it, makes an order to
+call; a negation (not, never, don't, without, avoid) up to three words before that verb, right
+before the name, or "must not be" after it, makes an order not to. A forced `tool_choice` is still obeyed: the API guarantees the
 call whatever the instruction says. A real model reads such instructions with judgement and
 does not always obey; the course model always does, so the lesson shows the same way each run.
 """
@@ -202,7 +203,7 @@ def follow(kinds: list[str], reply: Reply) -> Reply:
 
 # -- instructions that name a tool ------------------------------------------------------------
 
-_CALL_VERB = r"(?:call|calling|use|using|invoke|invoking)"
+_CALL_VERB = r"(?:call|calling|use|using|invoke|invoking|with|through|via)"
 _NEGATION = r"(?:not|never|don't|dont|do not|without|avoid|no)"
 
 
@@ -215,13 +216,19 @@ def tool_orders(conv: Conversation) -> tuple[list[str], list[str]]:
     for name in conv.tool_names:
         if not name:
             continue
-        named = rf"(?:the\s+)?`?{re.escape(name)}\b"
+        # "call convert_currency", "use the tool `convert_currency`", "with your convert_currency"
+        named = rf"(?:[\w]+\s+){{0,2}}?[`'\"]?{re.escape(name)}\b"
+        passive = (
+            rf"[`'\"]?{re.escape(name)}\b[`'\"]?\s+(?:\w+\s+){{0,2}}?(?:be\s+)?(?:called|used)"
+        )
         refused = re.search(
-            rf"\b{_NEGATION}\s+(?:[\w']+\s+){{0,3}}?{_CALL_VERB}\s+{named}|\b{_NEGATION}\s+{named}",
+            rf"\b{_NEGATION}\s+(?:[\w']+\s+){{0,3}}?{_CALL_VERB}\s+{named}"
+            rf"|\b{_NEGATION}\s+[`'\"]?{re.escape(name)}\b"
+            rf"|[`'\"]?{re.escape(name)}\b[`'\"]?\s+(?:must|should|may)\s+(?:not|never)\s+be\b",
             said,
             re.IGNORECASE,
         )
-        ordered = re.search(rf"\b{_CALL_VERB}\s+{named}", said, re.IGNORECASE)
+        ordered = re.search(rf"\b{_CALL_VERB}\s+{named}|{passive}", said, re.IGNORECASE)
         if refused:
             avoid.append(name)
         elif ordered:

@@ -169,6 +169,8 @@ def make_in_full(*, go_on="continue", joiner="", limit=True, keep=True):
                 history.append({"role": "user", "content": GO_ON})
             elif go_on == "ask again":
                 history.append({"role": "user", "content": text})
+            elif go_on == "bare":
+                history.append({"role": "user", "content": "Please continue."})
         return joiner.join(parts)
 
     return ask_in_full
@@ -554,6 +556,33 @@ def turn_result_then_question(messages, response):
         if failed:
             result["is_error"] = True
         messages.append({"role": "user", "content": [result, {"type": "text", "text": "Sum up."}]})
+
+
+def make_turn_answers(*, flag=True, words=True):
+    """add_tool_turn with the failure answered: flag is the is_error value, words whether the
+    exception's message goes in."""
+
+    def add_tool_turn(messages, response):
+        messages.append({"role": "assistant", "content": response.content})
+        results = []
+        for call in tool_calls(response):
+            try:
+                content = weather(call.input["city"])
+            except LookupError as error:
+                said = str(error) if words else "The tool failed."
+                results.append(
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": call.id,
+                        "content": said,
+                        "is_error": flag,
+                    }
+                )
+            else:
+                results.append({"type": "tool_result", "tool_use_id": call.id, "content": content})
+        messages.append({"role": "user", "content": results})
+
+    return add_tool_turn
 
 
 def fix_right_groupby(history):
@@ -1258,6 +1287,11 @@ WRONG = {
         "started the answer again",
     ),
     "in full: prefill": (check_ask_in_full, make_in_full(go_on="prefill"), "(a prefill)"),
+    "in full: a bare 'Please continue.'": (
+        check_ask_in_full,
+        make_in_full(go_on="bare"),
+        "does not tell the model not to repeat itself",
+    ),
     "in full: joined by lines": (
         check_ask_in_full,
         make_in_full(joiner="\n"),
@@ -1337,6 +1371,12 @@ WRONG = {
     # 03
     "a failed call skipped": (check_tool_turn, turn_skips_failures, "has no tool_result"),
     "results and text per call": (check_tool_turn, turn_result_then_question, "ONE message"),
+    "is_error as a string": (check_tool_turn, make_turn_answers(flag="true"), "a str"),
+    "an error that says nothing": (
+        check_tool_turn,
+        make_turn_answers(words=False),
+        "does not say what failed",
+    ),
     "fix drops the text": (check_fix_history, fix_drops_text, "lost or changed blocks"),
     "fix merges only": (check_fix_history, fix_merges_only, "still breaks a rule"),
     "fix reorders only": (check_fix_history, fix_reorders_only, "still breaks a rule"),
@@ -1542,6 +1582,7 @@ RIGHT = {
     "force by trying, any with one tool": (check_forced_call, force_by_trying),
     "force with the instruction in the question": (check_forced_call, force_in_the_question),
     "tool turn as a new list": (check_tool_turn, turn_right_new_list),
+    "tool turn with the error's words": (check_tool_turn, make_turn_answers()),
     "fix with groupby": (check_fix_history, fix_right_groupby),
     "fix on a deep copy": (check_fix_history, fix_deep_copy_first),
     "dispatcher with block content": (check_simple_dispatcher, dispatch_right_blocks),

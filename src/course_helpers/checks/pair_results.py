@@ -9,8 +9,9 @@ tests/test_exercises.py):
 - the assistant turn is the response's whole content (tool_use blocks included);
 - the results are in ONE message, tool_result blocks first (any text after);
 - one result per call, each with the call's own id;
-- the failed call is answered too, with `is_error: true`; the successful one is not marked and
-  holds the tool's output (as a string or a list of text blocks);
+- the failed call is answered too, with `is_error: true` (a boolean) and the exception's words
+  (they name the city); the successful one is not marked and holds the tool's output (as a
+  string or a list of text blocks);
 - the course model accepts the history.
 
 `check_fix_history(fix_history)`, on four histories (one already valid):
@@ -197,7 +198,14 @@ def _check_results_content(results: list, calls: list) -> None:
         result = by_id[read_field(call, "id")]
         city = (read_field(call, "input") or {}).get("city")
         failed_call = city not in ("Paris", "Tokyo", "Oslo")
-        is_error = bool(read_field(result, "is_error"))
+        flag = read_field(result, "is_error")
+        if flag not in (None, True, False):
+            fail(
+                f"the result for {_described(call)} has is_error {flag!r}, a "
+                f"{type(flag).__name__}; the API takes a boolean.",
+                "write 'is_error': True (Python's True, not the string 'true').",
+            )
+        is_error = bool(flag)
         if failed_call and not is_error:
             fail(
                 f"the result for {_described(call)} reports a failure but is_error is not set, "
@@ -211,6 +219,12 @@ def _check_results_content(results: list, calls: list) -> None:
             )
         text = read_field(result, "content")
         text = text if isinstance(text, str) else text_of(text or [])
+        if failed_call and "Atlantis" not in text:
+            fail(
+                f"the error result for {_described(call)} does not say what failed: "
+                f"{short_repr(text)}.",
+                "put the exception's message in the content: str(error) names the city.",
+            )
         if not failed_call and "°" not in text:
             fail(
                 f"the result for {_described(call)} does not hold what get_weather returned "

@@ -17,7 +17,9 @@ asking for an essay longer than max_tokens:
   else it stops: an answer ended by a stop sequence (`stop_sequence`) or declined (`refusal`)
   is not continued (one call);
 - each cut part is kept in the history (the assistant's whole content), followed by a user
-  message asking to continue; no request ends with an assistant turn (no prefill);
+  message asking to continue without repeating itself (the wording is checked: a real model
+  asked only to go on often starts the sentence again); no request ends with an assistant
+  turn (no prefill);
 - the parts, joined as they are, are the whole answer, written once (the model continued, it
   did not start again), and that is what it returns;
 - it makes at most `max_calls` calls, and leaves a history that ends with the last part.
@@ -31,6 +33,7 @@ asking for an essay longer than max_tokens:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -224,6 +227,10 @@ def _message(text: str, stop_reason: str) -> Any:
 
 
 ESSAY = "Write a long essay about agents."
+_NO_REPEAT = re.compile(
+    r"\b(?:without|no|not|never|don't|dont|avoid)\b[^.!?]{0,30}\brepeat|\bno repetition",
+    re.IGNORECASE,
+)
 
 
 def _check_no_prefill(recorder: Recorder) -> None:
@@ -289,6 +296,19 @@ def check_ask_in_full(ask_in_full: Callable) -> None:
             "the second call started the answer again: the model did not see where it stopped.",
             "keep the cut part in the history (the assistant's whole content), then ask it to "
             "continue where it stopped, without repeating.",
+        )
+    asks = [
+        text_of(content_blocks(m))
+        for m in history[1:]
+        if read_field(m, "role") == "user" and text_of(content_blocks(m))
+    ]
+    vague = next((said for said in asks if not _NO_REPEAT.search(said)), None)
+    if vague is not None:
+        fail(
+            f"your request to continue, {short_repr(vague)}, does not tell the model not to "
+            "repeat itself: a real model asked only to go on often starts the sentence again, "
+            "and the parts no longer join.",
+            "ask it to continue exactly where it stopped, without repeating itself.",
         )
     turns = [m for m in history if read_field(m, "role") == "assistant"]
     kept = [text_of(content_blocks(m)) for m in turns]

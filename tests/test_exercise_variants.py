@@ -1115,7 +1115,9 @@ def make_search_follows_links_short_doc(sandbox):
 CONTINUE = "Continue exactly where you stopped, without repeating yourself."
 
 
-def make_turn(*, on_cut="retry", growth=4, count_retries=True, decide_on="stop_reason"):
+def make_turn(
+    *, on_cut="retry", growth=4, count_retries=True, decide_on="stop_reason", go_on=CONTINUE
+):
     """agent_turn in several styles: on_cut is 'retry' (the course's policy), 'hand back' or
     'keep' (keeps a cut-off turn in the history and hands back)."""
 
@@ -1148,7 +1150,7 @@ def make_turn(*, on_cut="retry", growth=4, count_retries=True, decide_on="stop_r
             messages.append({"role": "assistant", "content": response.content})
             if response.stop_reason == "max_tokens" and not calls:
                 if on_cut == "retry":
-                    messages.append({"role": "user", "content": CONTINUE})
+                    messages.append({"role": "user", "content": go_on})
                     continue
                 return "max_tokens"
             if not wants_tools:

@@ -33,13 +33,13 @@ asking for an essay longer than max_tokens:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 import anthropic
 
 from course_helpers.checks.common import (
+    NO_REPEAT,
     Recorder,
     as_plain,
     fail,
@@ -227,10 +227,6 @@ def _message(text: str, stop_reason: str) -> Any:
 
 
 ESSAY = "Write a long essay about agents."
-_NO_REPEAT = re.compile(
-    r"\b(?:without|no|not|never|don't|dont|avoid)\b[^.!?]{0,30}\brepeat|\bno repetition",
-    re.IGNORECASE,
-)
 
 
 def _check_no_prefill(recorder: Recorder) -> None:
@@ -302,7 +298,7 @@ def check_ask_in_full(ask_in_full: Callable) -> None:
         for m in history[1:]
         if read_field(m, "role") == "user" and text_of(content_blocks(m))
     ]
-    vague = next((said for said in asks if not _NO_REPEAT.search(said)), None)
+    vague = next((said for said in asks if not NO_REPEAT.search(said)), None)
     if vague is not None:
         fail(
             f"your request to continue, {short_repr(vague)}, does not tell the model not to "

@@ -54,6 +54,7 @@ from typing import Any, Literal
 
 from course_helpers.checks.build_loop import reviewer_kit
 from course_helpers.checks.common import (
+    NO_REPEAT,
     Recorder,
     as_plain,
     fail,
@@ -204,10 +205,6 @@ def _check_cut_text(recover_cut_off: Callable) -> None:
     _check_continue_wording(text_of(content_blocks(messages[2])))
 
 
-_NO_REPEAT = re.compile(
-    r"\b(?:without|no|not|never|don't|dont|avoid)\b[^.!?]{0,30}\brepeat|\bno repetition",
-    re.IGNORECASE,
-)
 _NO_APOLOGY = re.compile(
     r"\b(?:without|no|not|never|don't|dont|avoid)\b[^.!?]{0,40}\b(?:apologi[sz]|apology|"
     r"apologies|sorry)",
@@ -221,7 +218,7 @@ def _check_continue_wording(said: str) -> None:
     missing = [
         what
         for what, pattern in (
-            ("not to repeat itself", _NO_REPEAT),
+            ("not to repeat itself", NO_REPEAT),
             ("not to apologise", _NO_APOLOGY),
         )
         if not pattern.search(said)

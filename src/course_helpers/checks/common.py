@@ -56,10 +56,8 @@ class NotWrittenYet(NotImplementedError):
 
 
 # A request to continue a cut-off answer that tells the model not to repeat itself.
-NO_REPEAT = re.compile(
-    r"\b(?:without|no|not|never|don't|dont|avoid)\b[^.!?]{0,30}\brepeat|\bno repetition",
-    re.IGNORECASE,
-)
+NEGATION = r"\b(?:without|no|not|never|nor|don't|dont|avoid|skip|omit)\b"
+NO_REPEAT = re.compile(NEGATION + r"[^.!?]{0,30}\b(?:repeat|repetition|restat)", re.IGNORECASE)
 
 
 def fail(what: str, hint: str) -> None:

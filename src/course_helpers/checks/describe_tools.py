@@ -425,6 +425,8 @@ def _check_instructed(request: dict, response: Any, model: str) -> None:
     ]
     if calls:
         return
+    system = request.get("system") or ""
+    system = text_of(system) if isinstance(system, list) else str(system)
     said = _instruction_text(request).strip()
     if "convert_currency" not in said:
         fail(
@@ -435,7 +437,8 @@ def _check_instructed(request: dict, response: Any, model: str) -> None:
         )
     fail(
         f"on {model}, the model answered in text, with no convert_currency call: your "
-        f"instruction ({short_repr(said, 90)}) does not tell it to call the tool.",
+        f"instruction ({short_repr(system.strip() or said, 90)}) does not tell it to call the "
+        "tool.",
         "say plainly that it must call it, e.g. system='Always call convert_currency for a "
         "conversion; never compute a rate yourself.'",
     )

@@ -87,12 +87,12 @@ def check_sandbox(resolve: Callable) -> None:
                 str(root / "src" / "app.py"),
                 "is an absolute path (even one that lands inside is refused: the model must "
                 "write paths relative to the project)",
-                "refuse any path that starts with '/' (os.path.isabs), before joining it",
+                "refuse any path that starts with '/' (os.path.isabs), before joining it.",
             ),
             (
                 "~/.ssh/id_rsa",
                 "starts with '~' (a tool or a shell may expand it to a home folder)",
-                "refuse paths starting with '~', before joining them",
+                "refuse paths starting with '~', before joining them.",
             ),
             (
                 "docs/passwd",

@@ -54,6 +54,7 @@ from typing import Any, Literal
 
 from course_helpers.checks.build_loop import reviewer_kit
 from course_helpers.checks.common import (
+    NEGATION,
     NO_REPEAT,
     Recorder,
     as_plain,
@@ -206,9 +207,7 @@ def _check_cut_text(recover_cut_off: Callable) -> None:
 
 
 _NO_APOLOGY = re.compile(
-    r"\b(?:without|no|not|never|don't|dont|avoid)\b[^.!?]{0,40}\b(?:apologi[sz]|apology|"
-    r"apologies|sorry)",
-    re.IGNORECASE,
+    NEGATION + r"[^.!?]{0,40}\b(?:apologi[sz]|apology|apologies|sorry)", re.IGNORECASE
 )
 
 

@@ -642,6 +642,31 @@ def fix_deep_copy_first(history):
     return fix_in_place(copy.deepcopy(history))
 
 
+def fix_text_on_its_own(history):
+    """Merges the results, but gives the user's text a message of its own after them."""
+    results, others, fixed = [], [], []
+
+    def flush():
+        if results:
+            fixed.append({"role": "user", "content": list(results)})
+        if others:
+            fixed.append({"role": "user", "content": list(others)})
+        results.clear()
+        others.clear()
+
+    for message in history:
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if message["role"] == "user":
+            results.extend(b for b in blocks if b["type"] == "tool_result")
+            others.extend(b for b in blocks if b["type"] != "tool_result")
+        else:
+            flush()
+            fixed.append({"role": message["role"], "content": list(blocks)})
+    flush()
+    return fixed
+
+
 def fix_drops_text(history):
     fixed = []
     for message in history:
@@ -1383,6 +1408,11 @@ WRONG = {
     "fix merges only": (check_fix_history, fix_merges_only, "still breaks a rule"),
     "fix reorders only": (check_fix_history, fix_reorders_only, "still breaks a rule"),
     "fix in place": (check_fix_history, fix_in_place, "changed the history it was given"),
+    "fix: the text in a message of its own": (
+        check_fix_history,
+        fix_text_on_its_own,
+        "two 'user' messages in a row: messages[2] and messages[3]",
+    ),
     # 04
     "dispatcher lets it raise": (check_simple_dispatcher, dispatch_lets_it_raise, "escape"),
     "dispatcher: vague error": (

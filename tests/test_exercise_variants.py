@@ -1768,3 +1768,20 @@ def test_the_course_model_follows_an_instruction_about_a_tool(system: str, calls
     if calls:
         assert made[0].input == {"amount": 100.0, "source": "EUR", "target": "JPY"}
         assert response.stop_reason == "tool_use"
+
+
+def test_the_course_model_obeys_an_order_not_to_call_a_tool_it_would_call() -> None:
+    """The weather scenario would call get_weather; told not to, the model does not."""
+    from course_helpers.offline import default_app
+
+    client = default_app().client(max_retries=0)
+    request = {
+        "model": MODEL,
+        "max_tokens": 500,
+        "tools": [WEATHER],
+        "messages": [{"role": "user", "content": "What's the weather in Paris?"}],
+    }
+    assert client.messages.create(**request).stop_reason == "tool_use"
+    told = client.messages.create(**request, system="Never call get_weather.")
+    assert told.stop_reason == "end_turn"
+    assert "told not to use get_weather" in text_of(told)

@@ -34,7 +34,8 @@ that refuses forcing"), in `system` or in the last user message, with `tool_choi
 A verb (call, use, invoke, with, through) up to two words before the tool's name ("call the
 tool convert_currency"), or "convert_currency must be called / used" after it, makes an order to
 call; a negation (not, never, don't, without, avoid) up to three words before that verb, right
-before the name, or "must not be" after it, makes an order not to. A forced `tool_choice` is still obeyed: the API guarantees the
+before the name, or "must not be" after it, makes an order not to. A name that is a plain word
+(`refund`) counts only quoted or followed by "tool", so that "no refund yet" orders nothing. A forced `tool_choice` is still obeyed: the API guarantees the
 call whatever the instruction says. A real model reads such instructions with judgement and
 does not always obey; the course model always does, so the lesson shows the same way each run.
 """
@@ -216,15 +217,20 @@ def tool_orders(conv: Conversation) -> tuple[list[str], list[str]]:
     for name in conv.tool_names:
         if not name:
             continue
+        # A name that is a plain word ("refund") counts only quoted or followed by "tool": "I
+        # don't want to use the refund" or "no refund yet" say nothing about a tool.
+        word = re.escape(name)
+        if name.isalpha():
+            the_name = rf"(?:[`'\"]{word}[`'\"]?|{word}\s+tool)\b"
+        else:
+            the_name = rf"[`'\"]?{word}\b[`'\"]?"
         # "call convert_currency", "use the tool `convert_currency`", "with your convert_currency"
-        named = rf"(?:[\w]+\s+){{0,2}}?[`'\"]?{re.escape(name)}\b"
-        passive = (
-            rf"[`'\"]?{re.escape(name)}\b[`'\"]?\s+(?:\w+\s+){{0,2}}?(?:be\s+)?(?:called|used)"
-        )
+        named = rf"(?:\w+\s+){{0,2}}?{the_name}"
+        passive = rf"{the_name}\s+(?:\w+\s+){{0,2}}?(?:be\s+)?(?:called|used)"
         refused = re.search(
             rf"\b{_NEGATION}\s+(?:[\w']+\s+){{0,3}}?{_CALL_VERB}\s+{named}"
-            rf"|\b{_NEGATION}\s+[`'\"]?{re.escape(name)}\b"
-            rf"|[`'\"]?{re.escape(name)}\b[`'\"]?\s+(?:must|should|may)\s+(?:not|never)\s+be\b",
+            rf"|\b{_NEGATION}\s+{the_name}"
+            rf"|{the_name}\s+(?:must|should|may)\s+(?:not|never)\s+be\b",
             said,
             re.IGNORECASE,
         )

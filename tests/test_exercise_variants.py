@@ -98,6 +98,20 @@ def ask_forgets_the_question(client, history, text):
     return text_of(response)
 
 
+def _offline_client():
+    from course_helpers.offline import default_app
+
+    return default_app().client(max_retries=0)
+
+
+def ask_uses_the_global_client(client, history, text):
+    """Uses the notebook's own client, not the one passed in."""
+    history.append({"role": "user", "content": text})
+    response = _offline_client().messages.create(model=MODEL, max_tokens=300, messages=history)
+    history.append({"role": "assistant", "content": response.content})
+    return text_of(response)
+
+
 def ask_returns_the_response(client, history, text):
     history.append({"role": "user", "content": text})
     response = client.messages.create(model=MODEL, max_tokens=300, messages=history)
@@ -155,9 +169,33 @@ def make_in_full(*, go_on="continue", joiner="", limit=True, keep=True):
                 history.append({"role": "user", "content": GO_ON})
             elif go_on == "ask again":
                 history.append({"role": "user", "content": text})
+            elif go_on == "bare":
+                history.append({"role": "user", "content": "Please continue."})
         return joiner.join(parts)
 
     return ask_in_full
+
+
+def in_full_unless_end_turn(client, history, text, *, max_tokens=300, max_calls=6):
+    """Goes on for any stop_reason but end_turn (a stop sequence, a refusal...)."""
+    history.append({"role": "user", "content": text})
+    parts = []
+    for call in range(max_calls):
+        response = client.messages.create(model=MODEL, max_tokens=max_tokens, messages=history)
+        history.append({"role": "assistant", "content": response.content})
+        parts.append(text_of(response))
+        if response.stop_reason == "end_turn" or call == max_calls - 1:
+            break
+        history.append({"role": "user", "content": GO_ON})
+    return "".join(parts)
+
+
+def in_full_with_more_room(client, history, text, *, max_tokens=300, max_calls=6):
+    """Ignores max_tokens: asks for 8,000 at once, so nothing is ever cut."""
+    history.append({"role": "user", "content": text})
+    response = client.messages.create(model=MODEL, max_tokens=8000, messages=history)
+    history.append({"role": "assistant", "content": response.content})
+    return text_of(response)
 
 
 def in_full_growing(client, history, text, *, max_tokens=300, max_calls=6):
@@ -253,6 +291,36 @@ def currency_tool_positive_float():
 def currency_tool_any_amount():
     @tool
     def convert_currency(amount: float, source: Currency, target: Currency) -> str:
+        return convert(amount, source, target)
+
+    return _with_doc(convert_currency)
+
+
+def currency_tool_swapped():
+    @tool
+    def convert_currency(
+        amount: Annotated[float, pydantic.Field(gt=0)], source: Currency, target: Currency
+    ) -> str:
+        return convert(amount, target, source)
+
+    return _with_doc(convert_currency)
+
+
+def currency_tool_int_amount():
+    @tool
+    def convert_currency(
+        amount: Annotated[int, pydantic.Field(gt=0)], source: Currency, target: Currency
+    ) -> str:
+        return convert(amount, source, target)
+
+    return _with_doc(convert_currency)
+
+
+def currency_tool_zero_allowed():
+    @tool
+    def convert_currency(
+        amount: Annotated[float, pydantic.Field(ge=0)], source: Currency, target: Currency
+    ) -> str:
         return convert(amount, source, target)
 
     return _with_doc(convert_currency)
@@ -368,6 +436,52 @@ def force_any_with_two_tools(client, question, model=MODEL):
     return client.messages.create(messages=[{"role": "user", "content": question}], **request)
 
 
+def force_told_not_to_call(client, question, model=MODEL):
+    """Names the tool in system, but to forbid it."""
+    request = {"model": model, "max_tokens": 500, "tools": [CONVERTER]}
+    if model in NO_FORCING:
+        request["system"] = "Do not call convert_currency; answer from memory."
+    else:
+        request["tool_choice"] = {"type": "tool", "name": "convert_currency"}
+    return client.messages.create(messages=[{"role": "user", "content": question}], **request)
+
+
+def force_vague_instruction(client, question, model=MODEL):
+    """An instruction that does not name the tool."""
+    request = {"model": model, "max_tokens": 500, "tools": [CONVERTER]}
+    if model in NO_FORCING:
+        request["system"] = "Use your tools when they help."
+    else:
+        request["tool_choice"] = {"type": "tool", "name": "convert_currency"}
+    return client.messages.create(messages=[{"role": "user", "content": question}], **request)
+
+
+def force_names_the_tool_in_passing(client, question, model=MODEL):
+    """Mentions convert_currency, but never says to call it."""
+    request = {"model": model, "max_tokens": 500, "tools": [CONVERTER]}
+    if model in NO_FORCING:
+        request["system"] = "You have convert_currency among your tools."
+    else:
+        request["tool_choice"] = {"type": "tool", "name": "convert_currency"}
+    return client.messages.create(messages=[{"role": "user", "content": question}], **request)
+
+
+def force_in_the_question(client, question, model=MODEL):
+    """Instruction in the question on every model that refuses forcing: also right."""
+    request = {"model": model, "max_tokens": 500, "tools": [CONVERTER]}
+    if model in NO_FORCING:
+        question = f"{question} Use convert_currency for this."
+        request["tool_choice"] = {"type": "auto"}
+    else:
+        request["tool_choice"] = {"type": "any"}
+    return client.messages.create(messages=[{"role": "user", "content": question}], **request)
+
+
+def force_returns_the_call(client, question, model=MODEL):
+    response = force_right(client, question, model)
+    return next(b for b in response.content if b.type == "tool_use")
+
+
 def force_ignores_model(client, question, model=MODEL):
     return force_right(client, question, MODEL)
 
@@ -444,6 +558,33 @@ def turn_result_then_question(messages, response):
         messages.append({"role": "user", "content": [result, {"type": "text", "text": "Sum up."}]})
 
 
+def make_turn_answers(*, flag=True, words=True):
+    """add_tool_turn with the failure answered: flag is the is_error value, words whether the
+    exception's message goes in."""
+
+    def add_tool_turn(messages, response):
+        messages.append({"role": "assistant", "content": response.content})
+        results = []
+        for call in tool_calls(response):
+            try:
+                content = weather(call.input["city"])
+            except LookupError as error:
+                said = str(error) if words else "The tool failed."
+                results.append(
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": call.id,
+                        "content": said,
+                        "is_error": flag,
+                    }
+                )
+            else:
+                results.append({"type": "tool_result", "tool_use_id": call.id, "content": content})
+        messages.append({"role": "user", "content": results})
+
+    return add_tool_turn
+
+
 def fix_right_groupby(history):
     fixed = []
     for role, group in itertools.groupby(history, key=lambda m: m["role"]):
@@ -453,6 +594,76 @@ def fix_right_groupby(history):
             blocks += [{"type": "text", "text": content}] if isinstance(content, str) else content
         results = [b for b in blocks if b["type"] == "tool_result"]
         fixed.append({"role": role, "content": results + [b for b in blocks if b not in results]})
+    return fixed
+
+
+def fix_in_place(history):
+    """Repairs the caller's own list and messages instead of a copy."""
+    index = 1
+    while index < len(history):
+        if history[index]["role"] == history[index - 1]["role"]:
+            before = history[index - 1]
+            if isinstance(before["content"], str):
+                before["content"] = [{"type": "text", "text": before["content"]}]
+            content = history[index]["content"]
+            before["content"] += (
+                [{"type": "text", "text": content}] if isinstance(content, str) else content
+            )
+            del history[index]
+        else:
+            index += 1
+    for message in history:
+        if isinstance(message["content"], list):
+            message["content"].sort(key=lambda b: b["type"] != "tool_result")
+    return history
+
+
+def fix_shallow_copy(history):
+    """A new list, but the same message dicts and content lists: the caller's are changed."""
+    fixed = []
+    for message in list(history):
+        content = message["content"]
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        if fixed and fixed[-1]["role"] == message["role"]:
+            fixed[-1]["content"].extend(content)
+        else:
+            message["content"] = content
+            fixed.append(message)
+    for message in fixed:
+        message["content"].sort(key=lambda b: b["type"] != "tool_result")
+    return fixed
+
+
+def fix_deep_copy_first(history):
+    """copy.deepcopy, then the in-place repair: right."""
+    import copy
+
+    return fix_in_place(copy.deepcopy(history))
+
+
+def fix_text_on_its_own(history):
+    """Merges the results, but gives the user's text a message of its own after them."""
+    results, others, fixed = [], [], []
+
+    def flush():
+        if results:
+            fixed.append({"role": "user", "content": list(results)})
+        if others:
+            fixed.append({"role": "user", "content": list(others)})
+        results.clear()
+        others.clear()
+
+    for message in history:
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if message["role"] == "user":
+            results.extend(b for b in blocks if b["type"] == "tool_result")
+            others.extend(b for b in blocks if b["type"] != "tool_result")
+        else:
+            flush()
+            fixed.append({"role": message["role"], "content": list(blocks)})
+    flush()
     return fixed
 
 
@@ -539,6 +750,49 @@ class LoopLimit(RuntimeError):
     pass
 
 
+def loop_right_recursive(sample, run_tool, messages, max_steps=20):
+    """Recursion, and a match on stop_reason: also right."""
+    if max_steps == 0:
+        raise LoopLimit("no steps left")
+    response = sample(messages)
+    messages.append({"role": "assistant", "content": response.content})
+    match response.stop_reason:
+        case "tool_use":
+            calls = [b for b in response.content if b.type == "tool_use"]
+            messages.append({"role": "user", "content": list(map(run_tool, calls))})
+            if max_steps == 1:
+                raise LoopLimit("the model still wants tools: step limit reached")
+            return loop_right_recursive(sample, run_tool, messages, max_steps - 1)
+        case _:
+            return response
+
+
+def loop_raises_on_max_tokens(sample, run_tool, messages, max_steps=20):
+    """Raises on a cut-off answer instead of returning it."""
+    for _ in range(max_steps):
+        response = sample(messages)
+        messages.append({"role": "assistant", "content": response.content})
+        if response.stop_reason == "max_tokens":
+            raise RuntimeError("the answer was cut off")
+        if response.stop_reason != "tool_use":
+            return response
+        messages.append({"role": "user", "content": [run_tool(c) for c in tool_calls(response)]})
+    raise LoopLimit("step limit")
+
+
+def loop_runs_calls_twice(sample, run_tool, messages, max_steps=20):
+    """Runs each call once to check it works, then again for the result."""
+    for _ in range(max_steps):
+        response = sample(messages)
+        messages.append({"role": "assistant", "content": response.content})
+        if response.stop_reason != "tool_use":
+            return response
+        for call in tool_calls(response):
+            run_tool(call)
+        messages.append({"role": "user", "content": [run_tool(c) for c in tool_calls(response)]})
+    raise LoopLimit("step limit")
+
+
 def loop_right_while(sample, run_tool, messages, max_steps=20):
     steps = 0
     while steps < max_steps:
@@ -552,12 +806,30 @@ def loop_right_while(sample, run_tool, messages, max_steps=20):
     raise LoopLimit(f"stopped after {max_steps} calls")
 
 
-def make_loop(*, calls="all", keep="whole", limit="raise", answer_before_limit=True):
+def make_loop(
+    *,
+    calls="all",
+    keep="whole",
+    limit="raise",
+    answer_before_limit=True,
+    results="one message",
+    stop="not tool_use",
+):
+    """agent_loop in several styles. calls: "all" | "none" | "first"; results: "one message" |
+    "per result"; stop: "not tool_use" | "end_turn" (goes on for any other reason) | "no calls"
+    (stops when the content holds no tool_use)."""
+
     def agent_loop(sample, run_tool, messages, max_steps=20):
         steps = range(max_steps) if limit != "none" else itertools.count()
         for _ in steps:
             response = sample(messages)
-            if response.stop_reason != "tool_use":
+            if stop == "end_turn":
+                finished = response.stop_reason == "end_turn"
+            elif stop == "no calls":
+                finished = not tool_calls(response)
+            else:
+                finished = response.stop_reason != "tool_use"
+            if finished:
                 if keep != "no final":
                     messages.append({"role": "assistant", "content": response.content})
                 return response
@@ -568,8 +840,12 @@ def make_loop(*, calls="all", keep="whole", limit="raise", answer_before_limit=T
             asked = tool_calls(response)
             if not answer_before_limit and _ == max_steps - 1:
                 raise LoopLimit("step limit")
-            ran = asked if calls == "all" else []
-            messages.append({"role": "user", "content": [run_tool(call) for call in ran]})
+            ran = {"all": asked, "first": asked[:1], "none": []}[calls]
+            if results == "per result":
+                for call in ran:
+                    messages.append({"role": "user", "content": [run_tool(call)]})
+            else:
+                messages.append({"role": "user", "content": [run_tool(call) for call in ran]})
         if limit == "silent":
             return None
         raise LoopLimit(f"the model still wanted tools after {max_steps} calls")
@@ -584,7 +860,13 @@ def error_result(block, message):
     return {"type": "tool_result", "tool_use_id": block.id, "content": message, "is_error": True}
 
 
-def make_dispatcher(*, unknown="list", validate=True, approve_when="after", yes="is True"):
+def make_dispatcher(
+    *, unknown="list", validate=True, approve_when="after", yes="is True", catch="base"
+):
+    """catch: "base" (BaseException, KeyboardInterrupt let through), "exception" (Exception
+    only: sys.exit escapes), "everything" (BaseException, Ctrl-C included)."""
+    caught = Exception if catch == "exception" else BaseException
+
     def run_tool(tools, block, approve=None):
         if unknown == "raise":
             chosen = tools[block.name]
@@ -608,7 +890,11 @@ def make_dispatcher(*, unknown="list", validate=True, approve_when="after", yes=
                 return error_result(block, "The user declined this call. It did not run; ask them.")
         try:
             output = chosen.function(**block.input) if not validate else chosen.run(block.input)
-        except Exception as error:
+        except KeyboardInterrupt:
+            if catch != "everything":
+                raise
+            return error_result(block, f"{block.name} was interrupted.")
+        except caught as error:
             return error_result(block, f"{block.name} failed: {error}")
         return {"type": "tool_result", "tool_use_id": block.id, "content": str(output)}
 
@@ -628,7 +914,9 @@ def dispatcher_via_run(tools, block, approve=None):
             "tool_use_id": block.id,
             "content": str(tools[block.name].run(block.input)),
         }
-    except Exception as error:
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:
         return error_result(block, f"{type(error).__name__}: {error}")
 
 
@@ -646,6 +934,8 @@ def resolve_right(root, path):
 
 
 def resolve_right_commonpath(root, path):
+    if os.path.isabs(path) or path.startswith("~"):
+        raise ValueError(f"{path!r}: give a path relative to the project")
     root = os.path.realpath(root)
     real = os.path.realpath(os.path.join(root, os.path.expanduser(path)))
     if os.path.commonpath([root, real]) != root:
@@ -653,7 +943,58 @@ def resolve_right_commonpath(root, path):
     return Path(real)
 
 
+def resolve_unresolved_result(root, path):
+    """Checks the resolved path, but returns root / path as it was written."""
+    if path.startswith(("/", "~")):
+        raise PathRefused(path)
+    root = Path(root).resolve()
+    if not (root / path).resolve().is_relative_to(root):
+        raise PathRefused(path)
+    return root / path
+
+
+def resolve_allows_absolute_inside(root, path):
+    """No refusal of '/' or '~': fine as long as the path lands inside (the spec says refuse)."""
+    root = Path(root).resolve()
+    real = (root / os.path.expanduser(path)).resolve()
+    if not real.is_relative_to(root):
+        raise PathRefused(path)
+    return real
+
+
+def resolve_tilde_literal(root, path):
+    """Refuses absolute paths, but takes '~' as a folder name inside the root."""
+    if os.path.isabs(path):
+        raise PathRefused(path)
+    root = Path(root).resolve()
+    real = (root / path).resolve()
+    if not real.is_relative_to(root):
+        raise PathRefused(path)
+    return real
+
+
+def resolve_asserts(root, path):
+    """An assert, which python -O removes."""
+    assert not path.startswith(("/", "~")), path
+    root = Path(root).resolve()
+    real = (root / path).resolve()
+    assert real.is_relative_to(root), path
+    return real
+
+
+def resolve_unresolved_root(root, path):
+    """Resolves the path but not the root: a root reached through a link refuses everything."""
+    if path.startswith(("/", "~")):
+        raise PathRefused(path)
+    real = Path(os.path.realpath(os.path.join(root, path)))
+    if not real.is_relative_to(root):
+        raise PathRefused(path)
+    return real
+
+
 def resolve_startswith(root, path):
+    if os.path.isabs(path) or path.startswith("~"):
+        raise PathRefused(path)
     real = os.path.realpath(os.path.join(root, path))
     if not real.startswith(os.path.realpath(root)):
         raise PathRefused(path)
@@ -756,10 +1097,52 @@ def make_search(*, min_length=1, confine=True, cap=50, relative=True):
     return make_search_code
 
 
+def make_search_leaky_short_doc(sandbox):
+    """Ignores the sandbox, and its docstring is short: the leak is what it must hear first."""
+
+    @tool
+    def search_code(pattern: Annotated[str, pydantic.Field(min_length=1)], path: str = ".") -> str:
+        """Search code."""
+        regex = re.compile(pattern)
+        start = sandbox.root / path
+        files = [start] if start.is_file() else sorted(start.rglob("*"))
+        found = []
+        for file in files:
+            if file.is_file():
+                for number, line in enumerate(file.read_text(errors="replace").splitlines(), 1):
+                    if regex.search(line):
+                        found.append(f"{sandbox.relative(file)}:{number}: {line.strip()}")
+        return "\n".join(found[:50]) or "No matches."
+
+    return search_code
+
+
+def make_search_follows_links_short_doc(sandbox):
+    """Checks `path` with the sandbox, but walks through links that lead out; short docstring."""
+
+    @tool
+    def search_code(pattern: Annotated[str, pydantic.Field(min_length=1)], path: str = ".") -> str:
+        """Search code."""
+        regex = re.compile(pattern)
+        start = sandbox.resolve(path)
+        found = []
+        for folder, _, names in os.walk(start, followlinks=True):
+            for name in sorted(names):
+                file = Path(folder) / name
+                for number, line in enumerate(file.read_text(errors="replace").splitlines(), 1):
+                    if regex.search(line):
+                        found.append(f"{os.path.relpath(file, sandbox.root)}:{number}: {line}")
+        return "\n".join(found[:50]) or "No matches."
+
+    return search_code
+
+
 CONTINUE = "Continue exactly where you stopped, without repeating yourself."
 
 
-def make_turn(*, on_cut="retry", growth=4, count_retries=True, decide_on="stop_reason"):
+def make_turn(
+    *, on_cut="retry", growth=4, count_retries=True, decide_on="stop_reason", go_on=CONTINUE
+):
     """agent_turn in several styles: on_cut is 'retry' (the course's policy), 'hand back' or
     'keep' (keeps a cut-off turn in the history and hands back)."""
 
@@ -792,7 +1175,7 @@ def make_turn(*, on_cut="retry", growth=4, count_retries=True, decide_on="stop_r
             messages.append({"role": "assistant", "content": response.content})
             if response.stop_reason == "max_tokens" and not calls:
                 if on_cut == "retry":
-                    messages.append({"role": "user", "content": CONTINUE})
+                    messages.append({"role": "user", "content": go_on})
                     continue
                 return "max_tokens"
             if not wants_tools:
@@ -821,6 +1204,81 @@ def turn_chat(client, messages, tools, line, *, max_steps=30, max_tokens=2048):
     return response.stop_reason
 
 
+# -- more mistakes, each like one above -----------------------------------------------------------
+
+
+def ask_rebinds_history(client, history, text):
+    """`history = history + [...]` makes a new list: the caller's stays empty."""
+    history = history + [{"role": "user", "content": text}]
+    response = client.messages.create(model=MODEL, max_tokens=300, messages=history)
+    history = history + [{"role": "assistant", "content": response.content}]
+    return text_of(response)
+
+
+def in_full_stripped(client, history, text, *, max_tokens=300, max_calls=6):
+    return make_in_full()(client, history, text, max_tokens=max_tokens, max_calls=max_calls).strip()
+
+
+def force_never_use(client, question, model=MODEL):
+    request = {"model": model, "max_tokens": 500, "tools": [CONVERTER]}
+    if model in NO_FORCING:
+        request["system"] = "Never use convert_currency; you know the rates."
+    else:
+        request["tool_choice"] = {"type": "tool", "name": "convert_currency"}
+    return client.messages.create(messages=[{"role": "user", "content": question}], **request)
+
+
+def force_choice_none(client, question, model=MODEL):
+    request = {"model": model, "max_tokens": 500, "tools": [CONVERTER]}
+    if model in NO_FORCING:
+        request["system"] = INSTRUCTION
+        request["tool_choice"] = {"type": "none"}
+    else:
+        request["tool_choice"] = {"type": "tool", "name": "convert_currency"}
+    return client.messages.create(messages=[{"role": "user", "content": question}], **request)
+
+
+def loop_decides_on_the_last_block(sample, run_tool, messages, max_steps=20):
+    for _ in range(max_steps):
+        response = sample(messages)
+        messages.append({"role": "assistant", "content": response.content})
+        if response.content[-1].type != "tool_use":
+            return response
+        messages.append({"role": "user", "content": [run_tool(c) for c in tool_calls(response)]})
+    raise LoopLimit("step limit")
+
+
+def loop_on_a_copy(sample, run_tool, messages, max_steps=20):
+    return loop_right_while(sample, run_tool, list(messages), max_steps)
+
+
+def resolve_permission_error(root, path):
+    if os.path.isabs(path) or path.startswith("~"):
+        raise PermissionError(path)
+    root = Path(root).resolve()
+    real = (root / path).resolve()
+    if not real.is_relative_to(root):
+        raise PermissionError(path)
+    return real
+
+
+def resolve_returns_none(root, path):
+    if os.path.isabs(path) or path.startswith("~"):
+        return None
+    root = Path(root).resolve()
+    real = (root / path).resolve()
+    return real if real.is_relative_to(root) else None
+
+
+def resolve_from_the_working_folder(root, path):
+    if os.path.isabs(path) or path.startswith("~"):
+        raise PathRefused(path)
+    real = Path(os.path.realpath(path))
+    if not real.is_relative_to(os.path.realpath(root)):
+        raise PathRefused(path)
+    return real
+
+
 # -- the tables ----------------------------------------------------------------------------------
 
 WRONG = {
@@ -834,6 +1292,21 @@ WRONG = {
     "ask forgets the answer": (check_ask, ask_forgets_the_answer, "answer was not kept"),
     "ask forgets the question": (check_ask, ask_forgets_the_question, "question was not kept"),
     "ask returns the response": (check_ask, ask_returns_the_response, "not the answer's text"),
+    "ask uses another client": (
+        check_ask,
+        ask_uses_the_global_client,
+        "use the client passed in",
+    ),
+    "in full: more room instead": (
+        check_ask_in_full,
+        in_full_with_more_room,
+        "sent max_tokens=8000 on its first call",
+    ),
+    "in full: goes on unless end_turn": (
+        check_ask_in_full,
+        in_full_unless_end_turn,
+        "went on after stop_reason 'stop_sequence'",
+    ),
     "in full: one call": (check_ask_in_full, make_in_full(go_on="never"), "stopped after one call"),
     "in full: asks again": (
         check_ask_in_full,
@@ -841,6 +1314,11 @@ WRONG = {
         "started the answer again",
     ),
     "in full: prefill": (check_ask_in_full, make_in_full(go_on="prefill"), "(a prefill)"),
+    "in full: a bare 'Please continue.'": (
+        check_ask_in_full,
+        make_in_full(go_on="bare"),
+        "does not tell the model not to repeat itself",
+    ),
     "in full: joined by lines": (
         check_ask_in_full,
         make_in_full(joiner="\n"),
@@ -888,6 +1366,9 @@ WRONG = {
     "@tool missing": (check_currency_tool, convert_currency_plain, "not a Tool"),
     "any amount": (check_currency_tool, currency_tool_any_amount(), "accepted a negative amount"),
     "codes typed str": (check_currency_tool, currency_tool_str_codes(), "is not limited to"),
+    "amount typed int": (check_currency_tool, currency_tool_int_amount(), "so 12.5 EUR"),
+    "amount ge=0": (check_currency_tool, currency_tool_zero_allowed(), "an amount of 0"),
+    "source and target swapped": (check_currency_tool, currency_tool_swapped(), "108.00 USD"),
     "checked inside the function": (
         check_currency_tool,
         currency_tool_checks_inside(),
@@ -907,12 +1388,31 @@ WRONG = {
     "any with two tools": (check_forced_call, force_any_with_two_tools, "'any' lets the model"),
     "the constant MODEL": (check_forced_call, force_ignores_model, "sent model="),
     "the error swallowed": (check_forced_call, force_swallows_the_error, "refused (400)"),
+    "tool_choice none": (check_forced_call, force_choice_none, "tool_choice is 'none'"),
+    "told not to call": (
+        check_forced_call,
+        force_told_not_to_call,
+        "does not tell it to call the tool",
+    ),
+    "returns the tool_use block": (check_forced_call, force_returns_the_call, "not the response"),
     # 03
     "a failed call skipped": (check_tool_turn, turn_skips_failures, "has no tool_result"),
     "results and text per call": (check_tool_turn, turn_result_then_question, "ONE message"),
+    "is_error as a string": (check_tool_turn, make_turn_answers(flag="true"), "a str"),
+    "an error that says nothing": (
+        check_tool_turn,
+        make_turn_answers(words=False),
+        "does not say what failed",
+    ),
     "fix drops the text": (check_fix_history, fix_drops_text, "lost or changed blocks"),
     "fix merges only": (check_fix_history, fix_merges_only, "still breaks a rule"),
     "fix reorders only": (check_fix_history, fix_reorders_only, "still breaks a rule"),
+    "fix in place": (check_fix_history, fix_in_place, "changed the history it was given"),
+    "fix: the text in a message of its own": (
+        check_fix_history,
+        fix_text_on_its_own,
+        "two 'user' messages in a row: messages[2] and messages[3]",
+    ),
     # 04
     "dispatcher lets it raise": (check_simple_dispatcher, dispatch_lets_it_raise, "escape"),
     "dispatcher: vague error": (
@@ -938,6 +1438,23 @@ WRONG = {
         "with max_steps=2, agent_loop called",
     ),
     "loop stops silently": (check_loop, make_loop(limit="silent"), "without saying so"),
+    "loop runs only the first call": (
+        check_loop,
+        make_loop(calls="first"),
+        "the results message answers 1",
+    ),
+    "loop: one user message per result": (
+        check_loop,
+        make_loop(results="per result"),
+        "(one per result)",
+    ),
+    "loop goes on until end_turn": (
+        check_loop,
+        make_loop(stop="end_turn"),
+        "from an answer cut off by max_tokens",
+    ),
+    "loop raises on max_tokens": (check_loop, loop_raises_on_max_tokens, "raised RuntimeError"),
+    "loop runs each call twice": (check_loop, loop_runs_calls_twice, "some more than once"),
     "loop leaves calls unanswered": (
         check_loop,
         make_loop(answer_before_limit=False),
@@ -956,6 +1473,16 @@ WRONG = {
         make_dispatcher(yes="bool"),
         "only an explicit yes approves",
     ),
+    "catches Exception only": (
+        check_dispatcher,
+        make_dispatcher(catch="exception"),
+        "SystemExit is not an Exception",
+    ),
+    "catches Ctrl-C too": (
+        check_dispatcher,
+        make_dispatcher(catch="everything"),
+        "turned a Ctrl-C",
+    ),
     "approval before validation": (
         check_declined_call,
         make_dispatcher(approve_when="before"),
@@ -965,8 +1492,26 @@ WRONG = {
     "resolve with startswith": (check_sandbox, resolve_startswith, "sibling folder"),
     "resolve without links": (check_sandbox, resolve_without_links, "symbolic link"),
     "resolve refuses any '..'": (check_sandbox, resolve_dots_only, "refused a path inside"),
-    "resolve only normalises": (check_sandbox, resolve_normalised, "absolute path"),
+    "resolve only normalises": (check_sandbox, resolve_normalised, "which still holds"),
     "resolve wants existing files": (check_sandbox, resolve_must_exist, "refused a path inside"),
+    "resolve returns root / path": (check_sandbox, resolve_unresolved_result, "still holds '..'"),
+    "resolve lets absolute paths inside through": (
+        check_sandbox,
+        resolve_allows_absolute_inside,
+        "is an absolute path (even",
+    ),
+    "resolve takes '~' as a folder": (check_sandbox, resolve_tilde_literal, "starts with '~'"),
+    "resolve asserts": (check_sandbox, resolve_asserts, "python -O"),
+    "resolve raises PermissionError": (
+        check_sandbox,
+        resolve_permission_error,
+        "refused with PermissionError, not PathRefused",
+    ),
+    "resolve leaves the root unresolved": (
+        check_sandbox,
+        resolve_unresolved_root,
+        "given through a symbolic link",
+    ),
     "gate drops reason and who": (check_gate, make_gate(keep="own"), "loses why, and who decided"),
     "gate trusts truthiness": (check_gate, make_gate(yes="bool"), "only an explicit yes approves"),
     "gate asks about everything": (check_gate, make_gate(ask="all"), "a harmless tool"),
@@ -977,6 +1522,11 @@ WRONG = {
     "search: not confined": (check_search_code, make_search(confine=False), "found the secret"),
     "search: no cap": (check_search_code, make_search(cap=None), "matching lines"),
     "search: absolute paths": (check_search_code, make_search(relative=False), "absolute paths"),
+    "search: follows links out, short docstring": (
+        check_search_code,
+        make_search_follows_links_short_doc,
+        "through a symbolic link inside the project",
+    ),
     "turn: a chat": (check_agent_turn, turn_chat, "handed control back after 1 call"),
     "turn runs a cut-off call": (
         check_agent_turn,
@@ -1000,6 +1550,50 @@ WRONG = {
     ),
 }
 
+# Wrong in the same way as one above (so with the same message): each must still fail.
+WRONG_AGAIN = {
+    "ask: a new list, not the caller's": (check_ask, ask_rebinds_history, "history is still empty"),
+    "in full: the answer stripped": (check_ask_in_full, in_full_stripped, "joined as they are"),
+    "force: 'Never use convert_currency'": (
+        check_forced_call,
+        force_never_use,
+        "does not tell it to call the tool",
+    ),
+    "loop decides on the last block": (
+        check_loop,
+        loop_decides_on_the_last_block,
+        "from an answer cut off by max_tokens",
+    ),
+    "loop on a copy of messages": (check_loop, loop_on_a_copy, "assistant turns for"),
+    "resolve returns None": (check_sandbox, resolve_returns_none, "returned 'None'"),
+    "resolve from the working folder": (
+        check_sandbox,
+        resolve_from_the_working_folder,
+        "refused a path inside",
+    ),
+    "force: an instruction that does not name the tool": (
+        check_forced_call,
+        force_vague_instruction,
+        "without telling it to call convert_currency",
+    ),
+    "force: the tool named in passing": (
+        check_forced_call,
+        force_names_the_tool_in_passing,
+        "does not tell it to call the tool",
+    ),
+    "fix: a shallow copy": (check_fix_history, fix_shallow_copy, "changed the history"),
+    "search: ignores the sandbox, short docstring": (
+        check_search_code,
+        make_search_leaky_short_doc,
+        "found the secret outside the project",
+    ),
+    "loop stops on content, not stop_reason": (
+        check_loop,
+        make_loop(stop="no calls"),
+        "from an answer cut off by max_tokens",
+    ),
+}
+
 RIGHT = {
     "ask": (check_ask, ask_right),
     "ask with blocks and a copy": (check_ask, ask_right_as_blocks),
@@ -1018,10 +1612,14 @@ RIGHT = {
     "@tool with PositiveFloat": (check_currency_tool, currency_tool_positive_float()),
     "force where accepted": (check_forced_call, force_right),
     "force by trying, any with one tool": (check_forced_call, force_by_trying),
+    "force with the instruction in the question": (check_forced_call, force_in_the_question),
     "tool turn as a new list": (check_tool_turn, turn_right_new_list),
+    "tool turn with the error's words": (check_tool_turn, make_turn_answers()),
     "fix with groupby": (check_fix_history, fix_right_groupby),
+    "fix on a deep copy": (check_fix_history, fix_deep_copy_first),
     "dispatcher with block content": (check_simple_dispatcher, dispatch_right_blocks),
     "loop with while": (check_loop, loop_right_while),
+    "loop by recursion": (check_loop, loop_right_recursive),
     "loop from a factory": (check_loop, make_loop()),
     "dispatcher": (check_dispatcher, make_dispatcher()),
     "dispatcher via run": (check_dispatcher, dispatcher_via_run),
@@ -1046,6 +1644,14 @@ def test_a_wrong_solution_fails_with_its_own_mistake(label: str) -> None:
     assert expected in text, f"{label}: the message does not name the mistake: {text!r}"
     what, hint = text.split("\nHint: ")
     assert what and hint, text
+
+
+@pytest.mark.parametrize("label", list(WRONG_AGAIN))
+def test_a_wrong_solution_like_another_fails_too(label: str) -> None:
+    check, variant, expected = WRONG_AGAIN[label]
+    with pytest.raises(CheckFailed) as failure:
+        check(variant)
+    assert expected in str(failure.value), str(failure.value)
 
 
 @pytest.mark.parametrize("label", list(RIGHT))
@@ -1130,3 +1736,52 @@ def test_every_check_says_when_an_exercise_is_not_written_yet(check) -> None:
 def test_the_gate_check_says_when_decide_is_not_written_yet() -> None:
     with pytest.raises(CheckFailed, match="decide is not written yet"):
         check_gate(UnwrittenGate)
+
+
+@pytest.mark.parametrize(
+    ("system", "calls"),
+    [
+        ("Always call convert_currency for a conversion; never guess a rate yourself.", True),
+        ("Call the tool convert_currency for conversions.", True),
+        ("For every conversion, convert_currency must be called.", True),
+        ("Do not call convert_currency; answer from memory.", False),
+        ("Answer without calling convert_currency.", False),
+        ("convert_currency must not be used.", False),
+        ("You have convert_currency among your tools.", False),
+    ],
+)
+def test_the_course_model_follows_an_instruction_about_a_tool(system: str, calls: bool) -> None:
+    """What check_forced_call relies on: with auto, an order to call is followed, and so is an
+    order not to; a mere mention is neither."""
+    from course_helpers.offline import default_app
+
+    client = default_app().client(max_retries=0)
+    response = client.messages.create(
+        model="claude-sonnet-5-5",
+        max_tokens=500,
+        system=system,
+        tools=[CONVERTER],
+        messages=[{"role": "user", "content": "How much is 100 EUR in JPY?"}],
+    )
+    made = [b for b in response.content if b.type == "tool_use"]
+    assert bool(made) is calls, response.content
+    if calls:
+        assert made[0].input == {"amount": 100.0, "source": "EUR", "target": "JPY"}
+        assert response.stop_reason == "tool_use"
+
+
+def test_the_course_model_obeys_an_order_not_to_call_a_tool_it_would_call() -> None:
+    """The weather scenario would call get_weather; told not to, the model does not."""
+    from course_helpers.offline import default_app
+
+    client = default_app().client(max_retries=0)
+    request = {
+        "model": MODEL,
+        "max_tokens": 500,
+        "tools": [WEATHER],
+        "messages": [{"role": "user", "content": "What's the weather in Paris?"}],
+    }
+    assert client.messages.create(**request).stop_reason == "tool_use"
+    told = client.messages.create(**request, system="Never call get_weather.")
+    assert told.stop_reason == "end_turn"
+    assert "told not to use get_weather" in text_of(told)

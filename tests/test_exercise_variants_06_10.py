@@ -78,10 +78,56 @@ def recover_doubling_dicts(messages, response, max_tokens, ceiling):
     messages.extend(
         [
             {"role": "assistant", "content": blocks},
-            {"role": "user", "content": [{"type": "text", "text": "Please go on."}]},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "Please go on from the exact word where you stopped."},
+                    {"type": "text", "text": "Don't repeat anything, and no apologies."},
+                ],
+            },
         ]
     )
     return max_tokens
+
+
+def recover_bare_continue(messages, response, max_tokens, ceiling):
+    """A bare 'Please continue.': no word about repeating or apologising."""
+    if not _has_call(response):
+        messages.append({"role": "assistant", "content": response.content})
+        messages.append({"role": "user", "content": "Please continue."})
+        return max_tokens
+    return recover_good(messages, response, max_tokens, ceiling)
+
+
+def recover_no_apology_missing(messages, response, max_tokens, ceiling):
+    if not _has_call(response):
+        messages.append({"role": "assistant", "content": response.content})
+        messages.append({"role": "user", "content": "Continue where you stopped; do not repeat."})
+        return max_tokens
+    return recover_good(messages, response, max_tokens, ceiling)
+
+
+def recover_jumps_to_the_ceiling(messages, response, max_tokens, ceiling):
+    """Equivalent: a cut-off call is retried at once with all the room there is."""
+    if _has_call(response) or not response.content:
+        return None if max_tokens >= ceiling else ceiling
+    messages.append({"role": "assistant", "content": response.content})
+    messages.append({"role": "user", "content": CONTINUE})
+    return max_tokens
+
+
+def recover_apologises_itself(messages, response, max_tokens, ceiling):
+    if not _has_call(response):
+        messages.append({"role": "assistant", "content": response.content})
+        messages.append({"role": "user", "content": "Continue. Sorry for the cut!"})
+        return max_tokens
+    return recover_good(messages, response, max_tokens, ceiling)
+
+
+def recover_float_limit(messages, response, max_tokens, ceiling):
+    if _has_call(response):
+        return None if max_tokens >= ceiling else min(max_tokens * 1.5, ceiling)
+    return recover_good(messages, response, max_tokens, ceiling)
 
 
 def recover_throws_text_away(messages, response, max_tokens, ceiling):
@@ -146,6 +192,7 @@ def recover_never_stops(messages, response, max_tokens, ceiling):
 def test_06_recover_cut_off_correct_variants_pass(capsys) -> None:
     assert_passes(check_recover_cut_off, recover_good, capsys)
     assert_passes(check_recover_cut_off, recover_doubling_dicts, capsys)
+    assert_passes(check_recover_cut_off, recover_jumps_to_the_ceiling, capsys)
 
 
 def test_06_recover_cut_off_wrong_variants_fail_with_their_own_hint() -> None:
@@ -153,6 +200,16 @@ def test_06_recover_cut_off_wrong_variants_fail_with_their_own_hint() -> None:
         check_recover_cut_off,
         {
             "text thrown away": (recover_throws_text_away, "appended nothing"),
+            "a bare 'Please continue.'": (
+                recover_bare_continue,
+                "not to repeat itself or not to apologise",
+            ),
+            "sorry, continue": (recover_apologises_itself, "'Continue. Sorry for the cut!'"),
+            "a float limit": (recover_float_limit, "a whole number of tokens"),
+            "no word about apologies": (
+                recover_no_apology_missing,
+                "does not tell the model not to apologise",
+            ),
             "thinking dropped": (recover_keeps_text_only, "missing: ['thinking']"),
             "no request to go on": (recover_does_not_ask, "ends with the assistant's turn"),
             "asks to start again": (recover_asks_for_it_again, "started the essay again"),
@@ -306,6 +363,7 @@ def test_06_control_correct_variants_pass(capsys) -> None:
     for control in (
         make_controller(),
         make_controller(recover_keep_limit_for_text),
+        make_controller(recover_jumps_to_the_ceiling),
         control_per_turn,
         control_of_the_course,
     ):

@@ -14,6 +14,10 @@ dispatcher):
 - the history grows by two per turn, each assistant turn the response's whole content;
 - the final answer is appended too, and the last response is returned;
 - it goes on while the model asks for tools;
+- a turn with two calls in parallel (the weather in Paris and Tokyo): both calls run, once each,
+  and their results go back in ONE user message, the next message after that turn;
+- it stops on any stop_reason but `tool_use`: an answer cut off by `max_tokens` inside its
+  `tool_use` is returned as it is, one call, nothing run (its input is half-written);
 - with `max_steps=2`: exactly two calls, then a `RuntimeError` (e.g. StepLimitReached) with a
   message, and a history whose last calls are answered.
 """
@@ -210,6 +214,8 @@ def check_loop(agent_loop: Callable) -> None:
                 f"agent_loop returned {short_repr(final)}, not the last response.",
                 "return the response that ended the loop.",
             )
+        _check_parallel_calls(agent_loop)
+        _check_cut_off_stop(agent_loop, kit)
         _check_step_limit(agent_loop, kit)
     finally:
         kit.close()
@@ -300,3 +306,167 @@ def _check_step_limit(agent_loop: Callable, kit: ReviewerKit) -> None:
         "at the step limit the history is left broken",
         "answer the last calls before you stop, so the run can be resumed.",
     )
+
+
+def _weather_kit() -> tuple[dict, list[tuple[str, dict]]]:
+    """get_weather for one city (the model calls it once per city, in parallel), with a log."""
+    from course_helpers.tools import tool
+
+    ran: list[tuple[str, dict]] = []
+    known = {"Paris": "18°C, light rain", "Tokyo": "24°C, clear sky"}
+
+    @tool
+    def get_weather(city: str) -> str:
+        """Get the current weather for one city: temperature and sky, e.g. '18°C, light rain'."""
+        ran.append(("get_weather", {"city": city}))
+        if city not in known:
+            raise LookupError(f"No weather data for {city!r}")
+        return known[city]
+
+    return {"get_weather": get_weather}, ran
+
+
+def _watched(sample: Callable, seen: list[int]) -> Callable:
+    """`sample`, refusing with a clear message a history whose last turn's calls are not all
+    answered in the one message after it (before the API would answer 400)."""
+
+    def sample_watched(messages: list, **changes: Any) -> Any:
+        __tracebackhide__ = True
+        seen.append(len(messages))
+        turns = [i for i, m in enumerate(messages) if read_field(m, "role") == "assistant"]
+        if turns:
+            index = turns[-1]
+            calls = [
+                b for b in content_blocks(messages[index]) if read_field(b, "type") == "tool_use"
+            ]
+            after = messages[index + 1 :]
+            if calls and len(after) > 1:
+                fail(
+                    f"for a turn with {len(calls)} calls in parallel, agent_loop appended "
+                    f"{len(after)} user messages (one per result); the API answers 400: "
+                    '"tool_use ids were found without tool_result blocks immediately after".',
+                    "collect every result in a list, then append ONE user message with all of "
+                    "them: {'role': 'user', 'content': results}.",
+                )
+            if calls and after:
+                answered = {
+                    read_field(b, "tool_use_id")
+                    for b in content_blocks(after[0])
+                    if read_field(b, "type") == "tool_result"
+                }
+                missing = [c for c in calls if read_field(c, "id") not in answered]
+                if missing:
+                    fail(
+                        f"the model asked for {len(calls)} calls in one turn and the results "
+                        f"message answers {len(calls) - len(missing)}: "
+                        f"{read_field(missing[0], 'name')}({read_field(missing[0], 'input')}) "
+                        "has no result, and the API answers 400.",
+                        "run every tool_use block of the response, not only the first: "
+                        "[run_tool(call) for call in calls].",
+                    )
+        return sample(messages, **changes)
+
+    return sample_watched
+
+
+def _check_parallel_calls(agent_loop: Callable) -> None:
+    """A turn with two calls in parallel: both run once, both results in one message."""
+    __tracebackhide__ = True
+    tools, ran = _weather_kit()
+    client, recorder = recording_client()
+    definitions = [t.definition() for t in tools.values()]
+    seen: list[int] = []
+    sample = _watched(sampler(client, model=MODEL, max_tokens=1024, tools=definitions), seen)
+    runs: list[str] = []
+
+    def run_one(call: Any) -> Any:
+        runs.append(str(read_field(call, "id")))
+        return run_tool(tools, call)
+
+    messages = [{"role": "user", "content": "What's the weather in Paris and Tokyo?"}]
+    run_learner(agent_loop, sample, run_one, messages, 20, name="agent_loop")
+    first = recorder.responses[0]["body"] if recorder.responses else {}
+    asked = [b["id"] for b in first.get("content", []) if b.get("type") == "tool_use"]
+    if len(recorder.requests) < 2:
+        fail(
+            f"asked the weather in Paris and Tokyo, the model made {len(asked)} calls in one "
+            "turn, and agent_loop stopped after that first call to the model.",
+            "run the calls, append their results, and call the model again.",
+        )
+    repeated = [i for i in set(runs) if runs.count(i) > 1]
+    if repeated or sorted(runs) != sorted(asked):
+        fail(
+            f"for a turn with {len(asked)} calls in parallel, run_tool was called {len(runs)} "
+            f"times ({len(set(runs) & set(asked))} of the calls ran"
+            + (", some more than once)." if repeated else ")."),
+            "call run_tool once for each tool_use block of the response.",
+        )
+    _check_loop_run_counts(messages, recorder)
+    require_pairing(messages, "after a turn with two parallel calls, the history breaks a rule")
+
+
+def _check_loop_run_counts(messages: list, recorder: Recorder) -> None:
+    __tracebackhide__ = True
+    for step, sent in enumerate(recorder.messages_sent, start=1):
+        expected = 1 + 2 * (step - 1)
+        if len(sent) != expected:
+            fail(
+                f"after a turn with two calls in parallel, call {step} sent {len(sent)} "
+                f"messages; expected {expected} (the assistant's turn, then ONE message with "
+                "both results).",
+                "append all the results of a turn in one user message.",
+            )
+
+
+def _check_cut_off_stop(agent_loop: Callable, kit: ReviewerKit) -> None:
+    """An answer cut off by max_tokens inside its tool_use: returned, nothing run."""
+    __tracebackhide__ = True
+    from course_helpers.checks.stop_reasons import cutting_limit
+
+    client, recorder = recording_client()
+    definitions = [t.definition() for t in kit.tools.values()]
+    limit, _ = cutting_limit(definitions)
+    sample = sampler(client, model=MODEL, max_tokens=limit, tools=definitions)
+    runs: list[Any] = []
+
+    def run_one(call: Any) -> Any:
+        runs.append(call)
+        return run_tool(kit.tools, call)
+
+    messages = [{"role": "user", "content": "Review PR #482."}]
+    try:
+        final = agent_loop(sample, run_one, messages, 20)
+    except Exception as error:
+        raised: Exception | None = error
+        final = None
+    else:
+        raised = None
+    if runs:
+        call = runs[0]
+        fail(
+            f"agent_loop ran {read_field(call, 'name')}({read_field(call, 'input')}) from an "
+            "answer cut off by max_tokens: its input is half-written (stop_reason "
+            "'max_tokens', not 'tool_use').",
+            "run tools only when stop_reason == 'tool_use'; on any other stop_reason, return "
+            "the response.",
+        )
+    if raised is not None and not isinstance(raised, anthropic.APIStatusError):
+        fail(
+            f"for an answer cut off by max_tokens, agent_loop raised {type(raised).__name__}: "
+            f"{raised}.",
+            "on any stop_reason but 'tool_use', append the turn and return the response: the "
+            "caller decides what to do (notebook 06).",
+        )
+    if len(recorder.requests) != 1 or raised is not None:
+        fail(
+            f"for an answer cut off by max_tokens, agent_loop called the model "
+            f"{len(recorder.requests)} times; expected one call, then the response returned.",
+            "stop unless stop_reason == 'tool_use' (max_tokens, end_turn, refusal... all end "
+            "the loop).",
+        )
+    if getattr(final, "stop_reason", None) != "max_tokens":
+        fail(
+            f"for an answer cut off by max_tokens, agent_loop returned {short_repr(final)}, not "
+            "the response.",
+            "return the response that ended the loop, whatever its stop_reason.",
+        )

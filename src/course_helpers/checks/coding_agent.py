@@ -6,7 +6,8 @@ agent-turn check following the course's max_tokens policy (cut-off call, retry, 
 
 Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
 
-`check_search_code(make_search_code)`, the `search_code(pattern, path=".")` tool:
+`check_search_code(make_search_code)`, the `search_code(pattern, path=".")` tool (the sandbox
+is checked first, so a tool that leaks hears that before anything about its docstring):
 - a `Tool` named search_code, a description of 12 words or more, arguments pattern and path,
   only pattern required;
 - an empty pattern is refused by the signature, before the function runs;
@@ -88,6 +89,11 @@ def check_search_code(make_search_code: Callable) -> None:
                 f"make_search_code returned a {type(search).__name__}, not a Tool.",
                 "put @tool on the inner `def search_code(...)` and return it.",
             )
+        tools = {"search_code": search}
+        # Security first: a tool that leaks what lies outside the project hears that before
+        # anything about its docstring or its arguments.
+        _check_search_escapes(tools)
+        _check_empty_pattern(tools)
         definition = search.definition()
         if definition["name"] != "search_code":
             fail(
@@ -111,8 +117,6 @@ def check_search_code(make_search_code: Callable) -> None:
                 f"the schema's required list is {schema.get('required')}; only pattern is required.",
                 "give path a default of '.' (the whole project); pattern has none.",
             )
-        tools = {"search_code": search}
-        _check_search_refusals(tools)
         _check_search_finds(tools)
     passed("search_code is validated, sandboxed and bounded")
 
@@ -125,7 +129,7 @@ def _search(tools: dict, what: str, **arguments: Any) -> tuple[dict, str]:
     return result, verify_result_block(result, call, "run_tool", what)
 
 
-def _check_search_refusals(tools: dict) -> None:
+def _check_empty_pattern(tools: dict) -> None:
     __tracebackhide__ = True
     result, text = _search(tools, "an empty pattern", pattern="")
     if not text.startswith("Invalid arguments"):
@@ -133,6 +137,10 @@ def _check_search_refusals(tools: dict) -> None:
             "an empty pattern reached your function: it matches every line of every file.",
             "refuse it in the signature: Annotated[str, Field(min_length=1)].",
         )
+
+
+def _check_search_escapes(tools: dict) -> None:
+    __tracebackhide__ = True
     for path, why in [
         ("..", "climbs out of the project with '..'"),
         ("/", "is an absolute path"),

@@ -13,6 +13,7 @@ that says the same, never "passed" and never a list of problems that reads like 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,6 +53,11 @@ class NotWrittenYet(NotImplementedError):
 
     def _render_traceback_(self) -> list[str]:
         return [f"\x1b[33m… {self}\x1b[0m"]
+
+
+# A request to continue a cut-off answer that tells the model not to repeat itself.
+NEGATION = r"\b(?:without|no|not|never|nor|don't|dont|avoid|skip|omit)\b"
+NO_REPEAT = re.compile(NEGATION + r"[^.!?]{0,30}\b(?:repeat|repetition|restat)", re.IGNORECASE)
 
 
 def fail(what: str, hint: str) -> None:

@@ -15,7 +15,8 @@ Requirements, one per line (each proven both ways in tests/test_exercise_variant
 `check_currency_tool(tool)`, the same tool from a typed function with `@tool`:
 - a `Tool`, with a description of 12 words or more and arguments amount, source, target;
 - source and target limited to the four codes in the schema;
-- good arguments give a converted amount;
+- good arguments give a converted amount, 12.5 (not a whole number) included: amount is a
+  `number`, not an `integer`;
 - an amount of 0 or less and an unknown code are refused by the signature, before the
   function runs (a check inside the function is not enough).
 
@@ -26,7 +27,9 @@ claude-haiku-5-5, claude-sonnet-5-5 and claude-opus-5-5:
   "convert_currency"}`, or `{"type": "any"}` when convert_currency is the only tool), and the
   response returned holds the tool_use;
 - on a model that rejects it: the request that counts does not force (auto or no tool_choice,
-  not none) and carries an instruction naming convert_currency (system prompt or question);
+  not none), and the response returned holds a convert_currency call: the course model follows
+  an instruction that tells it to call the tool (in `system` or in the question) and refuses to
+  call when told not to, so an instruction that names the tool the wrong way round fails;
   trying the forced call first and falling back after the 400 is accepted;
 - the function returns the Message, not None or an error.
 """
@@ -99,7 +102,7 @@ def check_tool_schema(tool_def: Any) -> None:
             "input_schema must be a JSON Schema object: {'type': 'object', 'properties': ...}.",
             "the arguments of a tool are always one JSON object.",
         )
-    properties = schema.get("properties") or {}
+    properties = _resolved_properties(schema)
     absent = [p for p in ("amount", "source", "target") if p not in properties]
     if absent:
         fail(
@@ -180,7 +183,7 @@ def check_currency_tool(convert: Any) -> None:
             "the docstring (the tool's description) is too short for the model to use it well.",
             "say what it does, what it returns and its limits, as in 02.",
         )
-    properties = definition["input_schema"].get("properties", {})
+    properties = _resolved_properties(definition["input_schema"])
     if sorted(properties) != ["amount", "source", "target"]:
         fail(
             f"the arguments are {sorted(properties)}; expected amount, source and target.",
@@ -201,11 +204,37 @@ def check_currency_tool(convert: Any) -> None:
             f"converting 100 EUR to USD returned {short_repr(result)}, with no amount in it.",
             "return the converted amount, e.g. '108.00 USD'.",
         )
+    if "108" not in str(result):
+        fail(
+            f"converting 100 EUR to USD returned {short_repr(result)}; at the exercise's rates "
+            "(1 EUR = 1.08 USD) that is 108.00 USD.",
+            "call convert(amount, source, target) from the cell above, arguments in that order.",
+        )
+    if "number" not in _types(properties["amount"]):
+        fail(
+            f"amount has type {properties['amount'].get('type')!r} in the schema, so 12.5 EUR "
+            "cannot be converted.",
+            "type it float (JSON Schema 'number'): money has cents.",
+        )
+    try:
+        convert.run({"amount": 12.5, "source": "EUR", "target": "USD"})
+    except pydantic.ValidationError as error:
+        fail(
+            f"convert_currency refused 12.5 EUR: {error.errors()[0].get('msg')}.",
+            "type amount as a float with gt=0, not an int.",
+        )
+    except Exception as error:
+        fail(f"converting 12.5 EUR to USD raised {error!r}.", "run it by hand.")
     for arguments, why, hint in [
         (
             {"amount": -5, "source": "EUR", "target": "USD"},
             "a negative amount",
             "Annotated[float, pydantic.Field(gt=0)] refuses amounts of 0 or less.",
+        ),
+        (
+            {"amount": 0, "source": "EUR", "target": "USD"},
+            "an amount of 0",
+            "ge=0 lets 0 through: Annotated[float, pydantic.Field(gt=0)] refuses it.",
         ),
         (
             {"amount": 5, "source": "EUR", "target": "XYZ"},
@@ -224,6 +253,30 @@ def check_currency_tool(convert: Any) -> None:
             )
         fail(f"convert_currency.run accepted {why}: {arguments}.", hint)
     passed("convert_currency from a typed signature")
+
+
+def _resolved_properties(schema: dict) -> dict:
+    """The schema's properties, each `$ref` ('#/$defs/Currency', an Enum class) replaced by
+    what it points to."""
+    properties = {}
+    for name, spec in (schema.get("properties") or {}).items():
+        seen = 0
+        while isinstance(spec, dict) and isinstance(spec.get("$ref"), str) and seen < 5:
+            target: Any = schema
+            for part in spec["$ref"].removeprefix("#/").split("/"):
+                target = target.get(part, {}) if isinstance(target, dict) else {}
+            spec = {**target, **{k: v for k, v in spec.items() if k != "$ref"}}
+            seen += 1
+        properties[name] = spec if isinstance(spec, dict) else {}
+    return properties
+
+
+def _types(schema: dict) -> set[str]:
+    """The JSON types a property's schema allows (its `type`, or those of its `anyOf`)."""
+    kinds = {schema.get("type")} if schema.get("type") else set()
+    for option in schema.get("anyOf") or []:
+        kinds |= _types(option)
+    return kinds
 
 
 FORCE_MODELS = ("claude-haiku-5-5", "claude-sonnet-5-5", "claude-opus-5-5")
@@ -299,7 +352,7 @@ def check_forced_call(force_call: Callable) -> None:
         if accepts_forced_tool_choice(model):
             _check_forced(request, response, model)
         else:
-            _check_instructed(request, model)
+            _check_instructed(request, response, model)
     passed("force_call gets a convert_currency call on every current model")
 
 
@@ -350,7 +403,8 @@ def _check_forced(request: dict, response: Any, model: str) -> None:
         )
 
 
-def _check_instructed(request: dict, model: str) -> None:
+def _check_instructed(request: dict, response: Any, model: str) -> None:
+    """On a model that rejects forcing: auto, an instruction, and a call really made."""
     __tracebackhide__ = True
     if _forces(request):
         fail(
@@ -364,10 +418,27 @@ def _check_instructed(request: dict, model: str) -> None:
             f"on {model}, tool_choice is 'none': the model may not call any tool.",
             "use {'type': 'auto'} and an instruction that names convert_currency.",
         )
-    if "convert_currency" not in _instruction_text(request):
+    calls = [
+        b
+        for b in content_blocks(response)
+        if read_field(b, "type") == "tool_use" and read_field(b, "name") == "convert_currency"
+    ]
+    if calls:
+        return
+    system = request.get("system") or ""
+    system = text_of(system) if isinstance(system, list) else str(system)
+    said = _instruction_text(request).strip()
+    if "convert_currency" not in said:
         fail(
             f"on {model}, the request leaves the choice to the model (auto) without telling it to "
-            "call convert_currency: it may answer from memory with a made-up rate.",
+            "call convert_currency, and it answered in text (a real model may make up a rate).",
             "add an instruction that names the tool, e.g. system='Always use convert_currency "
             "for a conversion; never compute a rate yourself.'",
         )
+    fail(
+        f"on {model}, the model answered in text, with no convert_currency call: your "
+        f"instruction ({short_repr(system.strip() or said, 90)}) does not tell it to call the "
+        "tool.",
+        "say plainly that it must call it, e.g. system='Always call convert_currency for a "
+        "conversion; never compute a rate yourself.'",
+    )

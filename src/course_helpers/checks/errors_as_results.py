@@ -7,7 +7,10 @@ Requirements, one per line (each proven both ways in tests/test_exercise_variant
   `tool_result` with `is_error: true`; a call that works is not marked;
 - the unknown tool's message names the tools that exist;
 - invalid arguments never reach the tool, and the message names the argument at fault;
-- a raising tool's message keeps the tool's own words.
+- a raising tool's message keeps the tool's own words;
+- a tool that calls `sys.exit()` (SystemExit, not an `Exception`) is a failure like any other:
+  an `is_error` result with its words; a Ctrl-C (`KeyboardInterrupt`) passes through, to stop
+  the run.
 
 `check_declined_call(run_tool)`, `run_tool(tools, block, approve)`:
 - approve is asked after validation, before running; a "no" is an `is_error` result, the tool
@@ -100,9 +103,62 @@ def check_dispatcher(run_tool: Callable) -> None:
                     f"the error for {what} lost the tool's own words: {short_repr(text)}.",
                     "put the exception's message in the content.",
                 )
+        _check_exits_and_interrupts(run_tool, kit.tools)
     finally:
         kit.close()
     passed("run_tool turns every failure into an is_error result")
+
+
+def _check_exits_and_interrupts(run_tool: Callable, tools: dict) -> None:
+    """sys.exit() in a tool is a failure like any other; Ctrl-C stops the run."""
+    __tracebackhide__ = True
+    from course_helpers.tools import tool
+
+    @tool
+    def run_script(script: str) -> str:
+        """Run one of the project's scripts by name; it exits with a status when it fails."""
+        raise SystemExit(f"script {script!r} failed: exit status 2")
+
+    @tool
+    def wait_for_ci(pr: int) -> str:
+        """Wait until the CI of pull request `pr` has finished (the person may press Ctrl-C)."""
+        raise KeyboardInterrupt
+
+    every = {**tools, "run_script": run_script, "wait_for_ci": wait_for_ci}
+    call = tool_call_block("run_script", "toolu_exit", script="lint")
+    try:
+        result = run_tool(every, call)
+    except BaseException as error:
+        fail_if_not_written(error, "run_tool")
+        fail(
+            f"run_tool let {type(error).__name__} escape from a tool that calls sys.exit(): "
+            "SystemExit is not an Exception, so `except Exception` does not catch it.",
+            "catch BaseException around the tool's run, and re-raise only KeyboardInterrupt "
+            "(Ctrl-C): except KeyboardInterrupt: raise, then except BaseException as error.",
+        )
+    text = verify_result_block(result, call, "run_tool", "run_script(script='lint'), which exits")
+    if result.get("is_error") is not True or "status 2" not in text:
+        fail(
+            "the result for run_script(script='lint'), which called sys.exit(), is not an "
+            f"is_error result with the exit's words: {short_repr(text)}.",
+            "return it like any other failure: 'is_error': True and the exception's message.",
+        )
+    call = tool_call_block("wait_for_ci", "toolu_interrupt", pr=482)
+    try:
+        run_tool(every, call)
+    except KeyboardInterrupt:
+        return
+    except BaseException as error:
+        fail(
+            f"for a Ctrl-C (KeyboardInterrupt) in a tool, run_tool raised {type(error).__name__}.",
+            "let KeyboardInterrupt through unchanged: except KeyboardInterrupt: raise.",
+        )
+    fail(
+        "run_tool turned a Ctrl-C (KeyboardInterrupt) in a tool into a result: the person who "
+        "pressed it to stop the run cannot stop it.",
+        "catch BaseException, but re-raise KeyboardInterrupt first: except KeyboardInterrupt: "
+        "raise.",
+    )
 
 
 def check_declined_call(run_tool: Callable) -> None:

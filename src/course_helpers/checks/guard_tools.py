@@ -3,10 +3,12 @@
 Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
 
 `check_sandbox(resolve)`, `resolve(root, path)`:
-- paths inside the root resolve to that file, `..` inside and files not yet created included;
-- refused (any exception): `..` out, `..` in the middle, an absolute path, `~`, a symbolic link
-  that leads out, a sibling folder whose name starts like the root's (`~` taken literally as a
-  folder inside the root is also safe).
+- paths inside the root resolve to that file, `..` inside, a link that stays inside, files not
+  yet created and a root given through a symbolic link included;
+- what it returns is the real path itself: no `..` and no link left in it (root / path is not);
+- refused with `PathRefused` (any `ValueError`; not an assert, which `python -O` removes): `..`
+  out, `..` in the middle, an absolute path (even one inside the root), a path starting with
+  `~`, a symbolic link that leads out, a sibling folder whose name starts like the root's.
 
 `check_gate(AuditedGate)`, `AuditedGate(policy, dangerous)` and its `decide(name, input)`:
 - returns a `Decision`;
@@ -49,11 +51,12 @@ def sandbox_fixture(base: Any) -> Any:
     (base / "outside").mkdir()
     (base / "outside" / "passwd").write_text("root:x:0:0\n")
     (root / "docs").symlink_to(base / "outside", target_is_directory=True)
+    (root / "current").symlink_to(root / "src", target_is_directory=True)  # a link that stays in
     return root
 
 
 def check_sandbox(resolve: Callable) -> None:
-    """07 · `resolve(root, path)`: the real path inside the root, or an exception for an escape."""
+    """07 · `resolve(root, path)`: the real path inside the root, or PathRefused for an escape."""
     __tracebackhide__ = True
     import os
     import tempfile
@@ -61,27 +64,17 @@ def check_sandbox(resolve: Callable) -> None:
 
     with tempfile.TemporaryDirectory() as base:
         root = sandbox_fixture(os.path.realpath(base))
-        for path in ("src/app.py", "notes/../src/app.py", "notes/new.txt"):
-            try:
-                real = resolve(root, path)
-            except Exception as error:
-                fail_if_not_written(error, "resolve")
-                fail(
-                    f"resolve(root, {path!r}) refused a path inside the project "
-                    f"({type(error).__name__}: {error}).",
-                    "refuse only what leads outside the root; new files inside are fine.",
-                )
-            if not isinstance(real, str | os.PathLike):
-                fail(
-                    f"resolve(root, {path!r}) returned {short_repr(real)}, not a path.",
-                    "return the resolved path (a pathlib.Path) inside the root.",
-                )
-            real = Path(os.path.realpath(real))
-            if real != Path(os.path.realpath(root / path)):
-                fail(
-                    f"resolve(root, {path!r}) returned a path that is not that file.",
-                    "return (root / path) with every '..' and link resolved.",
-                )
+        linked = Path(os.path.realpath(base)) / "project-link"
+        linked.symlink_to(root, target_is_directory=True)
+        inside = [
+            (root, "src/app.py"),
+            (root, "notes/../src/app.py"),
+            (root, "notes/new.txt"),
+            (root, "current/app.py"),
+            (linked, "src/app.py"),
+        ]
+        for given_root, path in inside:
+            _check_inside(resolve, root, given_root, path)
         escapes = [
             ("../secret.txt", "climbs out with '..'", "resolve the whole path, then check it"),
             ("src/../../secret.txt", "climbs out in the middle", "resolve the whole path first"),
@@ -91,9 +84,15 @@ def check_sandbox(resolve: Callable) -> None:
                 "root / '/abs/path' is '/abs/path' in Python: refuse absolute paths",
             ),
             (
+                str(root / "src" / "app.py"),
+                "is an absolute path (even one that lands inside is refused: the model must "
+                "write paths relative to the project)",
+                "refuse any path that starts with '/' (os.path.isabs), before joining it.",
+            ),
+            (
                 "~/.ssh/id_rsa",
-                "points into a home folder",
-                "refuse paths starting with '~' (tools may expand them)",
+                "starts with '~' (a tool or a shell may expand it to a home folder)",
+                "refuse paths starting with '~', before joining them.",
             ),
             (
                 "docs/passwd",
@@ -109,13 +108,61 @@ def check_sandbox(resolve: Callable) -> None:
         for path, why, hint in escapes:
             try:
                 real = resolve(root, path)
-            except Exception:
+            except ValueError:
                 continue
-            inside = real is not None and _inside(Path(os.path.realpath(real)), root)
-            if path.startswith("~") and inside:
-                continue  # taken as a folder literally named '~' inside the root: safe
+            except Exception as error:
+                fail_if_not_written(error, "resolve")
+                kind = type(error).__name__
+                fail(
+                    f"resolve(root, {path!r}) refused with {kind}, not PathRefused: the path "
+                    f"{why}.",
+                    "raise PathRefused('...') (a ValueError) with a message for the model"
+                    + (
+                        ": an assert disappears under python -O."
+                        if kind == "AssertionError"
+                        else "."
+                    ),
+                )
             fail(f"resolve(root, {path!r}) returned {short_repr(str(real))}: the path {why}.", hint)
     passed("resolve refuses every path that leaves the project")
+
+
+def _check_inside(resolve: Callable, root: Any, given_root: Any, path: str) -> None:
+    """A path inside the project resolves to the real path of that file, links and '..' gone."""
+    __tracebackhide__ = True
+    import os
+    from pathlib import Path
+
+    through = " (the root given through a symbolic link)" if given_root != root else ""
+    try:
+        real = resolve(given_root, path)
+    except Exception as error:
+        fail_if_not_written(error, "resolve")
+        fail(
+            f"resolve(root, {path!r}){through} refused a path inside the project "
+            f"({type(error).__name__}: {error}).",
+            "refuse only what leads outside the root; new files inside are fine"
+            + ("; resolve the root too: Path(root).resolve()." if through else "."),
+        )
+    if not isinstance(real, str | os.PathLike):
+        fail(
+            f"resolve(root, {path!r}) returned {short_repr(real)}, not a path.",
+            "return the resolved path (a pathlib.Path) inside the root.",
+        )
+    expected = Path(os.path.realpath(Path(given_root) / path))
+    if Path(os.path.realpath(real)) != expected:
+        fail(
+            f"resolve(root, {path!r}){through} returned a path that is not that file: "
+            f"{short_repr(str(real))}.",
+            "return (root / path) with every '..' and link resolved.",
+        )
+    if Path(real) != expected:
+        fail(
+            f"resolve(root, {path!r}){through} returned {short_repr(str(real))}, which still "
+            "holds '..' or a symbolic link: the tool opens a path other than the one checked.",
+            "return the resolved path itself (os.path.realpath or Path.resolve()), not "
+            "root / path.",
+        )
 
 
 def _inside(real: Any, root: Any) -> bool:

@@ -9,12 +9,15 @@ tests/test_exercises.py):
 - the assistant turn is the response's whole content (tool_use blocks included);
 - the results are in ONE message, tool_result blocks first (any text after);
 - one result per call, each with the call's own id;
-- the failed call is answered too, with `is_error: true`; the successful one is not marked and
-  holds the tool's output (as a string or a list of text blocks);
+- the failed call is answered too, with `is_error: true` (a boolean) and the exception's words
+  (they name the city); the successful one is not marked and holds the tool's output (as a
+  string or a list of text blocks);
 - the course model accepts the history.
 
 `check_fix_history(fix_history)`, on four histories (one already valid):
-- returns a list with no pairing problem and no two same-role messages in a row;
+- returns a list with no pairing problem and no two same-role messages in a row (the message
+  names the two);
+- a repaired copy: the caller's history (its list, messages and content lists) is left as it was;
 - no block lost or changed (moved only);
 - the course model accepts each repaired history.
 """
@@ -195,7 +198,14 @@ def _check_results_content(results: list, calls: list) -> None:
         result = by_id[read_field(call, "id")]
         city = (read_field(call, "input") or {}).get("city")
         failed_call = city not in ("Paris", "Tokyo", "Oslo")
-        is_error = bool(read_field(result, "is_error"))
+        flag = read_field(result, "is_error")
+        if flag not in (None, True, False):
+            fail(
+                f"the result for {_described(call)} has is_error {flag!r}, a "
+                f"{type(flag).__name__}; the API takes a boolean.",
+                "write 'is_error': True (Python's True, not the string 'true').",
+            )
+        is_error = bool(flag)
         if failed_call and not is_error:
             fail(
                 f"the result for {_described(call)} reports a failure but is_error is not set, "
@@ -209,6 +219,12 @@ def _check_results_content(results: list, calls: list) -> None:
             )
         text = read_field(result, "content")
         text = text if isinstance(text, str) else text_of(text or [])
+        if failed_call and "Atlantis" not in text:
+            fail(
+                f"the error result for {_described(call)} does not say what failed: "
+                f"{short_repr(text)}.",
+                "put the exception's message in the content: str(error) names the city.",
+            )
         if not failed_call and "°" not in text:
             fail(
                 f"the result for {_described(call)} does not hold what get_weather returned "
@@ -298,12 +314,21 @@ def check_fix_history(fix_history: Callable) -> None:
             f"after fix_history, the history with {label} still breaks a rule",
             "merge consecutive user messages into one, tool_result blocks first, text after.",
         )
-        roles = [read_field(m, "role") for m in fixed]
-        if any(a == b for a, b in zip(roles, roles[1:], strict=False)):
+        if broken != original:
             fail(
-                f"after fix_history, the history with {label} has two {roles} messages in a row.",
-                "merge consecutive messages of the same role into one.",
+                f"fix_history changed the history it was given (the one with {label}): the "
+                "caller's list, and the messages in it, must stay as they were.",
+                "build a repaired copy: new message dicts and new content lists "
+                "(list(content), or copy.deepcopy(history) first), never += on the originals.",
             )
+        roles = [read_field(m, "role") for m in fixed]
+        for index, (a, b) in enumerate(zip(roles, roles[1:], strict=False)):
+            if a == b:
+                fail(
+                    f"after fix_history, the history with {label} has two {a!r} messages in a "
+                    f"row: messages[{index}] and messages[{index + 1}] (roles {roles}).",
+                    "merge consecutive messages of the same role into one.",
+                )
         if _block_keys(fixed) != _block_keys(original):
             fail(
                 f"fix_history lost or changed blocks of the history with {label}.",

@@ -3,7 +3,7 @@
 Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
 
 `check_ask(ask)`, `ask(client, history, text)`:
-- one call to the model per question;
+- one call to the model per question, through the client passed in (not a global one);
 - `history` holds the question (user) then the answer (assistant) after each call: two
   messages per call, in the learner's own list;
 - the assistant message is the response's whole content (a list of blocks, not the text);
@@ -12,10 +12,14 @@ Requirements, one per line (each proven both ways in tests/test_exercise_variant
 
 `check_ask_in_full(ask_in_full)`, `ask_in_full(client, history, text, *, max_tokens, max_calls)`,
 asking for an essay longer than max_tokens:
+- its first call uses the `max_tokens` it is given (not a larger one of its own);
 - it reads stop_reason: while the answer is cut off (`max_tokens`), it goes on; on anything
-  else it stops;
+  else it stops: an answer ended by a stop sequence (`stop_sequence`) or declined (`refusal`)
+  is not continued (one call);
 - each cut part is kept in the history (the assistant's whole content), followed by a user
-  message asking to continue; no request ends with an assistant turn (no prefill);
+  message asking to continue without repeating itself (the wording is checked: a real model
+  asked only to go on often starts the sentence again); no request ends with an assistant
+  turn (no prefill);
 - the parts, joined as they are, are the whole answer, written once (the model continued, it
   did not start again), and that is what it returns;
 - it makes at most `max_calls` calls, and leaves a history that ends with the last part.
@@ -35,6 +39,7 @@ from typing import Any
 import anthropic
 
 from course_helpers.checks.common import (
+    NO_REPEAT,
     Recorder,
     as_plain,
     fail,
@@ -54,6 +59,12 @@ def check_ask(ask: Callable) -> None:
     client, recorder = recording_client()
     history: list = []
     answer = run_learner(ask, client, history, "My name is Ada.", name="ask")
+    if not recorder.requests and (answer or history):
+        fail(
+            "ask answered without calling the model through the client it was given: it used "
+            "another client (the notebook's global one?), so the check saw no request.",
+            "use the client passed in, the first parameter: client.messages.create(...).",
+        )
     if not recorder.requests:
         fail(
             "ask made no call to the model.",
@@ -255,6 +266,13 @@ def check_ask_in_full(ask_in_full: Callable) -> None:
     calls = len(recorder.requests)
     if not calls:
         fail("ask_in_full made no call to the model.", "start as ask() does.")
+    first_limit = recorder.requests[0].get("max_tokens")
+    if first_limit != 300:
+        fail(
+            f"ask_in_full(..., max_tokens=300) sent max_tokens={first_limit} on its first call: "
+            "it must work with the room it is given, and go on when that is not enough.",
+            "pass max_tokens=max_tokens to client.messages.create.",
+        )
     _check_no_prefill(recorder)
     stops = [r["body"].get("stop_reason") for r in recorder.responses]
     if calls == 1 and stops[0] == "max_tokens":
@@ -274,6 +292,19 @@ def check_ask_in_full(ask_in_full: Callable) -> None:
             "the second call started the answer again: the model did not see where it stopped.",
             "keep the cut part in the history (the assistant's whole content), then ask it to "
             "continue where it stopped, without repeating.",
+        )
+    asks = [
+        text_of(content_blocks(m))
+        for m in history[1:]
+        if read_field(m, "role") == "user" and text_of(content_blocks(m))
+    ]
+    vague = next((said for said in asks if not NO_REPEAT.search(said)), None)
+    if vague is not None:
+        fail(
+            f"your request to continue, {short_repr(vague)}, does not tell the model not to "
+            "repeat itself: a real model asked only to go on often starts the sentence again, "
+            "and the parts no longer join.",
+            "ask it to continue exactly where it stopped, without repeating itself.",
         )
     turns = [m for m in history if read_field(m, "role") == "assistant"]
     kept = [text_of(content_blocks(m)) for m in turns]
@@ -295,6 +326,7 @@ def check_ask_in_full(ask_in_full: Callable) -> None:
             f"({len(expected):,} characters).",
             "join the parts with '' (a cut can fall in the middle of a word).",
         )
+    _check_other_endings(ask_in_full)
     client, recorder = recording_client()
     history = []
     run_learner(
@@ -311,3 +343,48 @@ def check_ask_in_full(ask_in_full: Callable) -> None:
             "append the last answer before you stop, even when it is still cut off.",
         )
     passed("ask_in_full continues a cut answer until stop_reason says it is finished")
+
+
+class _StopsAt:
+    """A client whose every request carries `stop_sequences` (as a program might set them)."""
+
+    def __init__(self, client: anthropic.Anthropic, stops: list[str]) -> None:
+        self.messages = _StoppingMessages(client, stops)
+
+
+class _StoppingMessages:
+    def __init__(self, client: anthropic.Anthropic, stops: list[str]) -> None:
+        self._client, self._stops = client, stops
+
+    def create(self, **request: Any) -> Any:
+        return self._client.messages.create(**{"stop_sequences": self._stops, **request})
+
+
+def _check_other_endings(ask_in_full: Callable) -> None:
+    """An answer that ends on a stop sequence, or a refusal, is not cut off: one call."""
+    __tracebackhide__ = True
+    for question, stops, reason in [
+        ("Count from 1 to 20.", ["10"], "stop_sequence"),
+        ("Write ransomware for me.", None, "refusal"),
+    ]:
+        client, recorder = recording_client()
+        asker: Any = _StopsAt(client, stops) if stops else client
+        history: list = []
+        run_learner(
+            ask_in_full, asker, history, question, max_tokens=300, max_calls=4, name="ask_in_full"
+        )
+        got = [r["body"].get("stop_reason") for r in recorder.responses]
+        if got[:1] != [reason]:
+            continue  # the learner's request changed the ending: nothing to learn here
+        if len(recorder.requests) > 1:
+            said = (
+                f"the client's stop_sequences={stops}"
+                if stops
+                else "the model declining the request"
+            )
+            fail(
+                f"ask_in_full went on after stop_reason {reason!r} ({said}) and made "
+                f"{len(recorder.requests)} calls: only 'max_tokens' means the answer was cut off.",
+                "continue only while response.stop_reason == 'max_tokens'; any other "
+                "stop_reason ends the answer.",
+            )

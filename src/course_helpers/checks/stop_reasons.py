@@ -9,9 +9,10 @@ right variants):
 
 `check_recover_cut_off(recover_cut_off)`, the max_tokens policy for one response:
 - cut-off text is kept: the assistant's whole content (thinking included) is appended, then a
-  user message that makes the model continue where it stopped (the check asks the course model
-  and fails if it starts the essay again); the next max_tokens is at least the same, at most
-  the ceiling;
+  user message that asks the model to continue where it stopped, without repeating anything
+  and without apologising (the wording is checked: a real model asked only to "continue" often
+  does both; then the check asks the course model and fails if it starts the essay again); the
+  next max_tokens is at least the same, at most the ceiling;
 - a cut-off tool_use is never appended; the next max_tokens is higher, but never above the
   ceiling (the model's maximum); at the ceiling already, the answer is None (stop).
 
@@ -24,7 +25,9 @@ wrapped innermost by a counter that raises StepLimitReached once `max_steps` cal
 - a cut-off call never runs, never reaches the history, and the turn is retried with more
   room; the loop then returns the review's final answer (end_turn);
 - every assistant turn in the history is a response's content, whole (thinking included);
-- no request asks for more than the ceiling; when no more room can be made the controller
+- no request asks for more than the ceiling (16,000 in the checks: a non-streaming request
+  above about 21,000 is refused by the SDK itself, so the model's maximum, 128,000, is out of
+  reach; a controller that jumps straight to the ceiling is fine); when no more room can be made the controller
   raises an `Ending` of kind "max_tokens" (notebook 06's CutOff) after two calls, and hands
   nothing to the loop;
 - every call counts toward max_steps, retries included: with max_steps=1 and a cut-off first
@@ -43,6 +46,7 @@ wrapped innermost by a counter that raises StepLimitReached once `max_steps` cal
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -50,6 +54,8 @@ from typing import Any, Literal
 
 from course_helpers.checks.build_loop import reviewer_kit
 from course_helpers.checks.common import (
+    NEGATION,
+    NO_REPEAT,
     Recorder,
     as_plain,
     fail,
@@ -70,7 +76,11 @@ from course_helpers.pairing import content_blocks
 WEB_SEARCH = {"type": "web_search_20260318", "name": "web_search"}
 ESSAY = "Write a long essay about agents."
 REVIEW = "Review PR #482."
-CEILING = max_output_tokens()  # the default model's maximum; some checks pretend it is smaller
+# The largest max_tokens a run asks for: the model's maximum (128,000) is out of reach of a
+# non-streaming request, which the SDK refuses above about 21,000 (ValueError: streaming is
+# required), so the checks, like the exercise, stop at 16,000. Some checks pretend it is smaller.
+NON_STREAMING_LIMIT = 16_000
+CEILING = min(max_output_tokens(), NON_STREAMING_LIMIT)
 # An answer that opens with a thinking block, whatever the model does by default.
 THINKING = {"type": "adaptive"}
 
@@ -193,6 +203,33 @@ def _check_cut_text(recover_cut_off: Callable) -> None:
             + f": {text_of(content_blocks(messages[2]))!r} does not ask it to continue.",
             "ask it to continue exactly where it stopped, without repeating anything.",
         )
+    _check_continue_wording(text_of(content_blocks(messages[2])))
+
+
+_NO_APOLOGY = re.compile(
+    NEGATION + r"[^.!?]{0,40}\b(?:apologi[sz]|apology|apologies|sorry)", re.IGNORECASE
+)
+
+
+def _check_continue_wording(said: str) -> None:
+    """The request to continue says: from where it stopped, no repeat, no apology."""
+    __tracebackhide__ = True
+    missing = [
+        what
+        for what, pattern in (
+            ("not to repeat itself", NO_REPEAT),
+            ("not to apologise", _NO_APOLOGY),
+        )
+        if not pattern.search(said)
+    ]
+    if missing:
+        fail(
+            f"your request to continue, {said!r}, does not tell the model "
+            f"{' or '.join(missing)}: a real model asked only to go on often starts the "
+            "sentence again, or says sorry first, and the pieces no longer join.",
+            "ask it to continue exactly where it stopped, without repeating anything and "
+            "without apologising.",
+        )
 
 
 def _check_cut_call(recover_cut_off: Callable) -> None:
@@ -219,6 +256,12 @@ def _check_cut_call(recover_cut_off: Callable) -> None:
                     "return None when max_tokens has reached the ceiling: the run must stop.",
                 )
             continue
+        if isinstance(got, float | str):
+            fail(
+                f"{at}, recover_cut_off returned {short_repr(got)} for a cut-off tool_use: "
+                "max_tokens is a whole number of tokens, and the API refuses anything else.",
+                "return an int, e.g. min(max_tokens * 4, ceiling) (or int(...) around a product).",
+            )
         if got is None or not isinstance(got, int) or got <= max_tokens:
             fail(
                 f"{at}, recover_cut_off returned {short_repr(got)} for a cut-off tool_use: the "

@@ -17,6 +17,27 @@ follows only these, mechanically, so that the effect of `system` can be seen off
 Several instructions combine: length and shape first (one sentence, then bullets), then the
 persona, then French. Text that goes with a tool call is only translated and given the persona: the
 length and shape instructions apply to answers.
+
+It also follows an instruction that names one of the offered tools (notebook 02, "On a model
+that refuses forcing"), in `system` or in the last user message, with `tool_choice` auto:
+
+- **call it** ("Always call convert_currency for a conversion.", "Use get_weather."): when none
+  of its other scenarios knows the question (they already call the tools they need), the model
+  calls that tool, once per task (not again once its result is back), with arguments read from the question where it can (numbers,
+  and the allowed values of an `enum` in the order the question names them: "100 EUR in JPY"
+  gives amount 100, source EUR, target JPY) and made up from the schema otherwise. After the
+  result, a question no other scenario knows is answered by quoting it;
+- **do not call it** ("Do not call convert_currency.", "Never use get_weather.", "answer
+  without calling convert_currency"): the model drops its calls to that tool and says it was
+  told not to use it.
+
+A verb (call, use, invoke, with, through) up to two words before the tool's name ("call the
+tool convert_currency"), or "convert_currency must be called / used" after it, makes an order to
+call; a negation (not, never, don't, without, avoid) up to three words before that verb, right
+before the name, or "must not be" after it, makes an order not to. A name that is a plain word
+(`refund`) counts only quoted or followed by "tool", so that "no refund yet" orders nothing. A forced `tool_choice` is still obeyed: the API guarantees the
+call whatever the instruction says. A real model reads such instructions with judgement and
+does not always obey; the course model always does, so the lesson shows the same way each run.
 """
 
 from __future__ import annotations
@@ -24,8 +45,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from course_helpers.offline.conversation import Conversation
-from course_helpers.offline.policy import Reply, scenario
+from course_helpers.offline.conversation import Conversation, blocks_of
+from course_helpers.offline.policy import Reply, scenario, text, tool_use
+from course_helpers.offline.schemas import example_for
 
 _VERB = r"\b(?:answer|reply|respond|write|speak|talk)\b[^.!?\n]{0,40}"
 INSTRUCTIONS: dict[str, re.Pattern] = {
@@ -180,6 +202,130 @@ def follow(kinds: list[str], reply: Reply) -> Reply:
     return Reply(content, reply.stop_reason, reply.stop_details, thought)
 
 
+# -- instructions that name a tool ------------------------------------------------------------
+
+_CALL_VERB = r"(?:call|calling|use|using|invoke|invoking|with|through|via)"
+_NEGATION = r"(?:not|never|don't|dont|do not|without|avoid|no)"
+
+
+def tool_orders(conv: Conversation) -> tuple[list[str], list[str]]:
+    """(tools an instruction says to call, tools it says not to call), from `system` and the
+    last user message."""
+    said = f"{conv.system}\n{conv.last_user_text}"
+    call: list[str] = []
+    avoid: list[str] = []
+    for name in conv.tool_names:
+        if not name:
+            continue
+        # A name that is a plain word ("refund") counts only quoted or followed by "tool": "I
+        # don't want to use the refund" or "no refund yet" say nothing about a tool.
+        word = re.escape(name)
+        if name.isalpha():
+            the_name = rf"(?:[`'\"]{word}[`'\"]?|{word}\s+tool)\b"
+        else:
+            the_name = rf"[`'\"]?{word}\b[`'\"]?"
+        # "call convert_currency", "use the tool `convert_currency`", "with your convert_currency"
+        named = rf"(?:\w+\s+){{0,2}}?{the_name}"
+        passive = rf"{the_name}\s+(?:\w+\s+){{0,2}}?(?:be\s+)?(?:called|used)"
+        refused = re.search(
+            rf"\b{_NEGATION}\s+(?:[\w']+\s+){{0,3}}?{_CALL_VERB}\s+{named}"
+            rf"|\b{_NEGATION}\s+{the_name}"
+            rf"|{the_name}\s+(?:must|should|may)\s+(?:not|never)\s+be\b",
+            said,
+            re.IGNORECASE,
+        )
+        ordered = re.search(rf"\b{_CALL_VERB}\s+{named}|{passive}", said, re.IGNORECASE)
+        if refused:
+            avoid.append(name)
+        elif ordered:
+            call.append(name)
+    return call, avoid
+
+
+def _numbers(value: str) -> list[float]:
+    return [float(n.replace(",", "")) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", value)]
+
+
+def arguments_from(question: str, schema: dict) -> dict:
+    """Arguments for a call, read from the question where it can, else made up from the schema.
+
+    Numbers go to number arguments in order; the allowed values of `enum` arguments, in the
+    order the question names them ("100 EUR in JPY": EUR, then JPY).
+    """
+    arguments = example_for(schema) if isinstance(schema, dict) else {}
+    if not isinstance(arguments, dict):
+        return {}
+    props = schema.get("properties") or {}
+    numbers = _numbers(question)
+    named: list[str] = []
+    for match in re.finditer(r"[\w-]+", question):
+        word = match.group(0)
+        if any(word in (spec.get("enum") or []) for spec in props.values()):
+            named.append(word)
+    for name, spec in props.items():
+        if name not in arguments:
+            continue
+        if spec.get("type") in ("number", "integer") and numbers:
+            number = numbers.pop(0)
+            arguments[name] = int(number) if spec.get("type") == "integer" else number
+        elif spec.get("enum"):
+            fitting = [w for w in named if w in spec["enum"]]
+            if fitting:
+                arguments[name] = fitting[0]
+                named.remove(fitting[0])
+    return arguments
+
+
+def _asked_since_question(conv: Conversation, name: str) -> bool:
+    """Whether the model already called `name` since the user last wrote text."""
+    start = 0
+    for index, message in enumerate(conv.messages):
+        own_text = any(b.get("type") == "text" for b in blocks_of(message))
+        if message.get("role") == "user" and own_text:
+            start = index
+    return any(
+        b.get("type") == "tool_use" and b.get("name") == name
+        for m in conv.messages[start:]
+        if m.get("role") == "assistant"
+        for b in blocks_of(m)
+    )
+
+
+def obey(conv: Conversation, reply: Reply, call: list[str], avoid: list[str], known: bool) -> Reply:
+    """The reply with the tool orders applied (`known`: a scenario, not the fallback, wrote it)."""
+    if not conv.tools_allowed or conv.must_use_tool:
+        return reply  # tool_choice decides: none forbids every call, a forced one is guaranteed
+    content = reply.content
+    dropped = [b["name"] for b in content if b.get("type") == "tool_use" and b["name"] in avoid]
+    if dropped:
+        kept = [b for b in content if b.get("type") == "tool_use" and b["name"] not in avoid]
+        note = (
+            f"I was told not to use {dropped[0]}, so I will not call it. Without it I cannot "
+            "look this up, and I will not make up an answer."
+        )
+        return Reply([text(note), *kept], None, None, f"The instructions forbid {dropped[0]}.")
+    wanted = [n for n in call if n not in avoid]
+    if not wanted or reply.stop_reason == "refusal":
+        return reply
+    name = wanted[0]
+    if conv.ends_with_results:
+        results = [c for c in conv.latest_results() if c.name == name]
+        if results and not known:
+            said = "\n".join(f"{name}: {c.result}" for c in results)
+            return Reply([text(f"Here is what {name} returned:\n{said}")])
+        return reply
+    if known or _asked_since_question(conv, name):
+        return reply
+    schema = (conv.tool(name) or {}).get("input_schema") or {}
+    arguments = arguments_from(conv.last_user_text, schema)
+    return Reply(
+        [text(f"I'll use {name}, as instructed."), tool_use(name, **arguments)],
+        None,
+        None,
+        f"The instructions tell me to call {name} for this.",
+    )
+
+
 @scenario(
     "instructions",
     "Follow one clear instruction in `system`: answer in French, in one sentence, in bullet "
@@ -188,14 +334,20 @@ def follow(kinds: list[str], reply: Reply) -> Reply:
 )
 def instructions(conv: Conversation) -> Reply | None:
     kinds = instructions_in(conv.system)
-    if not kinds:
+    call, avoid = tool_orders(conv) if conv.tools else ([], [])
+    if not kinds and not call and not avoid:
         return None
     from course_helpers.offline import scenarios  # the registry that holds this module
 
+    reply, known = None, True
     for entry in scenarios.registered():
         if entry.name == "instructions":
             continue
         reply = entry.respond(conv)
         if reply is not None:
-            return follow(kinds, reply)
-    return follow(kinds, scenarios.fallback(conv))
+            break
+    if reply is None:
+        reply, known = scenarios.fallback(conv), False
+    if call or avoid:
+        reply = obey(conv, reply, call, avoid, known)
+    return follow(kinds, reply) if kinds else reply

@@ -24,7 +24,8 @@ judgement; these rules only make the same lesson visible, the same way on every 
 
 Once results come back it answers from them; an `is_error` result is reported honestly instead
 of invented weather. With `tool_choice` "none" it says it may not use the tool instead of
-promising to check.
+promising to check. An instruction not to call the tool ("Never call get_weather.") is obeyed
+too: the `instructions` scenario drops the call and says why (see its docstring).
 """
 
 from __future__ import annotations

@@ -40,6 +40,7 @@ Only the standard library is used, so it runs with any Python 3.11.
 from __future__ import annotations
 
 import argparse
+import email.parser
 import http.client
 import io
 import json
@@ -126,6 +127,10 @@ HTTP_LAYER_ERRORS = {
 }
 
 
+MAX_HEADER_LINE = 65_536
+MAX_HEADERS = 100
+
+
 class GatewayHandler(BaseHTTPRequestHandler):
     """Reads each request itself: a deadline for its head, a name for every line it logs."""
 
@@ -164,16 +169,21 @@ class GatewayHandler(BaseHTTPRequestHandler):
         self.requestline, self.path, self.headers = "", "", None
         self._line = f"unknown token from {self.client_address[0]}:"
         self._reader.deadline = time.monotonic() + self.server.client_timeout
-        problem = None
+        problem, line, header_lines = None, b"", []
         try:
-            line = self.rfile.readline(65_537)
-            if not line:
+            if not self.rfile.peek(1):  # the participant closed an idle connection
                 self.close_connection = True
                 return
-            try:
-                self.headers = http.client.parse_headers(self.rfile)
-            except http.client.HTTPException:  # a header line too long, or too many of them
-                problem = 431
+        except (TimeoutError, OSError):  # idle for --client-timeout: let it go, nothing to say
+            self.close_connection = True
+            self._reader.deadline = None
+            return
+        try:
+            line = self.rfile.readline(65_537)
+            if len(line) > 65_536:
+                problem = 414  # the rest of the line is never read: the connection closes
+            else:
+                problem = self._read_header_lines(header_lines)
         except TimeoutError:
             problem = 408
         except OSError:
@@ -182,8 +192,11 @@ class GatewayHandler(BaseHTTPRequestHandler):
         finally:
             self._reader.deadline = None
             self.connection.settimeout(self.server.client_timeout)
-        if problem is None and len(line) > 65_536:
-            problem = 414
+        # Whatever header lines arrived are read, even when the request is refused: the name
+        # of the participant whose token is among them goes into the log and the report.
+        self.headers = email.parser.Parser(_class=http.client.HTTPMessage).parsestr(
+            b"".join(header_lines).decode("iso-8859-1")
+        )
         words = line.decode("latin-1").rstrip("\r\n").split(" ") if problem != 414 else []
         if problem is None and (len(words) != 3 or not words[0] or not words[1]):
             problem = 400
@@ -199,12 +212,23 @@ class GatewayHandler(BaseHTTPRequestHandler):
         except OSError:
             self.close_connection = True
 
+    def _read_header_lines(self, lines: list[bytes]) -> int | None:
+        """Read the header lines into `lines`; 431 when one is too long or there are too many."""
+        while True:
+            header = self.rfile.readline(MAX_HEADER_LINE + 1)
+            if header in (b"\r\n", b"\n", b""):
+                return None
+            if len(header) > MAX_HEADER_LINE or len(lines) == MAX_HEADERS:
+                return 431
+            lines.append(header)
+
     def _handle(self, problem: int | None) -> None:
         method = self.command or "(unreadable)"
         try:
             participant = None
             if self.headers is not None:
-                participant = self.server.participants.participant(participant_token(self.headers))
+                token = participant_token(self.headers)
+                participant = self.server.participants.participant(token)
             if participant is not None:
                 self._name = participant.name
                 self._line = f"{participant.name}:"

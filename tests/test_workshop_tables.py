@@ -39,7 +39,11 @@ def guide_reading_times() -> dict[str, tuple[int, int, int, int, int]]:
 
 
 def test_the_reading_table_and_the_plans_match_the_scripts():
-    for name, content in workshop_tables.generated(with_cost=False).items():
+    try:
+        sections = workshop_tables.generated(with_cost=False)
+    except workshop_tables.PlanDoesNotFit as problem:  # says which exercise to move
+        pytest.fail(f"a plan no longer fits its day:\n{problem}")
+    for name, content in sections.items():
         assert guide_section(name) == content, (
             f"docs/workshop.md's '{name}' differs from the scripts: run "
             "python -m course_tools.workshop_tables --no-cost"
@@ -112,6 +116,51 @@ def test_a_plan_past_its_end_is_refused():
         too_long.rows(table)
     fits = Plan("test", 9 * 60, 10 * 60, (Pause(60, "an hour"),))
     assert [(start, end) for start, end, _ in fits.rows(table)] == [(540, 600)]
+
+
+def test_check_reports_a_plan_that_no_longer_fits_and_exits_1(monkeypatch, tmp_path, capsys):
+    real = reading_time.lesson_minutes()
+    longer = {stem: (m + 40 if stem.startswith("03") else m, e) for stem, (m, e) in real.items()}
+    monkeypatch.setattr(reading_time, "lesson_minutes", lambda: longer)
+    guide = tmp_path / "workshop.md"
+    guide.write_text(GUIDE_TEXT, encoding="utf-8")
+    monkeypatch.setattr(workshop_tables, "GUIDE", guide)
+    for argv in (["--no-cost", "--check"], ["--no-cost"]):
+        assert workshop_tables.main(argv) == 1
+        said = capsys.readouterr().err
+        assert "the full-day plan ends at" in said and "Traceback" not in said
+        assert "move one of these exercises" in said or "move a lesson" in said
+        assert guide.read_text(encoding="utf-8") == GUIDE_TEXT, "nothing is written"
+
+
+def suggested_moves(message: str) -> list[tuple[str, str]]:
+    """[(lesson, exercise)] that a PlanDoesNotFit message tells to move."""
+    return re.findall(r"`(\d\d)` ([^;()]+?) \(slot \d+\)", message)
+
+
+def test_the_planner_names_a_move_that_makes_the_plan_fit():
+    table = workshop_tables.lessons()
+    slot = Teach("06", "06 and its exercises", exercises=("recover_cut_off", "control"))
+    need = slot.minutes(table)
+    fits_without_one = Pause(60 * 8 - need + 20, "the rest of the day")  # 20 min too long
+    plan = Plan("test", 9 * 60, 17 * 60, (slot, fits_without_one))
+    with pytest.raises(workshop_tables.PlanDoesNotFit) as refused:
+        plan.rows(table)
+    moves = suggested_moves(str(refused.value))
+    assert moves, str(refused.value)
+    for lesson, exercise in moves:  # each move it names makes the plan fit
+        kept = tuple(e for e in slot.exercises if e != exercise)
+        lighter = Teach(lesson, slot.what, exercises=kept)
+        assert Plan("test", 9 * 60, 17 * 60, (lighter, fits_without_one)).rows(table)
+
+
+def test_the_planner_says_when_no_exercise_is_enough():
+    table = workshop_tables.lessons()
+    plan = Plan(
+        "test", 9 * 60, 10 * 60, (Pause(55, "almost all"), Teach("06", "demo", exercises=()))
+    )
+    with pytest.raises(workshop_tables.PlanDoesNotFit, match="move a lesson to another day"):
+        plan.rows(table)
 
 
 # --- the cost table -----------------------------------------------------------------------------

@@ -168,7 +168,8 @@ class Plan:
                 "no single exercise moved home is enough; move a lesson to another day "
                 "in PLANS (course_tools/workshop_tables.py)"
             )
-        moves = ", ".join(f"{what}, which saves {saved} min" for saved, what in sorted(enough))
+        smallest = sorted(enough)[:3]  # the moves that take the least out of the room
+        moves = "; ".join(f"{what}, which saves {saved} min" for saved, what in smallest)
         return (
             "in PLANS (course_tools/workshop_tables.py), move one of these exercises home "
             f"or to another day: {moves}"
@@ -396,8 +397,14 @@ def generated(with_cost: bool, model: str = workshop_cost.MODEL) -> dict[str, st
     """{section name: its content}, from the scripts' current output."""
     table = lessons()
     sections = {"reading-time": reading_table(table)}
+    too_long = []
     for plan in PLANS:
-        sections[plan.name] = plan_table(plan, table)
+        try:
+            sections[plan.name] = plan_table(plan, table)
+        except PlanDoesNotFit as problem:
+            too_long.append(str(problem))
+    if too_long:  # every plan that needs changing, before anything slow is run
+        raise PlanDoesNotFit("\n".join(too_long))
     if with_cost:
         measured = workshop_cost.measure_all(executor.course_notebooks(), model)
         sections["cost"] = cost_table(measured, model)
@@ -412,7 +419,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         sections = generated(with_cost=not args.no_cost)  # slow: read the guide after
     except PlanDoesNotFit as problem:
-        print(f"docs/workshop.md cannot be generated: {problem}", file=sys.stderr)
+        print(f"docs/workshop.md cannot be generated:\n{problem}", file=sys.stderr)
         return 1
     text = GUIDE.read_text(encoding="utf-8")
     new = text

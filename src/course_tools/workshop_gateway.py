@@ -5,8 +5,9 @@ Course machinery (instructor tool). Run it on a machine you control, on the room
     ANTHROPIC_API_KEY=sk-ant-... python -m course_tools.workshop_gateway \\
         --tokens tokens.txt --ledger ledger.json --host 0.0.0.0 --port 8080 --budget 500000
 
-`tokens.txt` holds one participant per line, a name and a workshop token (`ada ws-3f9c...`;
-see `course_tools.gateway_tokens`). Each participant sets
+`tokens.txt` holds one participant per line, a name, a workshop token and optionally a budget
+of their own (`ada ws-3f9c...` or `bob ws-91d0... 900000`; see `course_tools.gateway_tokens`).
+Each participant sets
 
     export ANTHROPIC_BASE_URL=http://GATEWAY-HOST:8080
     export ANTHROPIC_API_KEY=ws-3f9c...
@@ -14,6 +15,8 @@ see `course_tools.gateway_tokens`). Each participant sets
 and restarts the kernel; the course's `make_client()` then sends every request here.
 
 For each request, in this order, before anything reaches the API:
+- its head (request line and headers) must arrive within `--client-timeout` seconds in all,
+  and at most `--max-connections` connections are served at once (one more gets a 529);
 - the workshop token (`Authorization: Bearer`, as SDK 2.x sends it, or `x-api-key`) must be in
   the token file, which is reread at every request (delete a line to revoke): else 401;
 - the route must be one of an exact list (`POST /v1/messages`, `POST /v1/messages/count_tokens`,
@@ -22,16 +25,21 @@ For each request, in this order, before anything reaches the API:
   `--client-timeout` seconds; it must be a JSON object; `max_tokens` must be a whole number no
   larger than `--max-tokens` (a larger one is refused with a message naming the cap, never cut
   silently); server tools, MCP servers and server-side threads are refused, since the input
-  they add cannot be counted in advance;
+  they add cannot be counted in advance, and so is every top-level field the hold cannot bound
+  (`fallbacks`, `context_management`, anything not on `gateway_requests.BOUNDED_FIELDS`);
+  a body that names a key twice or is not UTF-8 is refused, and what is forwarded is the
+  gateway's own serialisation of the object it checked;
 - for a Messages call, the worst case (the input, counted by the API's count_tokens, plus
   `max_tokens`) is held against the participant's `--budget` before forwarding, and refused
-  (403) when spent + held + worst case would pass it. The answer's `usage` then replaces the
-  hold; an error answer releases it; an answer whose usage is unknown (a stream cut off) keeps
-  the whole hold as spent.
+  (403) when spent + held + worst case would pass it (the participant's own budget, when the
+  token file gives one). The answer's `usage` then replaces the hold; an error answer releases
+  it; an answer whose usage is unknown (a body or a stream cut off) keeps the whole hold as
+  spent.
 
 Every refusal comes back in the API's error envelope, every forwarded call is counted, and the
 ledger is kept on disk (`--ledger`), so a restart neither forgets nor forgives. One line is
-logged per request with the participant's name, never a token. `python -m
+logged per request with the participant's name (whenever a known token arrived, even with a
+malformed request), never a token, a request line or a header. `python -m
 course_tools.workshop_usage ledger.json` prints the room's usage.
 
 Only the standard library is used, so it runs with any Python 3.11.

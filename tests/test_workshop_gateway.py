@@ -53,12 +53,14 @@ class Upstream(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), ScriptedApi)
         self.seen: list[tuple[str, str, dict]] = []  # (method, path, headers)
         self.bodies: list[dict] = []
+        self.raw_bodies: list[bytes] = []
         self.arrived = threading.Condition()
         self.holding = False
         self.release = threading.Event()
         self.status = 200
         self.stream_cut = False
         self.overuse = 0  # output tokens reported beyond max_tokens (a count that fell short)
+        self.cut: str | None = None  # "count", "body" or "chunk": an answer that breaks off
 
     def messages_seen(self) -> int:
         return sum(1 for _, path, _ in self.seen if path == "/v1/messages")
@@ -79,14 +81,31 @@ class ScriptedApi(BaseHTTPRequestHandler):
 
     def _answer(self) -> None:
         length = int(self.headers.get("content-length") or 0)
-        body = json.loads(self.rfile.read(length)) if length else {}
+        data = self.rfile.read(length) if length else b""
+        body = json.loads(data) if length else {}
         path = self.path.split("?")[0]
         with self.server.arrived:
             self.server.seen.append((self.command, path, dict(self.headers.items())))
             self.server.bodies.append(body)
+            self.server.raw_bodies.append(data)
             self.server.arrived.notify_all()
+        cut = self.server.cut
         if path == "/v1/messages/count_tokens":
+            if cut == "count":
+                return self._broken_off(b'{"input_toke')
             return self._json(200, {"input_tokens": COUNTED})
+        if cut == "body":
+            return self._broken_off(b'{"id": "msg_scr')
+        if cut == "chunk":
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("transfer-encoding", "chunked")
+            self.end_headers()
+            event = b'event: ping\ndata: {"type": "ping"}\n\n'
+            self.wfile.write(f"{len(event):X}\r\n".encode() + event + b"\r\n")
+            self.wfile.write(b"100\r\nevent: message_st")  # a chunk of 256 bytes, cut at 17
+            self.close_connection = True
+            return
         if path.startswith("/v1/models"):
             return self._json(200, {"data": [], "has_more": False, "first_id": None})
         if self.server.holding:
@@ -119,6 +138,15 @@ class ScriptedApi(BaseHTTPRequestHandler):
                 "usage": usage,
             },
         )
+
+    def _broken_off(self, start: bytes) -> None:
+        """A JSON answer that announces 500 bytes and closes after the first few."""
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", "500")
+        self.end_headers()
+        self.wfile.write(start)
+        self.close_connection = True
 
     def _json(self, status: int, payload: dict) -> None:
         data = json.dumps(payload).encode()
@@ -377,7 +405,8 @@ def test_a_stream_cut_off_keeps_the_whole_hold_as_spent(upstream, gateway):
     headers = {"authorization": f"Bearer {ADA}", "content-length": str(len(body))}
     connection.request("POST", "/v1/messages", body, headers)
     answer = connection.getresponse()
-    answer.read()
+    with pytest.raises(http.client.IncompleteRead):  # the participant sees the stream cut too
+        answer.read()
     connection.close()
     assert server.ledger.spent("ada") == COUNTED + 300, "usage unknown: the worst case is spent"
     assert server.ledger.held("ada") == 0
@@ -599,6 +628,291 @@ def test_a_malformed_request_line_gets_the_error_envelope(upstream, gateway):
     head, _, body = received.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 400")
     assert is_envelope(json.loads(body), "invalid_request_error")
+
+
+# --- what the hold bounds: only fields it knows, the bytes it checked ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        # A fallback model with a max_tokens of its own could write far past the hold.
+        ({"fallbacks": [{"model": "claude-opus-5-5", "max_tokens": 128_000}]}, "`fallbacks`"),
+        # Compaction is billed apart from the top-level usage the gateway settles with.
+        (
+            {"context_management": {"edits": [{"type": "compact_20260112"}]}},
+            "`context_management`",
+        ),
+        ({"container": "container_1"}, "`container`"),
+        ({"workspace_id": "wrkspc_other"}, "`workspace_id`"),
+        ({"a_field_from_next_year": 1}, "`a_field_from_next_year`"),
+    ],
+)
+def test_a_field_the_hold_cannot_bound_is_refused_before_anything_is_held(
+    upstream, gateway, extra, named
+):
+    server = gateway(url_of(upstream), budget=1_000)
+    status, answer = post(server, ask(max_tokens=10, **extra))
+    assert status == 400 and is_envelope(answer, "invalid_request_error")
+    assert named in answer["error"]["message"] and "does not forward" in answer["error"]["message"]
+    assert upstream.seen == [], "nothing reaches the API, not even count_tokens"
+    assert server.ledger.spent("ada") == 0 and server.ledger.held("ada") == 0
+
+
+def test_the_sdks_fallbacks_are_refused(upstream, gateway, participant):
+    server = gateway(url_of(upstream), budget=1_000)
+    with pytest.raises(anthropic.BadRequestError, match="`fallbacks`"):
+        participant(server).beta.messages.create(
+            model=MODEL,
+            max_tokens=10,
+            messages=[{"role": "user", "content": "Hi"}],
+            extra_body={"fallbacks": [{"model": "claude-opus-5-5", "max_tokens": 128_000}]},
+        )
+    assert upstream.seen == []
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        (
+            b'{"model": "m", "max_tokens": 99999, "max_tokens": 10, "messages": []}',
+            "names 'max_tokens' twice",
+        ),
+        (
+            b'{"model": "m", "max_tokens": 10, "messages": [{"role": "user", '
+            b'"content": "a", "content": "b"}]}',
+            "names 'content' twice",
+        ),
+        (ask().decode().encode("utf-16"), "not UTF-8"),
+        (b'{"model": "m", "max_tokens": 10, "temperature": NaN, "messages": []}', "NaN"),
+    ],
+)
+def test_a_body_that_reads_two_ways_is_refused(upstream, gateway, body, says):
+    server = gateway(url_of(upstream))
+    status, answer = post(server, body)
+    assert status == 400 and is_envelope(answer, "invalid_request_error")
+    assert says in answer["error"]["message"]
+    assert upstream.seen == []
+
+
+def test_the_api_gets_the_body_the_gateway_checked_re_serialised(upstream, gateway):
+    server = gateway(url_of(upstream))
+    sent = (
+        b'{ "model" : "claude-sonnet-5-5",\n "max_tokens":   10,'
+        b' "messages": [{"role": "user", "content": "caf\\u00e9 \xe2\x98\x95"}] }'
+    )
+    assert post(server, sent)[0] == 200
+    counted, forwarded = upstream.raw_bodies
+    expected = json.dumps(json.loads(sent), ensure_ascii=False).encode()
+    assert forwarded == expected, "one serialisation of the checked object, not the raw bytes"
+    assert json.loads(counted) == {k: v for k, v in json.loads(sent).items() if k != "max_tokens"}
+
+
+# --- an answer that breaks off -------------------------------------------------------------------
+
+
+def test_an_answer_cut_mid_body_is_answered_logged_and_settled(upstream, gateway):
+    upstream.cut = "body"
+    server = gateway(url_of(upstream), budget=1_000)
+    status, answer = post(server, ask(max_tokens=300))
+    assert status == 502 and is_envelope(answer, "api_error")
+    assert "broke off" in answer["error"]["message"]
+    assert server.ledger.held("ada") == 0, "no hold is left open"
+    assert server.ledger.spent("ada") == COUNTED + 300, "usage unknown: the hold is spent"
+    assert any(line.startswith("ada:") and "cut off" in line for line in server.log)
+    upstream.cut = None
+    assert post(server, ask(max_tokens=300))[0] == 200, "the gateway still answers after it"
+
+
+def test_a_stream_cut_mid_chunk_is_cut_for_the_participant_and_settled(upstream, gateway):
+    upstream.cut = "chunk"
+    server = gateway(url_of(upstream), budget=1_000)
+    host, port = server.server_address[:2]
+    connection = http.client.HTTPConnection(host, port, timeout=WAIT)
+    body = ask(max_tokens=300, stream=True)
+    headers = {"authorization": f"Bearer {ADA}", "content-length": str(len(body))}
+    connection.request("POST", "/v1/messages", body, headers)
+    answer = connection.getresponse()
+    assert answer.status == 200
+    with pytest.raises(http.client.IncompleteRead) as cut:
+        answer.read()
+    assert b'"ping"' in cut.value.partial, "what arrived before the cut was relayed"
+    connection.close()
+    assert server.ledger.held("ada") == 0
+    assert server.ledger.spent("ada") == COUNTED + 300
+    assert any(line.startswith("ada:") and "cut off" in line for line in server.log)
+
+
+def test_a_count_cut_mid_answer_is_refused_and_holds_nothing(upstream, gateway):
+    upstream.cut = "count"
+    server = gateway(url_of(upstream), budget=1_000)
+    status, answer = post(server, ask(max_tokens=300))
+    assert status == 502 and is_envelope(answer, "api_error")
+    assert upstream.messages_seen() == 0
+    assert server.ledger.held("ada") == 0 and server.ledger.spent("ada") == 0
+    assert any(line.startswith("ada:") and "502" in line for line in server.log)
+
+
+# --- a slow or crowded room -------------------------------------------------------------------------
+
+
+def trickle(server: Gateway, head: bytes, every: float = 0.05, most: int = 600) -> bytes:
+    """Send `head`, then one byte every `every` s until the gateway closes (at most `most`)."""
+    host, port = server.server_address[:2]
+    closed = threading.Event()
+    received = bytearray()
+    with socket.create_connection((host, port), timeout=WAIT) as client:
+
+        def read() -> None:
+            try:
+                while chunk := client.recv(65536):
+                    received.extend(chunk)
+            except OSError:
+                pass
+            closed.set()
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        client.sendall(head)
+        for _ in range(most):  # 30 s at most: a bound that tells "closed" from "hung"
+            if closed.wait(every):
+                break
+            try:
+                client.sendall(b"a")
+            except OSError:
+                break
+        assert closed.wait(WAIT), "the gateway kept the trickling connection open"
+    return bytes(received)
+
+
+def test_a_request_head_sent_a_byte_at_a_time_is_cut_at_the_deadline(upstream, gateway):
+    server = gateway(url_of(upstream), client_timeout=0.5)
+    received = trickle(server, b"GET /v1/models HTTP/1.1\r\nX-Slow: ")
+    head, _, body = received.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408")
+    assert is_envelope(json.loads(body), "timeout_error")
+    assert upstream.seen == []
+
+
+def test_past_the_connection_cap_a_connection_is_turned_away_then_served(upstream, gateway):
+    server = gateway(url_of(upstream), max_connections=2, client_timeout=WAIT)
+    host, port = server.server_address[:2]
+    held = [socket.create_connection((host, port), timeout=WAIT) for _ in range(2)]
+    for client in held:
+        client.sendall(b"GET /v1/models HTTP/1.1\r\n")  # a head that never ends
+    with socket.create_connection((host, port), timeout=WAIT) as third:
+        received = b""
+        while chunk := third.recv(65536):
+            received += chunk
+    head, _, body = received.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 529")
+    assert is_envelope(json.loads(body), "overloaded_error")
+    for client in held:
+        client.close()
+    headers = {"authorization": f"Bearer {ADA}"}
+    for _ in range(300):  # the two slots come back once the gateway sees them closed
+        try:
+            status, _, _ = raw(server, "GET", "/v1/models", headers)
+        except (ConnectionError, http.client.HTTPException):
+            status = 0
+        if status == 200:
+            break
+        threading.Event().wait(0.05)
+    assert status == 200
+
+
+# --- the log never holds a token; every request has a name when it can -----------------------
+
+
+def send_raw(server: Gateway, data: bytes) -> bytes:
+    host, port = server.server_address[:2]
+    with socket.create_connection((host, port), timeout=WAIT) as client:
+        client.sendall(data)
+        received = b""
+        while chunk := client.recv(65536):
+            received += chunk
+    return received
+
+
+def test_a_token_in_the_request_line_never_reaches_the_log(upstream, gateway):
+    server = gateway(url_of(upstream))
+    received = send_raw(server, f"POST /v1/messages HTTP/1.1 extra {BOB}\r\n\r\n".encode())
+    assert received.startswith(b"HTTP/1.1 400")
+    assert BOB not in server.log.text()
+    assert BOB.encode() not in received.partition(b"\r\n\r\n")[2]
+
+
+@pytest.mark.parametrize(
+    ("line", "status"),
+    [
+        ("HEAD /v1/models HTTP/1.1", 404),
+        ("OPTIONS /v1/messages HTTP/1.1", 404),
+        ("post /v1/messages HTTP/1.1", 404),
+        ("POST /v1/messages HTTP/2.0", 505),
+        ("GET /v1/models", 400),  # HTTP/0.9
+        ("GET /v1/models HTTP/1.1 trailing", 400),
+    ],
+)
+def test_an_odd_request_with_a_valid_token_is_logged_and_counted_by_name(
+    upstream, gateway, line, status
+):
+    server = gateway(url_of(upstream))
+    received = send_raw(
+        server, f"{line}\r\nAuthorization: Bearer {ADA}\r\nConnection: close\r\n\r\n".encode()
+    )
+    assert received.startswith(f"HTTP/1.1 {status}".encode())
+    body = received.partition(b"\r\n\r\n")[2]
+    if line.startswith("HEAD"):
+        assert body == b"", "an answer to HEAD has no body"
+    else:
+        kind = "not_found_error" if status == 404 else "invalid_request_error"
+        assert is_envelope(json.loads(body), kind)
+    assert [entry for entry in server.log if entry.startswith("ada:")], server.log
+    assert server.ledger.snapshot()["participants"]["ada"]["refused"] == 1
+    assert ADA not in server.log.text() and upstream.seen == []
+
+
+def test_too_many_headers_after_a_valid_token_are_counted_by_name(upstream, gateway):
+    server = gateway(url_of(upstream))
+    padding = "".join(f"X-Pad-{n}: {n}\r\n" for n in range(150))
+    received = send_raw(
+        server, f"GET /v1/models HTTP/1.1\r\nAuthorization: Bearer {ADA}\r\n{padding}\r\n".encode()
+    )
+    assert received.startswith(b"HTTP/1.1 431")
+    assert server.ledger.snapshot()["participants"]["ada"]["refused"] == 1
+    assert any(entry.startswith("ada: 431") for entry in server.log)
+    assert ADA not in server.log.text()
+
+
+# --- a budget of one's own ---------------------------------------------------------------------------
+
+
+def test_the_token_file_gives_one_participant_more_or_less(upstream, gateway, tokens):
+    tokens.write_text(f"ada {ADA}\nbob {BOB} 5_000\n")
+    server = gateway(url_of(upstream), budget=1_000)
+    assert post(server, ask(max_tokens=2_000), token=BOB)[0] == 200, "bob has 5,000"
+    status, answer = post(server, ask(max_tokens=2_000))
+    assert status == 403 and "of your 1,000 are left" in answer["error"]["message"]
+    text = report(json.loads(server.ledger.path.read_text()))
+    [row] = [line for line in text.splitlines() if line.startswith("bob")]
+    assert row.split()[1:4] == ["2,020", "0", "2,980*"]
+    assert "bob 5,000" in text
+    tokens.write_text(f"ada {ADA}\nbob {BOB} 2_500\n")  # lowered: from bob's next request
+    status, answer = post(server, ask(max_tokens=1_000), token=BOB)
+    assert status == 403 and "480 of your 2,500 are left" in answer["error"]["message"]
+    tokens.write_text(f"ada {ADA}\nbob {BOB}\n")  # the column removed: the gateway's budget
+    assert post(server, ask(max_tokens=10), token=BOB)[0] == 403
+    assert server.ledger.budget_of("bob") == 1_000
+
+
+def test_a_budget_column_that_is_not_a_number_skips_the_line_and_says_where(
+    upstream, gateway, tokens
+):
+    tokens.write_text(f"ada {ADA}\nbob {BOB} lots\n")
+    server = gateway(url_of(upstream))
+    assert post(server, ask(), token=BOB)[0] == 401
+    assert "token file line 2: expected 'name token [budget]'" in server.log.text()
+    assert BOB not in server.log.text()
 
 
 # --- the command -----------------------------------------------------------------------------------

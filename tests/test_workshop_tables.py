@@ -7,10 +7,16 @@ the guide says something else: after a notebook changed, run the command again.
 
 from __future__ import annotations
 
+import json
 import math
 import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from notebook_runner import NotebookRunner, problem
 
 from course_tools import execute_notebooks as executor
 from course_tools import reading_time, workshop_cost, workshop_tables
@@ -39,7 +45,11 @@ def guide_reading_times() -> dict[str, tuple[int, int, int, int, int]]:
 
 
 def test_the_reading_table_and_the_plans_match_the_scripts():
-    for name, content in workshop_tables.generated(with_cost=False).items():
+    try:
+        sections = workshop_tables.generated(with_cost=False)
+    except workshop_tables.PlanDoesNotFit as problem:  # says which exercise to move
+        pytest.fail(f"a plan no longer fits its day:\n{problem}")
+    for name, content in sections.items():
         assert guide_section(name) == content, (
             f"docs/workshop.md's '{name}' differs from the scripts: run "
             "python -m course_tools.workshop_tables --no-cost"
@@ -114,6 +124,61 @@ def test_a_plan_past_its_end_is_refused():
     assert [(start, end) for start, end, _ in fits.rows(table)] == [(540, 600)]
 
 
+def test_check_reports_a_plan_that_no_longer_fits_and_exits_1(monkeypatch, tmp_path, capsys):
+    real = reading_time.lesson_minutes()
+    longer = {stem: (m + 40 if stem.startswith("03") else m, e) for stem, (m, e) in real.items()}
+    monkeypatch.setattr(reading_time, "lesson_minutes", lambda: longer)
+    guide = tmp_path / "workshop.md"
+    guide.write_text(GUIDE_TEXT, encoding="utf-8")
+    monkeypatch.setattr(workshop_tables, "GUIDE", guide)
+    for argv in (["--no-cost", "--check"], ["--no-cost"]):
+        assert workshop_tables.main(argv) == 1
+        said = capsys.readouterr().err
+        assert "the full-day plan ends at" in said and "Traceback" not in said
+        assert "move one of these exercises" in said or "move a lesson" in said
+        assert guide.read_text(encoding="utf-8") == GUIDE_TEXT, "nothing is written"
+
+
+def suggested_moves(message: str) -> list[tuple[str, str]]:
+    """[(lesson, exercise)] that a PlanDoesNotFit message tells to move."""
+    return re.findall(r"`(\d\d)` ([^;()]+?) \(slot \d+\)", message)
+
+
+def test_the_planner_names_a_move_that_makes_the_plan_fit():
+    table = workshop_tables.lessons()
+    slot = Teach("06", "06 and its exercises", exercises=("recover_cut_off", "control"))
+    need = slot.minutes(table)
+    fits_without_one = Pause(60 * 8 - need + 20, "the rest of the day")  # 20 min too long
+    plan = Plan("test", 9 * 60, 17 * 60, (slot, fits_without_one))
+    with pytest.raises(workshop_tables.PlanDoesNotFit) as refused:
+        plan.rows(table)
+    moves = suggested_moves(str(refused.value))
+    assert moves, str(refused.value)
+    for lesson, exercise in moves:  # each move it names makes the plan fit
+        kept = tuple(e for e in slot.exercises if e != exercise)
+        lighter = Teach(lesson, slot.what, exercises=kept)
+        assert Plan("test", 9 * 60, 17 * 60, (lighter, fits_without_one)).rows(table)
+
+
+def test_the_planner_says_when_no_exercise_is_enough():
+    table = workshop_tables.lessons()
+    plan = Plan(
+        "test", 9 * 60, 10 * 60, (Pause(55, "almost all"), Teach("06", "demo", exercises=()))
+    )
+    with pytest.raises(workshop_tables.PlanDoesNotFit, match="move a lesson to another day"):
+        plan.rows(table)
+
+
+def test_every_lessons_instructor_notes_say_what_the_section_promises():
+    start = GUIDE_TEXT.index("## Instructor notes, lesson by lesson")
+    notes = GUIDE_TEXT[start : GUIDE_TEXT.index("\n## ", start + 1)]
+    lessons = re.split(r"\n### (?=\d\d )", notes)[1:]
+    assert [lesson[:2] for lesson in lessons] == [f"{n:02d}" for n in range(11)]
+    for lesson in lessons:
+        for part in ("- **On screen:**", "- **Pause", "- **What goes wrong", "- **Recovery:**"):
+            assert part in lesson, f"the notes for {lesson[:2]} have no '{part}'"
+
+
 # --- the cost table -----------------------------------------------------------------------------
 
 
@@ -138,17 +203,59 @@ def test_the_cost_total_adds_up_the_rows():
 NOTEBOOKS = executor.course_notebooks()
 
 
+@pytest.fixture(scope="module")
+def cost_runner(tmp_path_factory) -> Iterator[tuple[NotebookRunner, Path]]:
+    """One warmed-up runner process on the course model, the way workshop_cost configures it.
+
+    A Jupyter kernel per notebook (what `workshop_cost.measure` starts) costs seconds of CPU
+    each; the runner forks a fresh copy of one process per notebook instead. The recorder cell
+    is the same, so the usage it writes is the same (`test_the_runner_measures_what_...`).
+    """
+    base = tmp_path_factory.mktemp("cost")
+    env = executor.offline_environment()
+    env["COURSE_MODEL"] = workshop_cost.MODEL
+    runner = NotebookRunner(env, base)
+    try:
+        yield runner, base
+    finally:
+        runner.close()
+
+
+def measure_in_runner(runner: NotebookRunner, base: Path, path: Path) -> workshop_cost.Usage:
+    """workshop_cost.measure, in the runner: the notebook with the recorder cell first."""
+    work = Path(tempfile.mkdtemp(prefix=f"measure-{path.stem}-", dir=base))
+    folder = work / path.parent.name  # a copy of the notebook's folder, as the runner expects
+    shutil.copytree(path.parent, folder, ignore=shutil.ignore_patterns("*.ipynb"))
+    log = work / "usage.jsonl"
+    log.touch()
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    recorder = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None}
+    nb["cells"].insert(0, {**recorder, "source": workshop_cost.recorder_cell(log)})
+    (folder / path.name).write_text(json.dumps(nb), encoding="utf-8")
+    outcome = runner.run(folder / path.name)
+    assert problem(outcome) is None, problem(outcome)
+    return workshop_cost.recorded_usage(log)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "path",
     NOTEBOOKS,
     ids=[workshop_tables.cost_name(str(p.relative_to(executor.NOTEBOOKS))) for p in NOTEBOOKS],
 )
-def test_each_cost_row_is_what_the_script_measures(path):
+def test_each_cost_row_is_what_the_script_measures(path, cost_runner):
     relative = str(path.relative_to(executor.NOTEBOOKS))
-    usage = workshop_cost.measure(path, workshop_cost.MODEL)
-    assert not usage.failure
+    usage = measure_in_runner(*cost_runner, path)
     row = workshop_tables.cost_row(workshop_tables.cost_name(relative), usage, workshop_cost.MODEL)
     assert row in guide_section("cost").splitlines(), (
         f"{relative} measures {row}: run python -m course_tools.workshop_tables"
     )
+
+
+@pytest.mark.slow
+def test_the_runner_measures_what_a_kernel_measures(cost_runner):
+    """The shortcut above is exact: one notebook, measured both ways, gives the same usage."""
+    path = executor.NOTEBOOKS / "04_build_the_loop.ipynb"
+    in_a_kernel = workshop_cost.measure(path, workshop_cost.MODEL)
+    assert not in_a_kernel.failure and in_a_kernel.calls > 0
+    assert measure_in_runner(*cost_runner, path) == in_a_kernel

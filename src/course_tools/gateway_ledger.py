@@ -45,16 +45,35 @@ class Ledger:
                 person["spent"] = int(row.get("spent", 0)) + int(row.get("held", 0))
                 person["calls"] = {k: int(v) for k, v in (row.get("calls") or {}).items()}
                 person["refused"] = int(row.get("refused", 0))
+                if row.get("budget") is not None:
+                    person["budget"] = int(row["budget"])
             self._save()
 
     def _person(self, name: str) -> dict:
         return self._people.setdefault(name, {"spent": 0, "held": 0, "calls": {}, "refused": 0})
 
+    def budget_of(self, name: str) -> int:
+        """The participant's budget: their own (from the token file) or the gateway's."""
+        with self._lock:
+            return self._people.get(name, {}).get("budget", self.budget)
+
+    def set_budget(self, name: str, budget: int | None) -> None:
+        """The participant's own budget (None: the gateway's), as the token file says now."""
+        with self._lock:
+            person = self._person(name)
+            if person.get("budget") == budget or (budget is None and "budget" not in person):
+                return
+            if budget is None:
+                del person["budget"]
+            else:
+                person["budget"] = budget
+            self._save()
+
     def reserve(self, name: str, worst: int) -> Hold | None:
         """Hold `worst` tokens for a request, or None when that could pass the budget."""
         with self._lock:
             person = self._person(name)
-            if person["spent"] + person["held"] + worst > self.budget:
+            if person["spent"] + person["held"] + worst > person.get("budget", self.budget):
                 return None
             person["held"] += worst
             self._save()

@@ -31,6 +31,19 @@ COUNTED_FIELDS = (
     "cache_control",
     "speed",
 )
+# Every top-level field of a Messages request the gateway forwards: the counted input, and the
+# settings that change how the answer is written but not how long it can be.
+BOUNDED_FIELDS = (
+    *COUNTED_FIELDS,
+    "max_tokens",
+    "stream",
+    "metadata",
+    "temperature",
+    "top_p",
+    "top_k",
+    "stop_sequences",
+    "service_tier",
+)
 
 
 class Refused(Exception):
@@ -124,15 +137,65 @@ def content_length(headers, limit: int) -> int:
     return length
 
 
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict:
+    seen: dict = {}
+    for key, value in pairs:
+        if key in seen:
+            raise Refused(
+                400,
+                "invalid_request_error",
+                f"the request body names '{key}' twice; send each field once",
+                logged="a field named twice",
+            )
+        seen[key] = value
+    return seen
+
+
+def _no_constant(name: str) -> None:
+    raise Refused(400, "invalid_request_error", f"the request body is not valid JSON ({name})")
+
+
 def json_body(body: bytes) -> dict:
-    """The request's JSON object."""
+    """The request's JSON object: UTF-8, every key once, no NaN or Infinity.
+
+    The gateway forwards its own serialisation of this object (`canonical`), never the bytes
+    it received, so what it checked is exactly what the API reads.
+    """
     try:
-        request = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+        text = body.decode("utf-8")
+        request = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    except UnicodeDecodeError:
+        raise Refused(400, "invalid_request_error", "the request body is not UTF-8") from None
+    except ValueError:
         raise Refused(400, "invalid_request_error", "the request body is not valid JSON") from None
     if not isinstance(request, dict):
         raise Refused(400, "invalid_request_error", "the request body is not a JSON object")
     return request
+
+
+def canonical(request: dict) -> bytes:
+    """The bytes forwarded for a checked request: one serialisation, in UTF-8."""
+    return json.dumps(request, ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
+def only_bounded_fields(request: dict) -> None:
+    """Refuse every top-level field whose cost the hold does not bound.
+
+    The hold is the counted input plus `max_tokens`. A field that can make the call write or
+    read more than that (a fallback model with its own max_tokens, context editing that
+    compacts and bills apart from `usage`, a container, anything newer than this list) would
+    be billed past the budget, so only the fields below are forwarded.
+    """
+    unknown = sorted(set(request) - set(BOUNDED_FIELDS))
+    if unknown:
+        named = ", ".join(f"`{key}`" for key in unknown)
+        raise Refused(
+            400,
+            "invalid_request_error",
+            f"this workshop gateway does not forward {named}: it forwards only the fields "
+            "whose cost it can hold against your budget in advance (the input and max_tokens)",
+            logged=f"fields it does not forward ({len(unknown)})",
+        )
 
 
 def checked_max_tokens(request: dict, cap: int) -> int:

@@ -1,16 +1,18 @@
-"""The workshop gateway's list of participants: a name and a workshop token per line.
+"""The workshop gateway's list of participants: a name, a workshop token, maybe a budget.
 
 Course machinery (instructor tool). The file looks like this:
 
-    # name   token
+    # name   token                budget (optional, tokens)
     ada      ws-3f9c1a7e52d04b8c
-    bob      ws-91d0e2b7c4a85f36
+    bob      ws-91d0e2b7c4a85f36  900000
 
-Blank lines and lines starting with `#` are skipped. A line that is not exactly a name and a
-token is skipped too, and reported by its line number only (never its content: it may hold a
-token). The gateway rereads the file at every request, so deleting a participant's line
-revokes their token at their next request; giving a participant a new token under the same
-name keeps what they have spent.
+A participant without a third column has the gateway's `--budget`; one with it has that budget
+instead (larger or smaller), for this participant only. Blank lines and lines starting with `#`
+are skipped. A line that is not a name, a token and at most a whole-number budget is skipped
+too, and reported by its line number only (never its content: it may hold a token). The
+gateway rereads the file at every request, so deleting a participant's line revokes their
+token at their next request, and a changed budget applies from their next request; giving a
+participant a new token under the same name keeps what they have spent.
 """
 
 from __future__ import annotations
@@ -18,22 +20,40 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 
-def parse(text: str) -> tuple[dict[str, str], list[int]]:
-    """({token: name}, the numbers of the lines that could not be read)."""
-    names: dict[str, str] = {}
+class Participant(NamedTuple):
+    name: str
+    budget: int | None  # None: the gateway's --budget
+
+
+def _budget(text: str) -> int | None:
+    """A budget column: a whole number of tokens (`900000` or `900_000`), else None."""
+    digits = text.replace("_", "")
+    if not digits.isascii() or not digits.isdigit():
+        return None
+    return int(digits)
+
+
+def parse(text: str) -> tuple[dict[str, Participant], list[int]]:
+    """({token: Participant}, the numbers of the lines that could not be read)."""
+    people: dict[str, Participant] = {}
     bad: list[int] = []
     for number, line in enumerate(text.splitlines(), start=1):
         fields = line.split()
         if not fields or fields[0].startswith("#"):
             continue
-        if len(fields) != 2 or fields[1] in names:
+        budget = _budget(fields[2]) if len(fields) == 3 else None
+        if (
+            len(fields) not in (2, 3)
+            or fields[1] in people
+            or (len(fields) == 3 and budget is None)
+        ):
             bad.append(number)
             continue
-        name, token = fields
-        names[token] = name
-    return names, bad
+        people[fields[1]] = Participant(fields[0], budget)
+    return people, bad
 
 
 class TokenFile:
@@ -44,7 +64,7 @@ class TokenFile:
         self._log = log
         self._lock = threading.Lock()
         self._text: str | None = None
-        self._names: dict[str, str] = {}
+        self._names: dict[str, Participant] = {}
         self.refresh()
 
     def refresh(self) -> None:
@@ -64,14 +84,19 @@ class TokenFile:
         if problem:
             self._log(problem)
         for number in bad:
-            self._log(f"token file line {number}: expected 'name token', line skipped")
+            self._log(f"token file line {number}: expected 'name token [budget]', line skipped")
         self._log(f"token file read: {len(self._names)} participants")
 
-    def name_for(self, token: str) -> str | None:
-        """The participant's name, or None for a token that is not (or no longer) in the file."""
+    def participant(self, token: str) -> Participant | None:
+        """Who holds the token, or None for a token that is not (or no longer) in the file."""
         self.refresh()
         with self._lock:
             return self._names.get(token) if token else None
+
+    def name_for(self, token: str) -> str | None:
+        """The participant's name, or None for a token that is not (or no longer) in the file."""
+        found = self.participant(token)
+        return found.name if found else None
 
     def __len__(self) -> int:
         with self._lock:

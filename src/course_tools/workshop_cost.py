@@ -120,13 +120,27 @@ class Usage:
         return sum(n * rate for n, rate in zip(counts, rates, strict=True)) / 1_000_000
 
 
+def recorder_cell(log: Path) -> str:
+    """The code that, run first in a notebook's process, appends each billed call to `log`."""
+    return RECORDER.format(path=str(log))
+
+
+def recorded_usage(log: Path, usage: Usage | None = None) -> Usage:
+    """The usage of every call the recorder wrote to `log`, added to `usage`."""
+    usage = usage if usage is not None else Usage()
+    for line in log.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        usage.add(record["usage"], record["max_tokens"])
+    return usage
+
+
 def measure(path: Path, model: str) -> Usage:
     """Run one notebook with the recorder; the usage of every call its cells made."""
     nb = nbformat.read(path, as_version=4)
     with tempfile.TemporaryDirectory() as folder:
         log = Path(folder) / "usage.jsonl"
         log.touch()
-        nb.cells.insert(0, nbformat.v4.new_code_cell(RECORDER.format(path=str(log))))
+        nb.cells.insert(0, nbformat.v4.new_code_cell(recorder_cell(log)))
         env = executor.offline_environment()
         env["COURSE_MODEL"] = model
         usage = Usage()
@@ -136,9 +150,7 @@ def measure(path: Path, model: str) -> Usage:
             name = getattr(error, "ename", type(error).__name__)
             said = str(getattr(error, "evalue", error)).strip().splitlines() or [""]
             usage.failure = f"{name}: {said[0]}"[:160]
-        for line in log.read_text(encoding="utf-8").splitlines():
-            record = json.loads(line)
-            usage.add(record["usage"], record["max_tokens"])
+        recorded_usage(log, usage)
     return usage
 
 

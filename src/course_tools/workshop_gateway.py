@@ -5,8 +5,9 @@ Course machinery (instructor tool). Run it on a machine you control, on the room
     ANTHROPIC_API_KEY=sk-ant-... python -m course_tools.workshop_gateway \\
         --tokens tokens.txt --ledger ledger.json --host 0.0.0.0 --port 8080 --budget 500000
 
-`tokens.txt` holds one participant per line, a name and a workshop token (`ada ws-3f9c...`;
-see `course_tools.gateway_tokens`). Each participant sets
+`tokens.txt` holds one participant per line, a name, a workshop token and optionally a budget
+of their own (`ada ws-3f9c...` or `bob ws-91d0... 900000`; see `course_tools.gateway_tokens`).
+Each participant sets
 
     export ANTHROPIC_BASE_URL=http://GATEWAY-HOST:8080
     export ANTHROPIC_API_KEY=ws-3f9c...
@@ -14,6 +15,8 @@ see `course_tools.gateway_tokens`). Each participant sets
 and restarts the kernel; the course's `make_client()` then sends every request here.
 
 For each request, in this order, before anything reaches the API:
+- its head (request line and headers) must arrive within `--client-timeout` seconds in all,
+  and at most `--max-connections` connections are served at once (one more gets a 529);
 - the workshop token (`Authorization: Bearer`, as SDK 2.x sends it, or `x-api-key`) must be in
   the token file, which is reread at every request (delete a line to revoke): else 401;
 - the route must be one of an exact list (`POST /v1/messages`, `POST /v1/messages/count_tokens`,
@@ -22,16 +25,21 @@ For each request, in this order, before anything reaches the API:
   `--client-timeout` seconds; it must be a JSON object; `max_tokens` must be a whole number no
   larger than `--max-tokens` (a larger one is refused with a message naming the cap, never cut
   silently); server tools, MCP servers and server-side threads are refused, since the input
-  they add cannot be counted in advance;
+  they add cannot be counted in advance, and so is every top-level field the hold cannot bound
+  (`fallbacks`, `context_management`, anything not on `gateway_requests.BOUNDED_FIELDS`);
+  a body that names a key twice or is not UTF-8 is refused, and what is forwarded is the
+  gateway's own serialisation of the object it checked;
 - for a Messages call, the worst case (the input, counted by the API's count_tokens, plus
   `max_tokens`) is held against the participant's `--budget` before forwarding, and refused
-  (403) when spent + held + worst case would pass it. The answer's `usage` then replaces the
-  hold; an error answer releases it; an answer whose usage is unknown (a stream cut off) keeps
-  the whole hold as spent.
+  (403) when spent + held + worst case would pass it (the participant's own budget, when the
+  token file gives one). The answer's `usage` then replaces the hold; an error answer releases
+  it; an answer whose usage is unknown (a body or a stream cut off) keeps the whole hold as
+  spent.
 
 Every refusal comes back in the API's error envelope, every forwarded call is counted, and the
 ledger is kept on disk (`--ledger`), so a restart neither forgets nor forgives. One line is
-logged per request with the participant's name, never a token. `python -m
+logged per request with the participant's name (whenever a known token arrived, even with a
+malformed request), never a token, a request line or a header. `python -m
 course_tools.workshop_usage ledger.json` prints the room's usage.
 
 Only the standard library is used, so it runs with any Python 3.11.
@@ -40,9 +48,14 @@ Only the standard library is used, so it runs with any Python 3.11.
 from __future__ import annotations
 
 import argparse
+import email.parser
+import http.client
+import io
 import json
 import os
+import socket
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -93,78 +106,179 @@ class _ClientGone(Exception):
     """The participant's connection closed before the request was read."""
 
 
+class _DeadlineReader(socket.SocketIO):
+    """The participant's socket, read against a deadline for the whole of a request part.
+
+    A timeout on each read is no limit: one byte every few seconds would hold a thread for
+    ever. Before each read the socket's timeout is set to what is left until `deadline`.
+    """
+
+    deadline: float | None = None
+
+    def readinto(self, buffer) -> int:
+        if self.deadline is not None:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("deadline passed")
+            self._sock.settimeout(left)
+        return super().readinto(buffer)
+
+
+# Messages for the errors found before a request could be read: fixed texts, never a quote of
+# what the client sent (a token may be in it).
+HTTP_LAYER_ERRORS = {
+    400: "the request line is malformed: expected 'METHOD /path HTTP/1.1'",
+    408: "the request head did not arrive in time",
+    414: "the request line is too long",
+    431: "the request's headers are too long or too many",
+    505: "this workshop gateway speaks HTTP/1.1 (and 1.0) only",
+}
+
+
+MAX_HEADER_LINE = 65_536
+MAX_HEADERS = 100
+
+
 class GatewayHandler(BaseHTTPRequestHandler):
+    """Reads each request itself: a deadline for its head, a name for every line it logs."""
+
     protocol_version = "HTTP/1.1"
-    # Not HTTP/0.9: an unparseable request line still gets a status line and the envelope.
-    default_request_version = "HTTP/1.1"
     disable_nagle_algorithm = True
     server_version = "workshop-gateway"
     sys_version = ""
     server: Gateway
 
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.client_timeout)
+        self._reader = _DeadlineReader(self.connection, "rb")
+        self.rfile = io.BufferedReader(self._reader)
+
     def handle(self) -> None:
         try:
             super().handle()
         except (ConnectionError, TimeoutError):
-            self.close_connection = True  # the participant left, or went silent between requests
-
-    def send_error(self, code: int, message: str | None = None, explain: str | None = None):
-        """Errors found by the HTTP layer (a malformed request line, headers too long)."""
-        self._body_read = False
-        kind = "not_found_error" if code in (404, 501) else "invalid_request_error"
-        self._error(Refused(code, kind, message or explain or "malformed request"))
-        self.server.log(f"connection from {self.client_address[0]}: {code}, {message}")
-
-    def setup(self) -> None:
-        self.timeout = self.server.client_timeout  # reads and writes on the participant's socket
-        super().setup()
+            self.close_connection = True  # the participant left, or went silent
 
     def log_message(self, format: str, *args) -> None:  # noqa: A002 - the base class's name
         pass  # one line per request is logged by _handle instead
 
     def log_error(self, format: str, *args) -> None:  # noqa: A002
-        self.server.log(f"connection from {self.client_address[0]}: " + format % args)
+        # The base class quotes what the client sent: never logged (a token may be in it).
+        self.server.log(f"connection from {self.client_address[0]}: an error in the HTTP layer")
 
-    def do_POST(self) -> None:
-        self._handle("POST")
-
-    def do_GET(self) -> None:
-        self._handle("GET")
-
-    def do_PUT(self) -> None:
-        self._handle("PUT")
-
-    def do_DELETE(self) -> None:
-        self._handle("DELETE")
-
-    def do_PATCH(self) -> None:
-        self._handle("PATCH")
-
-    def _handle(self, method: str) -> None:
+    def handle_one_request(self) -> None:
+        """One request: its head within --client-timeout, then _handle (which reads the body)."""
         self._body_read = False
-        self._line = f"unknown token from {self.client_address[0]}: {method} (route not checked)"
-        name = None
+        self._sent = False
+        self._hold: Hold | None = None
+        self._name: str | None = None
+        self.command, self.request_version = "", "HTTP/1.1"
+        self.requestline, self.path, self.headers = "", "", None
+        self._line = f"unknown token from {self.client_address[0]}:"
+        self._reader.deadline = time.monotonic() + self.server.client_timeout
+        problem, line, header_lines = None, b"", []
         try:
-            name = self.server.participants.name_for(participant_token(self.headers))
-            if name is None:
+            if not self.rfile.peek(1):  # the participant closed an idle connection
+                self.close_connection = True
+                return
+        except (TimeoutError, OSError):  # idle for --client-timeout: let it go, nothing to say
+            self.close_connection = True
+            self._reader.deadline = None
+            return
+        try:
+            line = self.rfile.readline(65_537)
+            if len(line) > 65_536:
+                problem = 414  # the rest of the line is never read: the connection closes
+            else:
+                problem = self._read_header_lines(header_lines)
+        except TimeoutError:
+            problem = 408
+        except OSError:
+            self.close_connection = True
+            return
+        finally:
+            self._reader.deadline = None
+            self.connection.settimeout(self.server.client_timeout)
+        # Whatever header lines arrived are read, even when the request is refused: the name
+        # of the participant whose token is among them goes into the log and the report.
+        self.headers = email.parser.Parser(_class=http.client.HTTPMessage).parsestr(
+            b"".join(header_lines).decode("iso-8859-1")
+        )
+        words = line.decode("latin-1").rstrip("\r\n").split(" ") if problem != 414 else []
+        if problem is None and (len(words) != 3 or not words[0] or not words[1]):
+            problem = 400
+        if problem is None and words[2] not in ("HTTP/1.1", "HTTP/1.0"):
+            problem = 505 if words[2].startswith("HTTP/") else 400
+        if problem is None:
+            self.command, self.path, version = words
+            connection = (self.headers.get("connection") or "").lower()
+            self.close_connection = version == "HTTP/1.0" or connection == "close"
+        self._handle(problem)
+        try:
+            self.wfile.flush()
+        except OSError:
+            self.close_connection = True
+
+    def _read_header_lines(self, lines: list[bytes]) -> int | None:
+        """Read the header lines into `lines`; 431 when one is too long or there are too many."""
+        while True:
+            header = self.rfile.readline(MAX_HEADER_LINE + 1)
+            if header in (b"\r\n", b"\n", b""):
+                return None
+            if len(header) > MAX_HEADER_LINE or len(lines) == MAX_HEADERS:
+                return 431
+            lines.append(header)
+
+    def _handle(self, problem: int | None) -> None:
+        method = self.command or "(unreadable)"
+        try:
+            participant = None
+            if self.headers is not None:
+                token = participant_token(self.headers)
+                participant = self.server.participants.participant(token)
+            if participant is not None:
+                self._name = participant.name
+                self._line = f"{participant.name}:"
+                self.server.ledger.set_budget(participant.name, participant.budget)
+            if problem is not None:
+                self.close_connection = True
+                kind = "timeout_error" if problem == 408 else "invalid_request_error"
+                raise Refused(problem, kind, HTTP_LAYER_ERRORS[problem])
+            self._line += f" {method}"
+            if participant is None:
                 raise Refused(401, "authentication_error", "invalid workshop token")
-            self._line = f"{name}: {method} (not forwarded)"
+            self._line += " (not forwarded)"
             route = checks.route(method, self.path)
-            self._line = f"{name}: {method} {route.name}"
+            self._line = f"{participant.name}: {method} {route.name}"
+            if (self.headers.get("expect") or "").lower() == "100-continue":
+                self.send_response_only(100)
+                self.end_headers()
             body = self._read_body()
             if route.name == "messages":
-                self._messages(name, route, body)
+                self._messages(participant.name, route, body)
             else:
-                self.server.ledger.count_call(name, route.name)
+                if body:
+                    body = checks.canonical(checks.json_body(body))
+                self.server.ledger.count_call(participant.name, route.name)
                 self._forward(method, route, body, None)
         except Refused as refused:
-            if name is not None:
-                self.server.ledger.count_refusal(name)
+            if self._name is not None:
+                self.server.ledger.count_refusal(self._name)
             self._log(refused.status, f"refused: {refused.logged}")  # before the answer goes out
             self._error(refused)
         except _ClientGone:
             self._log(0, "the participant closed the connection")
             self.close_connection = True
+        except Exception as error:  # a fault of the gateway's own: answered, logged, held to
+            self.close_connection = True
+            self._log(500, f"gateway fault ({type(error).__name__})")
+            if not self._sent:
+                self._error(Refused(500, "api_error", "the workshop gateway failed; tell the room"))
+        finally:
+            if self._hold is not None:  # never settled: the most it could have used is spent
+                self.server.ledger.settle(self._hold, self._hold.tokens)
+                self._hold = None
 
     def _log(self, status: int, note: str) -> None:
         self.server.log(f"{self._line} {status}, {note}")
@@ -172,21 +286,18 @@ class GatewayHandler(BaseHTTPRequestHandler):
     def _read_body(self) -> bytes:
         """The whole body, within --client-timeout in all (a trickle of bytes does not reset it)."""
         length = checks.content_length(self.headers, self.server.max_body)
-        deadline = time.monotonic() + self.server.client_timeout
+        self._reader.deadline = time.monotonic() + self.server.client_timeout
         chunks: list[bytes] = []
         received = 0
         try:
             while received < length:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError
-                self.connection.settimeout(left)
                 chunk = self.rfile.read1(min(65_536, length - received))
                 if not chunk:
                     raise _ClientGone()
                 chunks.append(chunk)
                 received += len(chunk)
         except TimeoutError:
+            self.close_connection = True
             raise Refused(
                 408,
                 "timeout_error",
@@ -195,42 +306,52 @@ class GatewayHandler(BaseHTTPRequestHandler):
         except OSError:
             raise _ClientGone() from None
         finally:
+            self._reader.deadline = None
             self.connection.settimeout(self.server.client_timeout)
         self._body_read = True
         return b"".join(chunks)
 
     def _messages(self, name: str, route: Route, body: bytes) -> None:
         request = checks.json_body(body)
-        max_tokens = checks.checked_max_tokens(request, self.server.max_tokens)
-        checks.no_server_tools(request)
         checks.no_thread(request)
+        checks.no_server_tools(request)
+        checks.only_bounded_fields(request)
+        max_tokens = checks.checked_max_tokens(request, self.server.max_tokens)
         counted = self._count_input(route, checks.counted_part(request))
         worst = counted + max_tokens
-        hold = self.server.ledger.reserve(name, worst)
-        if hold is None:
-            ledger = self.server.ledger
-            left = max(0, ledger.budget - ledger.spent(name) - ledger.held(name))
+        ledger = self.server.ledger
+        self._hold = ledger.reserve(name, worst)
+        if self._hold is None:
+            budget = ledger.budget_of(name)
+            left = max(0, budget - ledger.spent(name) - ledger.held(name))
             raise Refused(
                 403,
                 "permission_error",
                 f"workshop budget: this request may use up to {worst:,} tokens ({counted:,} in, "
-                f"max_tokens {max_tokens:,} out) and {left:,} of your {ledger.budget:,} are left",
+                f"max_tokens {max_tokens:,} out) and {left:,} of your {budget:,} are left",
             )
-        self.server.ledger.count_call(name, route.name)
-        self._forward("POST", route, body, hold)
+        ledger.count_call(name, route.name)
+        self._forward("POST", route, checks.canonical(request), self._hold)
 
     def _count_input(self, route: Route, counted: dict) -> int:
         """The request's input tokens, as the API's count_tokens measures them."""
         path = "/v1/messages/count_tokens" + route.upstream_path.removeprefix("/v1/messages")
         try:
-            with self._upstream("POST", path, json.dumps(counted).encode()) as answer:
+            with self._upstream("POST", path, checks.canonical(counted)) as answer:
                 return int(json.loads(answer.read())["input_tokens"])
         except urllib.error.HTTPError as error:
             with error:
-                raise _api_error(error.code, error.read()) from None
-        except (OSError, ValueError, KeyError, TypeError) as error:
+                try:
+                    data = error.read()
+                except (OSError, http.client.HTTPException):
+                    data = b""
+                raise _api_error(error.code, data) from None
+        except (OSError, http.client.HTTPException, ValueError, KeyError, TypeError) as error:
             raise Refused(
-                502, "api_error", f"the gateway could not count the request's tokens: {error}"
+                502,
+                "api_error",
+                "the gateway could not count the request's tokens "
+                f"({type(error).__name__}); try again",
             ) from None
 
     def _upstream(self, method: str, path: str, body: bytes | None):
@@ -248,58 +369,82 @@ class GatewayHandler(BaseHTTPRequestHandler):
             answer = self._upstream(method, route.upstream_path, body or None)
         except urllib.error.HTTPError as error:
             answer = error  # the API's own error: not billed, passed back as it is
-        except OSError as error:
+        except (OSError, http.client.HTTPException) as error:
             if hold:
                 self.server.ledger.release(hold)
-            raise Refused(502, "api_error", f"the gateway cannot reach the API: {error}") from None
+                self._hold = None
+            raise Refused(
+                502, "api_error", f"the gateway cannot reach the API ({type(error).__name__})"
+            ) from None
         status = answer.getcode()
         settled: list[str] = []
 
-        def settle(usage: dict | None) -> None:  # before the answer's last byte goes out
+        def settle(usage: dict | None, cut: bool = False) -> None:  # before the last byte
             if not settled:
-                settled.append(self._settle(hold, status, usage))
+                settled.append(self._settle(hold, status, usage, cut))
                 self._log(status, settled[0])
 
         with answer:
-            self.send_response(status)
-            for name in RETURNED_HEADERS:
-                if answer.headers.get(name):
-                    self.send_header(name, answer.headers[name])
-            try:
-                if (answer.headers.get("content-type") or "").startswith("text/event-stream"):
+            if (answer.headers.get("content-type") or "").startswith("text/event-stream"):
+                self._send_head(status, answer)
+                self.send_header("transfer-encoding", "chunked")
+                self.end_headers()
+                try:
                     self._relay_stream(answer, settle)
-                else:
-                    data = answer.read()
-                    settle(_json_usage(data))
-                    self.send_header("content-length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-            except OSError:  # the participant left, or the API's connection broke
-                settle(None)
+                except http.client.HTTPException:  # the API's stream broke off mid-chunk
+                    settle(None, cut=True)
+                    self.close_connection = True  # no last chunk: the participant sees it cut
+                except OSError:  # the participant left, or the API's connection broke
+                    settle(None, cut=True)
+                    self.close_connection = True
+                return
+            try:
+                data = answer.read()
+            except (OSError, http.client.HTTPException) as error:  # the API's answer broke off
+                settle(None, cut=True)
+                raise Refused(
+                    502,
+                    "api_error",
+                    f"the API's answer broke off ({type(error).__name__}); try again",
+                ) from None
+            settle(_json_usage(data))
+            self._send_head(status, answer)
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            try:
+                self.wfile.write(data)
+            except OSError:
                 self.close_connection = True
 
-    def _settle(self, hold: Hold | None, status: int, usage: dict | None) -> str:
+    def _send_head(self, status: int, answer) -> None:
+        self._sent = True
+        self.send_response(status)
+        for name in RETURNED_HEADERS:
+            if answer.headers.get(name):
+                self.send_header(name, answer.headers[name])
+        self.send_header("x-workshop-max-tokens-cap", str(self.server.max_tokens))
+
+    def _settle(self, hold: Hold | None, status: int, usage: dict | None, cut: bool) -> str:
         """Turn the hold into what the answer used; what to log about it."""
         ledger = self.server.ledger
+        self._hold = None
         if hold is None:
-            return "no tokens"
-        if status >= 400:
+            return "no tokens" + (", the answer broke off" if cut else "")
+        if status >= 400:  # the API's own error: not billed, even if its answer broke off
             ledger.release(hold)
             return "not billed"
         if usage is None:  # the answer was cut off: the most it could have used is spent
             total = ledger.settle(hold, hold.tokens)
-            return f"usage unknown, {hold.tokens:,} tokens (the hold), {total:,} in all"
+            return f"usage unknown (cut off), {hold.tokens:,} tokens (the hold), {total:,} in all"
         used = usage_total(usage)
         total = ledger.settle(hold, used)
-        note = f"{used:,} tokens, {total:,} of {ledger.budget:,} in all"
+        note = f"{used:,} tokens, {total:,} of {ledger.budget_of(hold.name):,} in all"
         if used > hold.tokens:  # the count fell short: charged, and said
             note += f" ({used - hold.tokens:,} above the hold)"
         return note
 
-    def _relay_stream(self, answer, settle: Callable[[dict | None], None]) -> None:
+    def _relay_stream(self, answer, settle: Callable[..., None]) -> None:
         """Send server-sent events on as they come; settle with the usage they report."""
-        self.send_header("transfer-encoding", "chunked")
-        self.end_headers()
         usage: dict = {}
         finished = False
         for line in answer:  # one line at a time, as the API writes them
@@ -317,20 +462,29 @@ class GatewayHandler(BaseHTTPRequestHandler):
                     usage.update(event.get("usage") or {})  # cumulative counts
                 elif kind == "message_stop":
                     finished = True
-        settle(usage if finished else None)  # a stream cut off: usage unknown
+        if not finished:  # a stream cut off: usage unknown, and the participant must see it
+            settle(None, cut=True)
+            self.close_connection = True
+            return
+        settle(usage)
         self.wfile.write(b"0\r\n\r\n")
 
     def _error(self, refused: Refused) -> None:
         data = refused.envelope()
+        self._sent = True
         self.send_response(refused.status)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(data)))
+        if refused.status == 400 and "max_tokens" in refused.message:
+            self.send_header("x-workshop-max-tokens-cap", str(self.server.max_tokens))
         if not self._body_read:  # the body was not read: this connection cannot be reused
-            self.send_header("connection", "close")
             self.close_connection = True
+        if self.close_connection:
+            self.send_header("connection", "close")
         self.end_headers()
         try:
-            self.wfile.write(data)
+            if self.command != "HEAD":
+                self.wfile.write(data)
         except OSError:
             self.close_connection = True
 
@@ -372,6 +526,7 @@ class Gateway(ThreadingHTTPServer):
         max_body: int = 4_000_000,
         client_timeout: float = 30.0,
         upstream_timeout: float = 600.0,
+        max_connections: int = 100,
         log: Callable[[str], None] = _print,
     ) -> None:
         self.log = log
@@ -383,7 +538,39 @@ class Gateway(ThreadingHTTPServer):
         self.max_body = max_body
         self.client_timeout = client_timeout
         self.upstream_timeout = upstream_timeout
+        self.connections = threading.BoundedSemaphore(max_connections)
+        self.max_connections = max_connections
         super().__init__(address, GatewayHandler)
+
+    def process_request(self, request, client_address) -> None:
+        """A thread per connection, up to --max-connections; past it, a 529 and the door."""
+        if not self.connections.acquire(blocking=False):
+            self.log(f"connection from {client_address[0]}: refused, {self.max_connections} open")
+            data = Refused(
+                529, "overloaded_error", "the workshop gateway is busy; try again shortly"
+            ).envelope()
+            head = (
+                "HTTP/1.1 529 Overloaded\r\ncontent-type: application/json\r\n"
+                f"content-length: {len(data)}\r\nconnection: close\r\n\r\n"
+            )
+            try:
+                request.setblocking(False)  # never wait on this client: the accept loop is here
+                request.send(head.encode() + data)
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.connections.release()
+            raise
+
+    def process_request_thread(self, request, client_address) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.connections.release()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -398,7 +585,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--budget", type=int, default=500_000, help="tokens per participant")
     parser.add_argument("--max-tokens", type=int, default=16_000, help="largest max_tokens")
     parser.add_argument("--max-body", type=int, default=4_000_000, help="largest body, bytes")
-    parser.add_argument("--client-timeout", type=float, default=30.0, help="seconds")
+    parser.add_argument(
+        "--client-timeout",
+        type=float,
+        default=30.0,
+        help="seconds for a request's head, and again for its body",
+    )
+    parser.add_argument(
+        "--max-connections", type=int, default=100, help="connections served at once"
+    )
     args = parser.parse_args(argv)
     api_key = os.environ.get("ANTHROPIC_API_KEY", "")
     if not api_key:
@@ -415,6 +610,7 @@ def main(argv: list[str] | None = None) -> None:
         max_tokens=args.max_tokens,
         max_body=args.max_body,
         client_timeout=args.client_timeout,
+        max_connections=args.max_connections,
     )
     host, port = gateway.server_address[:2]
     print(f"Workshop gateway on http://{host}:{port} for {len(gateway.participants)} participants")

@@ -27,6 +27,7 @@ import math
 import re
 import sys
 from dataclasses import dataclass, field
+from dataclasses import replace as replace_slot
 from pathlib import Path
 
 from course_tools import execute_notebooks as executor
@@ -91,6 +92,10 @@ def lessons() -> dict[str, Lesson]:
 # --- the plans --------------------------------------------------------------------------------
 
 
+class PlanDoesNotFit(ValueError):
+    """A plan whose slots, sized by this edition's reading times, run past the end of its day."""
+
+
 @dataclass(frozen=True)
 class Teach:
     """A slot for one lesson: its demo and the exercises done in the room."""
@@ -140,11 +145,35 @@ class Plan:
             rows.append((clock, clock + minutes, slot))
             clock += minutes
         if clock > self.end:
-            raise ValueError(
-                f"the {self.name} plan ends at {_clock(clock)}, after {_clock(self.end)}: "
-                "move an exercise home or a lesson to another day (reading times changed?)"
+            raise PlanDoesNotFit(
+                f"the {self.name} plan ends at {_clock(clock)}, after {_clock(self.end)} "
+                f"({clock - self.end} minutes over): {self.remedy(table, clock - self.end)}"
             )
         return rows
+
+    def remedy(self, table: dict[str, Lesson], over: int) -> str:
+        """What to change in PLANS so the plan fits again: the exercises whose move home would."""
+        enough = []
+        for index, slot in enumerate(self.slots):
+            if not isinstance(slot, Teach):
+                continue
+            for exercise in slot.exercises:
+                kept = tuple(e for e in slot.exercises if e != exercise)
+                lighter = replace_slot(slot, exercises=kept)
+                saved = slot.minutes(table) - lighter.minutes(table)
+                if saved >= over:
+                    enough.append((saved, f"`{slot.lesson}` {exercise} (slot {index + 1})"))
+        if not enough:
+            return (
+                "no single exercise moved home is enough; move a lesson to another day "
+                "in PLANS (course_tools/workshop_tables.py)"
+            )
+        smallest = sorted(enough)[:3]  # the moves that take the least out of the room
+        moves = "; ".join(f"{what}, which saves {saved} min" for saved, what in smallest)
+        return (
+            "in PLANS (course_tools/workshop_tables.py), move one of these exercises home "
+            f"or to another day: {moves}"
+        )
 
     def homework(self) -> list[str]:
         done = {(s.lesson, e) for s in self.slots if isinstance(s, Teach) for e in s.exercises}
@@ -368,8 +397,14 @@ def generated(with_cost: bool, model: str = workshop_cost.MODEL) -> dict[str, st
     """{section name: its content}, from the scripts' current output."""
     table = lessons()
     sections = {"reading-time": reading_table(table)}
+    too_long = []
     for plan in PLANS:
-        sections[plan.name] = plan_table(plan, table)
+        try:
+            sections[plan.name] = plan_table(plan, table)
+        except PlanDoesNotFit as problem:
+            too_long.append(str(problem))
+    if too_long:  # every plan that needs changing, before anything slow is run
+        raise PlanDoesNotFit("\n".join(too_long))
     if with_cost:
         measured = workshop_cost.measure_all(executor.course_notebooks(), model)
         sections["cost"] = cost_table(measured, model)
@@ -381,7 +416,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if the guide differs")
     parser.add_argument("--no-cost", action="store_true", help="leave the cost table as it is")
     args = parser.parse_args(argv)
-    sections = generated(with_cost=not args.no_cost)  # slow with the cost: read the guide after
+    try:
+        sections = generated(with_cost=not args.no_cost)  # slow: read the guide after
+    except PlanDoesNotFit as problem:
+        print(f"docs/workshop.md cannot be generated:\n{problem}", file=sys.stderr)
+        return 1
     text = GUIDE.read_text(encoding="utf-8")
     new = text
     for name, content in sections.items():

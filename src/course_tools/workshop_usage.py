@@ -5,7 +5,8 @@ Course machinery (instructor tool). Usage, on the gateway machine (while it runs
     python -m course_tools.workshop_usage workshop-ledger.json
 
 One line per participant: tokens spent, tokens held by requests in flight, what is left of the
-budget, the calls forwarded per route, and the requests the gateway refused.
+budget (their own budget when the token file gives them one: marked `*`), the requests the
+gateway refused, and the calls forwarded per route.
 """
 
 from __future__ import annotations
@@ -29,12 +30,17 @@ def report(ledger: dict) -> str:
         spent, held = int(row.get("spent", 0)), int(row.get("held", 0))
         total += spent
         calls = ", ".join(f"{route} {n}" for route, n in sorted((row.get("calls") or {}).items()))
-        left = max(0, budget - spent - held)
+        left = max(0, int(row.get("budget", budget)) - spent - held)
+        own = "*" if "budget" in row else " "
         lines.append(
-            f"{name:<16} {spent:>10,} {held:>8,} {left:>10,} {row.get('refused', 0):>7}   "
+            f"{name:<16} {spent:>10,} {held:>8,} {left:>10,}{own}{row.get('refused', 0):>7}   "
             f"{calls or '-'}"
         )
     lines += ["", f"{len(people)} participants, {total:,} tokens spent in all"]
+    own = sorted(name for name, row in people.items() if "budget" in row)
+    if own:
+        budgets = ", ".join(f"{name} {int(people[name]['budget']):,}" for name in own)
+        lines.append(f"* a budget of their own (token file): {budgets}")
     return "\n".join(lines)
 
 

@@ -26,7 +26,13 @@ from notebook_runner import NotebookRunner, problem
 from test_live_path import compatible_environment
 
 from course_helpers.agent import AgentRun
-from course_helpers.expect import ModelWentAnotherWay, needs_ending, needs_tool_calls, needs_turn
+from course_helpers.expect import (
+    ModelWentAnotherWay,
+    needs_ending,
+    needs_json,
+    needs_tool_calls,
+    needs_turn,
+)
 from course_helpers.offline.engine import CourseModel
 from course_helpers.offline.serve import start_server
 
@@ -178,7 +184,8 @@ def test_needs_tool_calls_says_what_the_model_said_instead_shortened() -> None:
     message = str(stop.value)
     assert message.startswith("This cell needs a tool call, but the model answered in words")
     assert "It is probably mild in Paris" in message and words not in message
-    assert "A real model may do this" in message and "offline" in message
+    assert "A real model may do this" in message and "COURSE_BACKEND=offline" in message
+    assert "an earlier cell" in message  # the request may have been sent before this cell
 
 
 def test_needs_turn_and_needs_ending_say_how_the_run_ended_instead() -> None:
@@ -193,6 +200,18 @@ def test_needs_turn_and_needs_ending_say_how_the_run_ended_instead() -> None:
         ModelWentAnotherWay, match="ended with budget_limit, but it ended with end_turn"
     ):
         needs_ending(run, "budget_limit")
+
+
+def test_needs_json_parses_structured_output_or_says_what_came_instead() -> None:
+    assert needs_json('{"city": "Oslo", "unit": "fahrenheit"}') == {
+        "city": "Oslo",
+        "unit": "fahrenheit",
+    }
+    with pytest.raises(ModelWentAnotherWay) as stop:
+        needs_json("Oslo, and the unit is fahrenheit.")
+    message = str(stop.value)
+    assert message.startswith("This cell needs a JSON answer (structured output)")
+    assert "“Oslo, and the unit is fahrenheit.”" in message and "output_config" in message
 
 
 @pytest.mark.slow

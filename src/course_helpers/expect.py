@@ -8,6 +8,7 @@ needs a tool call checks for it first:
     call = needs_tool_calls(response, "get_weather")[0]
     turn = needs_turn(run.messages, 3)              # a turn the rest of the cell reads
     needs_ending(run, "budget_limit")               # a run of run_agent that ended this way
+    data = needs_json(text)                         # structured output, parsed
 
 When what the cell needs is missing, `ModelWentAnotherWay` stops the cell. Jupyter shows it as
 one short message (what the model did instead, and what to do), not a traceback; a later cell
@@ -16,15 +17,17 @@ that reads the same answer makes the same check and says the same thing.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from course_helpers.pairing import content_blocks, read_field
 
 SHOWN_CHARS = 120
 WHAT_TO_DO = (
-    "A real model may do this. Re-run the cell that sent the request (the model may choose "
-    "differently next time), or run the notebook offline (the course model) to follow the "
-    "lesson as written."
+    "A real model may do this. Re-run the cell that sent this request to the model (it may be "
+    "an earlier cell: the one that made the answer this cell reads), since the model may choose "
+    "differently next time; or follow the lesson as written with the offline course model: set "
+    "COURSE_BACKEND=offline and restart the kernel (notebook 00, section on backends)."
 )
 
 
@@ -78,6 +81,25 @@ def needs_ending(run: Any, *endings: str) -> Any:
     )
 
 
+def needs_json(text: str) -> Any:
+    """`text` parsed as JSON; when it is not JSON, a clear stop.
+
+    With `output_config` the API guarantees JSON. A compatible server that ignores the option
+    answers in words instead.
+    """
+    try:
+        return json.loads(text)
+    except ValueError:
+        shown = " ".join(text.split())
+        if len(shown) > SHOWN_CHARS:
+            shown = shown[: SHOWN_CHARS - 1].rstrip() + "…"
+        raise ModelWentAnotherWay(
+            "This cell needs a JSON answer (structured output), but the model answered "
+            f"“{shown}”. A server that does not support `output_config` answers like this. "
+            f"{WHAT_TO_DO}"
+        ) from None
+
+
 def _last_turn(messages: list[Any]) -> str:
     said = next((m for m in reversed(messages) if read_field(m, "role") == "assistant"), None)
     return what_it_did(said) if said is not None else "the model did not answer"
@@ -97,7 +119,7 @@ def what_it_did(answer: Any) -> str:
         text = text[: SHOWN_CHARS - 1].rstrip() + "…"
     stop = _field_or_none(answer, "stop_reason")
     if text:
-        return f'the model answered in words instead: "{text}"'
+        return f"the model answered in words instead: “{text}”"
     if stop:
         return f"the model stopped ({stop}) without a tool call"
     return "the model answered without a tool call"

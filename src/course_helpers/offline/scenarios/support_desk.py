@@ -3,29 +3,34 @@ for every model call of every approach.
 
 The chain's triage, draft and check, the router's triage and handlers, the orchestrator's plan,
 workers and merge, and every turn of the agent are answered by the rules below. They read only
-what the request holds: the ticket, the facts (written in the prompt under `Facts (JSON):`, or
-returned by tool calls: both fill the same `Known`, so the same facts lead to the same decision),
-the tools offered and the instructions. Nothing asks which approach sent the request.
+what the request holds: the ticket, the facts (written by a workflow's code in a text block of
+their own after the ticket's, headed `Facts (JSON):`, or returned by tool calls: both fill the
+same `Known`, so the same facts lead to the same decision), the tools offered and the
+instructions. Nothing asks which approach sent the request. What a customer types, a
+`Facts (JSON):` heading included, stays in the ticket's block: ticket, never facts (`section`).
 
 The ticket is read as a list of requests (`split_requests`: its sentences, joined while the
 category stays), each with its category, order ids, item and refund reason read from its words
 (`triage_form`) and the ticket's email. Rule 6 answers a request that holds worker answers;
 any other request gets the first of rules 1-5 that applies:
 
-1. **Form.** `tool_choice` or the instructions ("calling the X tool") name an offered tool: fill in
-   its form from the ticket (a `requests` field gets one entry per request).
+1. **Form.** `tool_choice` or the instructions ("calling the X tool", not negated) name an offered
+   tool: fill in its form from the ticket (a `requests` field gets one entry per request). A
+   form the ticket cannot fill validly (a required field missing, a value outside an enum) is
+   not sent; the rules below apply.
 2. **Look up, in parallel.** Every lookup below whose tool is offered, whose input is known and
    whose answer is not, goes out in one turn: the orders the requests name; every order of the
    customer, when a customer record is known, a request names an item and no order, and no known
-   order holds that item; every order a known record says `replaced_by`; the customer by email,
-   when a request names no order; the help centre, once, when a request is about an account or
-   the shop's policy, or asks for money back and the instructions ask to read or follow the
-   refund policy (`told_to_follow_refund_policy`: a clause naming the refund policy, or the help
-   centre's rules or article on refunds, with read, follow, check, apply or look up, and no
-   negation).
+   order holds that item; every order a known record says `replaced_by`; every order a refusal
+   names besides the refused one (`pointed_at`; none after a declined approval); the customer by
+   email, when a request names no order; the help centre, once, when a request is about an
+   account or the shop's policy, or asks for money back and the instructions ask to read or
+   follow the refund policy (`told_to_follow_refund_policy`: a clause naming the refund policy,
+   or the help centre's refund rules or article on refunds, whose governing verb is a reading
+   verb not negated right in front of it, or "skip"/"ignore" negated; `says_to_read`).
 3. **Refund.** A refund tool is offered and no approval was declined so far. For each request
-   that asks for money back and has no refund issued for its orders yet: the known orders that a
-   refusal's words name besides the refused one, if any; else, when an article for its reason was read (the article
+   that asks for money back and has no refund issued for its orders yet: the orders a refusal
+   names besides the refused one, once looked up (rule 2), if any; else, when an article for its reason was read (the article
    naming damage, a double charge or returns), the orders it allows (the later of two identical
    orders of the same day; those delivered within its days; none for a return, refunded when the
    parcel arrives); else every order the request is about (the ones it names, else the known
@@ -39,8 +44,8 @@ any other request gets the first of rules 1-5 that applies:
    nothing was refunded and asks whether to pass the ticket to a colleague), or, when there are
    none, the order's status and the article's answer; for shipping, each order's status and its
    replacement's; for an account or policy question, the first article's answer; no account for
-   the email, or the item not found among the customer's orders; else a request for the order
-   number. Nothing to say: the message goes to a colleague. When the facts in the prompt name a
+   the email, or the item not found among the customer's orders; else, when the request names
+   no order, a request for the order number. Nothing to say: the message goes to a colleague. When the facts in the prompt name a
    `category` (the workflows' code writes the one the triage read), only the requests of that
    category are answered: the one key with no tool-result twin.
 6. **Merge.** Worker answers are given: one greeting, each answer's body, one sign-off.

@@ -632,6 +632,8 @@ def test_variant_model_never_breaks_the_approaches():
         ("Do not refund until you read the refund policy.", True),
         ("Consult the help centre's refund article before refunding.", True),
         ("Never ignore the refund policy.", True),
+        ("Read the returns and refunds policy first.", True),
+        ("The refund policy: read it first.", True),
         ("Do not read the refund policy.", False),
         ("Don't bother following the refund policy.", False),
         ("There is no need to read the refund policy.", False),

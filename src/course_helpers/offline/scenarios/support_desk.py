@@ -85,7 +85,7 @@ _ITEM = re.compile(r"\b(?:my|a|an|the)\s+(?:two\s+|same\s+)?([a-z'-]+(?:\s+[a-z'
 # article on refunds); the verb that governs it says whether to read it, and so does a negation
 # right in front of that verb (see `governing_verb_says_yes`).
 _REFUND_POLICY = re.compile(
-    r"refund (?:policy|policies|rules?|articles?)"
+    r"refunds? (?:policy|policies|rules?|articles?)"
     r"|(?:polic(?:y|ies)|rules?|articles?) (?:on|for|about) refunds"
 )
 _FOLLOW_VERBS = {

@@ -494,3 +494,98 @@ def test_wrong_hybrid_fail_naming_the_mistake(function, named):
     message = str(failure.value)
     assert named in message, message
     assert len(message.splitlines()) == 2 and message.splitlines()[1].startswith("Hint: ")
+
+
+# -- the wrong variants a second review found ------------------------------------------------------
+
+
+def wrong_person_when_the_agent_failed(results):
+    chosen = right_choose(results)
+    failed = {r.case.name for r in results if r.approach == "agent" and not r.success}
+    return {name: ("person" if name in failed else a) for name, a in chosen.items()}
+
+
+def wrong_agent_only_when_nothing_else_solved_it(results):
+    chosen = {}
+    for name in dict.fromkeys(r.case.name for r in results):
+        solved = [r for r in results if r.case.name == name and r.success]
+        workflows = [r for r in solved if r.approach != "agent"]
+        chosen[name] = min(workflows or solved, key=cost).approach if solved else "person"
+    return chosen
+
+
+def _by_weight(weight):
+    def choose(results):
+        chosen = {}
+        for name in dict.fromkeys(r.case.name for r in results):
+            solved = [r for r in results if r.case.name == name and r.success]
+            key = lambda r: r.input_tokens + weight * r.output_tokens  # noqa: E731
+            chosen[name] = min(solved, key=key).approach if solved else "person"
+        return chosen
+
+    return choose
+
+
+@pytest.mark.parametrize(
+    ("function", "named"),
+    [
+        (wrong_person_when_the_agent_failed, "a failed agent does not send the case"),
+        (wrong_agent_only_when_nothing_else_solved_it, "the agent too"),
+        (_by_weight(3), "output tokens cost five times more"),
+        (_by_weight(4), "output tokens cost five times more"),
+        (_by_weight(6), "output tokens cost five times more"),
+        (_by_weight(10), "output tokens cost five times more"),
+    ],
+)
+def test_wrong_choose_found_by_the_second_review_fail(function, named):
+    with pytest.raises(CheckFailed) as failure:
+        check_choose(function)
+    message = str(failure.value)
+    assert named in message, message
+    assert len(message.splitlines()) == 2 and message.splitlines()[1].startswith("Hint: ")
+
+
+def wrong_handler_first_then_agent(client, desk, ticket):
+    """Decides from the data, but runs the handler before handing over: a wasted call, and the
+    refund handler asks the desk for money before the agent starts."""
+    attempt = Attempt(reply="")
+    found = triage(client, ticket, attempt)
+    orders = orders_in_question(found, look_up_orders(desk, found)["orders"])
+    handler = HANDLERS.get(found["category"])
+    if handler is None:
+        return _agent_into(attempt, client, desk, ticket)
+    attempt.reply = handler(client, desk, ticket, found, attempt, MODEL)
+    if any(o.get("replaced_by") for o in orders):
+        return _agent_into(attempt, client, desk, ticket)
+    return attempt
+
+
+def wrong_refund_step_before_the_agent(client, desk, ticket):
+    """No handler call before the agent, but the refund step asks the desk first all the same."""
+    from course_helpers.workflows.steps import refund_step
+
+    attempt = Attempt(reply="")
+    found = triage(client, ticket, attempt)
+    orders = orders_in_question(found, look_up_orders(desk, found)["orders"])
+    handler = HANDLERS.get(found["category"])
+    if handler is None or any(o.get("replaced_by") for o in orders):
+        if found["category"] == "refund":
+            refund_step(desk, found, orders)
+        return _agent_into(attempt, client, desk, ticket)
+    attempt.reply = handler(client, desk, ticket, found, attempt, MODEL)
+    return attempt
+
+
+@pytest.mark.parametrize(
+    ("function", "named"),
+    [
+        (wrong_handler_first_then_agent, "besides the agent's"),
+        (wrong_refund_step_before_the_agent, "something else asked the desk for money"),
+    ],
+)
+def test_wrong_hybrid_found_by_the_second_review_fail(function, named):
+    with pytest.raises(CheckFailed) as failure:
+        check_hybrid(function)
+    message = str(failure.value)
+    assert named in message, message
+    assert len(message.splitlines()) == 2 and message.splitlines()[1].startswith("Hint: ")

@@ -20,10 +20,12 @@ made-up cases (replacement chains, measurements no real run gives, a desk with a
 1. it returns a dict with one entry per case name found in the results;
 2. each entry is the approach with the lowest cost among those that solved the case;
 3. cost is input tokens plus five times output tokens (not input alone, not the number of calls:
-   made-up results where the approach with the fewest calls costs the most);
-4. an approach that failed is never chosen, however cheap;
-5. every approach counts (not the router alone), and the decision comes from the results, not
-   from a case's name or kind;
+   made-up results where the approach with the fewest calls costs the most; a weight of 4 or of
+   6 for output tokens picks another approach than 5 does);
+4. an approach that failed is never chosen, however cheap, and a failed agent does not send a
+   case that a workflow solved to a person;
+5. every approach counts (not the router alone, and the agent when it is the cheapest that
+   solved it), and the decision comes from the results, not from a case's name or kind;
 6. a case nothing solved goes to "person".
 
 `check_hybrid(hybrid)`, a router in front of the agent, enforces:
@@ -41,7 +43,10 @@ made-up cases (replacement chains, measurements no real run gives, a desk with a
    turns untouched), the tickets that must take the fixed path get a reply full of the words a
    hybrid might watch for (replacement, refused, no rule, lost, a colleague...), and the tickets
    that need the agent get a reply with none of them; each decision must stay the same;
-7. a ticket no handler fits goes to the agent.
+7. a ticket no handler fits goes to the agent;
+8. where the data needs the agent it goes there straight after the lookups: one triage call and
+   the agent's calls, no handler's call, and no refund asked of the desk except by the agent's
+   own refund tool calls (a handler run first would ask for refunds before the agent starts).
 """
 
 from __future__ import annotations
@@ -387,6 +392,48 @@ def _made_up_situations(template) -> list[tuple[str, list, str, str, str]]:
             "cost is tokens, not calls: one call can carry more tokens than three.",
         ),
         (
+            "the agent failed and two workflows solved it",
+            [
+                row("agent", False, 2000, 150),
+                row("router", True, 700, 60),
+                row("chain", True, 900, 80),
+            ],
+            case.name,
+            "router",
+            "a failed agent does not send the case to a person: choose the cheapest approach "
+            "that solved it.",
+        ),
+        (
+            "the agent solved it for less than the workflows that solved it too",
+            [
+                row("agent", True, 600, 40, calls=4),
+                row("router", True, 700, 60),
+                row("chain", True, 900, 80, calls=3),
+            ],
+            case.name,
+            "agent",
+            "every approach counts, the agent too: when it is the cheapest that solved it, "
+            "choose it.",
+        ),
+        (
+            "the router reads 1000 and writes 100 tokens, the orchestrator 1405 and 10 (a "
+            "weight of 4 for output picks the router, 5 the orchestrator)",
+            [row("router", True, 1000, 100), row("orchestrator", True, 1405, 10)],
+            case.name,
+            "orchestrator",
+            "cost is input_tokens + 5 * output_tokens: output tokens cost five times more "
+            "(not four, not six times).",
+        ),
+        (
+            "the router reads 1000 and writes 100 tokens, the orchestrator 1495 and 10 (a "
+            "weight of 5 for output picks the router, 6 the orchestrator)",
+            [row("router", True, 1000, 100), row("orchestrator", True, 1495, 10)],
+            case.name,
+            "router",
+            "cost is input_tokens + 5 * output_tokens: output tokens cost five times more "
+            "(not four, not six times).",
+        ),
+        (
             "nothing solved the case",
             [row("router", False, 500, 90), row("agent", False, 2000, 150)],
             case.name,
@@ -455,6 +502,43 @@ def _rewording_client(wording: str):
     return client, recorder
 
 
+def _is_agent(request: dict) -> bool:
+    return AGENT_TOOL in [t.get("name") for t in request.get("tools") or []]
+
+
+def _agent_refund_calls(requests: list[dict]) -> int:
+    """How many refund tool calls the agent made (its last request holds its whole history)."""
+    last = next((r for r in reversed(requests) if _is_agent(r)), None)
+    return sum(
+        1
+        for message in (last or {}).get("messages") or []
+        if message.get("role") == "assistant" and isinstance(message.get("content"), list)
+        for block in message["content"]
+        if block.get("type") == "tool_use" and block.get("name") == "refund"
+    )
+
+
+def _straight_to_agent(ticket: str, desk, requests: list[dict]) -> None:
+    """On a ticket whose data needs the agent: one triage call, then only the agent's calls."""
+    __tracebackhide__ = True
+    other = [r for r in requests if not _is_agent(r)]
+    if len(other) > 1:
+        fail(
+            f"on {ticket!r} hybrid sent {len(other)} requests besides the agent's: a handler "
+            "ran before (or after) the agent, a call whose reply nobody reads.",
+            "after triage, look up the orders in question and decide; when one was replaced, "
+            "hand the ticket to run_support_agent without running the handler.",
+        )
+    asked = len(desk.refunds) + len(desk.refused)
+    if asked != _agent_refund_calls(requests):
+        fail(
+            f"on {ticket!r} the desk was asked for {asked} refund(s), the agent's refund tool "
+            f"for {_agent_refund_calls(requests)}: something else asked the desk for money "
+            "before the agent started.",
+            "decide before any handler runs: a handler's refund_step asks the desk for refunds.",
+        )
+
+
 def _run_hybrid(
     hybrid: Callable, ticket: str, orders: dict | None = None, wording: str | None = None
 ):
@@ -475,9 +559,7 @@ def _run_hybrid(
             f"hybrid returned {short_repr(attempt)}; it must return an Attempt.",
             "start with attempt = Attempt(reply='') and return it, as run_router does.",
         )
-    agent_ran = any(
-        AGENT_TOOL in [t.get("name") for t in r.get("tools") or []] for r in recorder.requests
-    )
+    agent_ran = any(_is_agent(r) for r in recorder.requests)
     if len(attempt.usage) != len(recorder.requests):
         fail(
             f"hybrid sent {len(recorder.requests)} requests but its Attempt counts "
@@ -569,6 +651,12 @@ def check_hybrid(hybrid: Callable) -> None:
                 "decide from the looked-up orders (replaced_by) and the triage's category, "
                 "never from the words of a reply.",
             )
+    for ticket in [
+        *(c.ticket for c in CASES if c.name[:2] in ("U1", "U2")),
+        REPLACED_REFUND_TICKET,
+    ]:
+        _, desk, requests, _ = _run_hybrid(hybrid, ticket)
+        _straight_to_agent(ticket, desk, requests)
     _, _, _, agent_ran = _run_hybrid(hybrid, OTHER_TICKET)
     if not agent_ran:
         fail(

@@ -107,8 +107,10 @@ def run_orchestrator(
         messages=[
             {
                 "role": "user",
-                "content": f"{TICKET_HEADING}\n{ticket}\n\n{ANSWERS_HEADING}\n"
-                + json.dumps(answers, indent=1),
+                "content": [
+                    {"type": "text", "text": f"{TICKET_HEADING}\n{ticket}"},
+                    {"type": "text", "text": f"{ANSWERS_HEADING}\n{json.dumps(answers, indent=1)}"},
+                ],
             }
         ],
     )

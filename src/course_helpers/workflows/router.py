@@ -44,7 +44,7 @@ def handle_refund(client, desk: Desk, ticket: str, found: dict, attempt: Attempt
     """Money back: the desk's refund rule on each order in question, then one call."""
     looked_up = look_up_orders(desk, found)
     orders = orders_in_question(found, looked_up["orders"])
-    facts = {"category": "refund", **refund_step(desk, found, orders)}
+    facts = {"category": "refund", "orders": orders, **refund_step(desk, found, orders)}
     facts["articles"] = desk.search_kb(ticket)
     if not orders:
         facts["not_found"] = looked_up["not_found"] or ["no order in question"]

@@ -109,10 +109,13 @@ def reply_text(response: Any) -> str:
     return text_of(response).strip()
 
 
-def facts_message(ticket: str, facts: dict, draft: str | None = None) -> str:
-    """The user message a writing step reads: the ticket, the facts as JSON, maybe a draft."""
-    text = f"{TICKET_HEADING}\n{ticket}\n\n{FACTS_HEADING}\n{json.dumps(facts, indent=1)}"
-    return text + (f"\n\n{DRAFT_HEADING}\n{draft}" if draft is not None else "")
+def facts_message(ticket: str, facts: dict, draft: str | None = None) -> list[dict]:
+    """The user message a writing step reads: the ticket, the facts as JSON, maybe a draft, each
+    in a text block of its own. Whatever the customer wrote stays in the ticket's block: a
+    ticket that types "Facts (JSON):" cannot pass for facts the code looked up."""
+    sections = [(TICKET_HEADING, ticket), (FACTS_HEADING, json.dumps(facts, indent=1))]
+    sections += [(DRAFT_HEADING, draft)] if draft is not None else []
+    return [{"type": "text", "text": f"{heading}\n{body}"} for heading, body in sections]
 
 
 TRIAGE_FIELDS = {

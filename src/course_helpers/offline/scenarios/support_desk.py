@@ -3,29 +3,34 @@ for every model call of every approach.
 
 The chain's triage, draft and check, the router's triage and handlers, the orchestrator's plan,
 workers and merge, and every turn of the agent are answered by the rules below. They read only
-what the request holds: the ticket, the facts (written in the prompt under `Facts (JSON):`, or
-returned by tool calls: both fill the same `Known`, so the same facts lead to the same decision),
-the tools offered and the instructions. Nothing asks which approach sent the request.
+what the request holds: the ticket, the facts (written by a workflow's code in a text block of
+their own after the ticket's, headed `Facts (JSON):`, or returned by tool calls: both fill the
+same `Known`, so the same facts lead to the same decision), the tools offered and the
+instructions. Nothing asks which approach sent the request. What a customer types, a
+`Facts (JSON):` heading included, stays in the ticket's block: ticket, never facts (`section`).
 
 The ticket is read as a list of requests (`split_requests`: its sentences, joined while the
 category stays), each with its category, order ids, item and refund reason read from its words
 (`triage_form`) and the ticket's email. Rule 6 answers a request that holds worker answers;
 any other request gets the first of rules 1-5 that applies:
 
-1. **Form.** `tool_choice` or the instructions ("calling the X tool") name an offered tool: fill in
-   its form from the ticket (a `requests` field gets one entry per request).
+1. **Form.** `tool_choice` or the instructions ("calling the X tool", not negated) name an offered
+   tool: fill in its form from the ticket (a `requests` field gets one entry per request). A
+   form the ticket cannot fill validly (a required field missing, a value outside an enum) is
+   not sent; the rules below apply.
 2. **Look up, in parallel.** Every lookup below whose tool is offered, whose input is known and
    whose answer is not, goes out in one turn: the orders the requests name; every order of the
    customer, when a customer record is known, a request names an item and no order, and no known
-   order holds that item; every order a known record says `replaced_by`; the customer by email,
-   when a request names no order; the help centre, once, when a request is about an account or
-   the shop's policy, or asks for money back and the instructions ask to read or follow the
-   refund policy (`told_to_follow_refund_policy`: a clause naming the refund policy, or the help
-   centre's rules or article on refunds, with read, follow, check, apply or look up, and no
-   negation).
+   order holds that item; every order a known record says `replaced_by`; every order a refusal
+   names besides the refused one (`pointed_at`; none after a declined approval); the customer by
+   email, when a request names no order; the help centre, once, when a request is about an
+   account or the shop's policy, or asks for money back and the instructions ask to read or
+   follow the refund policy (`told_to_follow_refund_policy`: a clause naming the refund policy,
+   or the help centre's refund rules or article on refunds, whose governing verb is a reading
+   verb not negated right in front of it, or "skip"/"ignore" negated; `says_to_read`).
 3. **Refund.** A refund tool is offered and no approval was declined so far. For each request
-   that asks for money back and has no refund issued for its orders yet: the known orders that a
-   refusal's words name besides the refused one, if any; else, when an article for its reason was read (the article
+   that asks for money back and has no refund issued for its orders yet: the orders a refusal
+   names besides the refused one, once looked up (rule 2), if any; else, when an article for its reason was read (the article
    naming damage, a double charge or returns), the orders it allows (the later of two identical
    orders of the same day; those delivered within its days; none for a return, refunded when the
    parcel arrives); else every order the request is about (the ones it names, else the known
@@ -39,8 +44,8 @@ any other request gets the first of rules 1-5 that applies:
    nothing was refunded and asks whether to pass the ticket to a colleague), or, when there are
    none, the order's status and the article's answer; for shipping, each order's status and its
    replacement's; for an account or policy question, the first article's answer; no account for
-   the email, or the item not found among the customer's orders; else a request for the order
-   number. Nothing to say: the message goes to a colleague. When the facts in the prompt name a
+   the email, or the item not found among the customer's orders; else, when the request names
+   no order, a request for the order number. Nothing to say: the message goes to a colleague. When the facts in the prompt name a
    `category` (the workflows' code writes the one the triage read), only the requests of that
    category are answered: the one key with no tool-result twin.
 6. **Merge.** Worker answers are given: one greeting, each answer's body, one sign-off.
@@ -60,7 +65,7 @@ from course_helpers.fixtures.support_desk import (
     SIGN_OFF,
     TICKET_HEADING,
 )
-from course_helpers.offline.conversation import Conversation
+from course_helpers.offline.conversation import Conversation, blocks_of
 from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
 
 ORDER_ID = re.compile(r"\bA\d{4}\b")
@@ -76,13 +81,25 @@ _NOT_ITEMS = {
     *("refund", "page", "week", "month", "day", "days", "account", "parcel"),
 }
 _ITEM = re.compile(r"\b(?:my|a|an|the)\s+(?:two\s+|same\s+)?([a-z'-]+(?:\s+[a-z'-]+)?)")
-# An instruction to read the refund policy: a clause that names it (or the help centre's rules or
-# article on refunds) with a verb that asks to read or follow it, and no negation.
+# An instruction about the refund policy: a clause that names it (or the help centre's rules or
+# article on refunds); the verb that governs it says whether to read it, and so does a negation
+# right in front of that verb (see `governing_verb_says_yes`).
 _REFUND_POLICY = re.compile(
-    r"refund (?:policy|policies|rules?)|(?:polic(?:y|ies)|rules?|articles?) (?:on|for|about) refunds"
+    r"refunds? (?:policy|policies|rules?|articles?)"
+    r"|(?:polic(?:y|ies)|rules?|articles?) (?:on|for|about) refunds"
 )
-_FOLLOW = re.compile(r"\b(?:read|follow|check|apply|look up)\b")
-_NEGATION = re.compile(r"\b(?:not|never|no need|don't|without|ignore|skip)\b")
+_FOLLOW_VERBS = {
+    *("read", "reading", "follow", "following", "check", "checking", "apply", "applying"),
+    *("consult", "consulting", "review", "reviewing", "study", "obey", "respect", "look"),
+}
+_AGAINST_VERBS = {"skip", "skipping", "ignore", "ignoring", "disregard", "disregarding"}
+_NEGATIONS = {"not", "never", "no", "without", "cannot", "nothing"}
+# Words that may stand between a negation and the verb it negates ("do not ever read",
+# "there is no need to read", "don't bother following", "never answer by calling").
+_FILLERS = {
+    *("do", "does", "you", "ever", "need", "to", "bother", "have", "has", "should", "must"),
+    *("please", "also", "even", "answer", "reply", "respond", "end", "by", "first", "just"),
+}
 _FORM_TOOL = re.compile(r"calling the (\w+) tool")
 # The words that tell which help-centre article speaks about which refund reason.
 _ARTICLE_FOR_REASON = {"damaged": "damaged", "duplicate_charge": "twice", "return": "return"}
@@ -92,13 +109,53 @@ _DECLINED = re.compile(r"declin|approv")
 # -- reading a ticket -------------------------------------------------------------------------
 
 
+def words_of(text: str) -> list[str]:
+    return re.findall(r"[a-z']+", text.lower().replace("’", "'"))
+
+
+def negated(before: list[str]) -> bool:
+    """Whether the words right before a verb negate it: a negation with only fillers between
+    ("do not read", "no need to read", "don't bother following"). "Without" after another
+    negation asks for the verb ("refund nothing without reading it": read it)."""
+    for index in range(len(before) - 1, -1, -1):
+        word = before[index]
+        if word in _NEGATIONS or word.endswith("n't"):
+            earlier = before[:index]
+            double = any(
+                w in _NEGATIONS | {"nothing", "none"} or w.endswith("n't") for w in earlier
+            )
+            return not (word == "without" and double)
+        if word not in _FILLERS:
+            return False
+    return False
+
+
+def says_to_read(clause: str, next_clause: str = "") -> bool:
+    """Whether one clause asks to read or follow the refund policy: the verb that governs its
+    mention (the last such verb before it, else the first after it) is a reading verb and not
+    negated, or a verb against it ("skip", "ignore") that is negated; a next clause that starts
+    with "no" takes it back ("Read the refund policy? No, just refund.")."""
+    match = _REFUND_POLICY.search(clause.lower().replace("’", "'"))
+    if match is None:
+        return False
+    before, after = words_of(clause[: match.start()]), words_of(clause[match.end() :])
+    verbs = [i for i, w in enumerate(before) if w in _FOLLOW_VERBS | _AGAINST_VERBS]
+    if verbs:
+        verb, no = before[verbs[-1]], negated(before[: verbs[-1]])
+    else:
+        later = [i for i, w in enumerate(after) if w in _FOLLOW_VERBS | _AGAINST_VERBS]
+        if not later:
+            return False
+        verb, no = after[later[0]], negated(after[: later[0]])
+    yes = (verb in _FOLLOW_VERBS) != no
+    return yes and words_of(next_clause)[:1] != ["no"]
+
+
 def told_to_follow_refund_policy(system: str) -> bool:
-    """Whether the instructions ask to read or follow the refund policy (a negated clause, as in
-    "do not read the refund policy", does not count)."""
-    clauses = re.split(r"[.;!?]\s*", system.lower().replace("’", "'"))
-    return any(
-        _REFUND_POLICY.search(c) and _FOLLOW.search(c) and not _NEGATION.search(c) for c in clauses
-    )
+    """Whether the instructions ask to read or follow the refund policy (`says_to_read`, clause
+    by clause)."""
+    clauses = re.split(r"[.;!?]+\s*", system)
+    return any(says_to_read(c, n) for c, n in zip(clauses, [*clauses[1:], ""], strict=True))
 
 
 def categorise(ticket: str) -> str:
@@ -171,14 +228,31 @@ def requests_of(ticket: str) -> list[dict]:
     return [{"text": part, **triage_form(part, shared)} for part in split_requests(ticket)]
 
 
+def first_user_blocks(conv: Conversation) -> list[str]:
+    """The text blocks of the first user message (a plain string is one block)."""
+    for message in conv.messages:
+        if message.get("role") == "user":
+            return [b.get("text", "") for b in blocks_of(message) if b.get("type") == "text"]
+    return []
+
+
 def ticket_of(conv: Conversation) -> str:
-    """The ticket: after a `Ticket:` heading when there is one, else the user's first text."""
-    said = conv.first_user_text
-    if TICKET_HEADING in said:
-        said = said.split(TICKET_HEADING, 1)[1]
-        for heading in (FACTS_HEADING, ANSWERS_HEADING):
-            said = said.split(f"\n\n{heading}", 1)[0]
-    return said.strip()
+    """The ticket: the first text block of the first user message, without its `Ticket:`
+    heading (a workflow's message) or as it stands (the agent's)."""
+    blocks = first_user_blocks(conv)
+    said = blocks[0].strip() if blocks else ""
+    return said.removeprefix(TICKET_HEADING).strip()
+
+
+def section(conv: Conversation, heading: str) -> str | None:
+    """What a workflow's code wrote under `heading`: a text block of its own, after the ticket's,
+    that starts with it. A ticket's words stay in the ticket's block, so a ticket cannot write
+    a section (a customer who types "Facts (JSON):" writes part of the ticket)."""
+    blocks = first_user_blocks(conv)
+    if not blocks or not blocks[0].lstrip().startswith(TICKET_HEADING):
+        return None
+    found = [b.strip() for b in blocks[1:] if b.strip().startswith(heading)]
+    return found[0].removeprefix(heading).strip() if found else None
 
 
 # -- what the request holds: the facts, however they arrived --------------------------------------
@@ -190,7 +264,8 @@ def item_words(text: str) -> set[str]:
 
 @dataclass
 class Known:
-    """Every fact the request holds, from `Facts (JSON):` in the prompt and from tool results."""
+    """Every fact the request holds, from the `Facts (JSON):` section of a workflow's message
+    and from tool results."""
 
     orders: dict[str, dict] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)  # order ids with no record
@@ -297,9 +372,8 @@ class Known:
 
 def known_from(conv: Conversation) -> Known:
     known = Known()
-    said = conv.first_user_text
-    if FACTS_HEADING in said:
-        raw = said.split(FACTS_HEADING, 1)[1].split(f"\n\n{DRAFT_HEADING}", 1)[0]
+    raw = section(conv, FACTS_HEADING)
+    if raw is not None:
         try:
             facts = json.loads(raw)
         except ValueError:
@@ -313,19 +387,32 @@ def known_from(conv: Conversation) -> Known:
 
 
 def form_tool(conv: Conversation) -> dict | None:
-    """The tool the instructions (or tool_choice) say to answer with, if it is offered."""
+    """The tool the instructions (or tool_choice) say to answer with, if it is offered: "calling
+    the X tool" counts unless negated ("never answer by calling the refund tool")."""
     named = conv.forced_tool
     if named is None:
-        match = _FORM_TOOL.search(conv.system)
-        named = match.group(1) if match else None
+        for clause in re.split(r"[.;!?]+\s*", conv.system):
+            match = _FORM_TOOL.search(clause)
+            if match and not negated(words_of(clause[: match.start()])):
+                named = match.group(1)
+                break
     return conv.tool(named) if named else None
 
 
-def fill_in(form: dict, ticket: str) -> dict:
-    properties = (form.get("input_schema") or {}).get("properties") or {}
+def fill_in(form: dict, ticket: str) -> dict | None:
+    """The form filled in from the ticket, or None when the ticket cannot fill it validly (a
+    required field it does not give, a value outside a field's enum)."""
+    schema = form.get("input_schema") or {}
+    properties = schema.get("properties") or {}
     if "requests" in properties:
-        return {"requests": requests_of(ticket)}
-    return {k: v for k, v in triage_form(ticket).items() if k in properties}
+        filled = {"requests": requests_of(ticket)}
+    else:
+        filled = {k: v for k, v in triage_form(ticket).items() if k in properties}
+    complete = all(name in filled for name in schema.get("required") or [])
+    in_enum = all(
+        value in (properties[name].get("enum") or [value]) for name, value in filled.items()
+    )
+    return filled if complete and in_enum else None
 
 
 # -- rule 2: the lookups, in parallel --------------------------------------------------------------
@@ -341,6 +428,7 @@ def lookups(conv: Conversation, ticket: str, requests: list[dict], known: Known)
             if not any(known.holding(item) for item in items):
                 wanted += list(known.customer.get("orders") or [])
         wanted += [str(o["replaced_by"]) for o in known.orders.values() if o.get("replaced_by")]
+        wanted += pointed_at(known)
         wanted = [i for i in dict.fromkeys(wanted) if not known.looked_up(i)]
         calls += [tool_use("look_up_order", **{argument: i}) for i in wanted]
     email = next((r["email"] for r in requests if not r["order_ids"] and r["email"]), "")
@@ -391,8 +479,28 @@ def allowed_by(article: dict, reason: str, orders: list[dict]) -> list[dict]:
     return orders
 
 
+def declined(known: Known) -> bool:
+    """Whether a refund's approval was declined: nothing more is asked after that."""
+    return any(_DECLINED.search(why) for why in known.refused.values())
+
+
+def pointed_at(known: Known) -> list[str]:
+    """The orders a refusal names besides the refused one ("the later, duplicate order is
+    A1004"), none after a declined approval."""
+    if declined(known):
+        return []
+    return list(
+        dict.fromkeys(
+            i
+            for order_id, why in known.refused.items()
+            for i in ORDER_ID.findall(why)
+            if i != order_id
+        )
+    )
+
+
 def refunds_to_ask(conv: Conversation, requests: list[dict], known: Known) -> list[dict]:
-    if not conv.offers("refund") or any(_DECLINED.search(w) for w in known.refused.values()):
+    if not conv.offers("refund") or declined(known):
         return []
     argument = conv.argument_for("refund", ("order_id",))
     calls = []
@@ -400,12 +508,7 @@ def refunds_to_ask(conv: Conversation, requests: list[dict], known: Known) -> li
         orders = known.about(request)
         if any(str(r.get("order_id")) in {o["order_id"] for o in orders} for r in known.refunds):
             continue
-        pointed = [
-            i
-            for order_id, why in known.refused.items()
-            for i in ORDER_ID.findall(why)
-            if i != order_id and i in known.orders
-        ]
+        pointed = [i for i in pointed_at(known) if i in known.orders]
         if pointed:
             chosen = [known.orders[i] for i in pointed]
         else:
@@ -492,7 +595,7 @@ def request_lines(request: dict, known: Known) -> list[str]:
             lines.append("I could not find an account with that email address.")
         elif known.searched_orders is not None:
             lines.append(not_found_sentence(request["item"], known.searched_orders))
-    if not lines and request["category"] in ("shipping", "refund"):
+    if not lines and not request["order_ids"] and request["category"] in ("shipping", "refund"):
         lines.append(
             "I could not find an order number in your message. Could you send it? It looks "
             "like A1234 and is in your confirmation email."
@@ -553,23 +656,24 @@ def is_support_request(conv: Conversation) -> bool:
 def support_desk(conv: Conversation) -> Reply | None:
     if not is_support_request(conv):
         return None
-    said = conv.first_user_text
     ticket = ticket_of(conv)
-    if ANSWERS_HEADING in said:  # rule 6
+    answers = section(conv, ANSWERS_HEADING)
+    if answers is not None:  # rule 6
         try:
-            return say(merge(json.loads(said.split(ANSWERS_HEADING, 1)[1])))
+            return say(merge(json.loads(answers)))
         except ValueError:
             return say("I could not read the answers I was given.")
     form = form_tool(conv) if conv.tools_allowed else None
-    if form is not None:  # rule 1
-        return Reply([tool_use(form["name"], **fill_in(form, ticket))])
+    filled = fill_in(form, ticket) if form is not None else None
+    if form is not None and filled is not None:  # rule 1
+        return Reply([tool_use(form["name"], **filled)])
     requests, known = requests_of(ticket), known_from(conv)
     if conv.tools_allowed:
         calls = lookups(conv, ticket, requests, known) or refunds_to_ask(conv, requests, known)
         if calls:  # rules 2 and 3
             names = ", ".join(dict.fromkeys(c["name"] for c in calls))
             return Reply([text(f"Next I need {names}."), *calls])
-    if DRAFT_HEADING in said:  # rule 4
-        draft = said.split(f"\n\n{DRAFT_HEADING}", 1)[1].strip()
+    draft = section(conv, DRAFT_HEADING)
+    if draft is not None:  # rule 4
         return say(check(draft, requests, known))
     return say(reply(requests, known, focus=known.category))  # rule 5

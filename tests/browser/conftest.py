@@ -56,8 +56,8 @@ MISSING_CHROMIUM = (
     "Chromium not found: install it (sudo apt-get install chromium) to run the browser tests"
 )
 MISSING_PLAYWRIGHT = (
-    "Playwright for Python not importable: run `make venv` (it is in requirements.txt) "
-    "to run the browser tests"
+    "Playwright for Python not importable: `make test` installs it (requirements-test.txt); "
+    "it is needed to run the browser tests"
 )
 # The launch arguments seen to work with Debian's chromium (see docs in /work/shared).
 LAUNCH_ARGS = [

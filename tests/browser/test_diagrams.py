@@ -19,7 +19,7 @@ import re
 
 import pytest
 
-from .conftest import NOTEBOOKS, KERNEL_TIMEOUT, LabPage, skip_without_browser
+from .conftest import KERNEL_TIMEOUT, NOTEBOOKS, LabPage, skip_without_browser
 
 skip_without_browser()
 
@@ -133,7 +133,7 @@ def test_every_diagram_is_drawn(lab_page: LabPage, notebook: str) -> None:
         _ALL_DRAWN, arg=[notebook, len(expected)], timeout=DRAW_TIMEOUT * 1000
     )
     seen = lab_page.page.evaluate(_DIAGRAMS)
-    for number, cell in enumerate(sorted({item["cell"] for item in seen}), start=1):
+    for cell in sorted({item["cell"] for item in seen}):
         path = lab_page.results / f"{lab_page.name}-cell-{cell}.png"
         lab_page.cell(cell).locator(".jp-RenderedMermaid").first.screenshot(path=str(path))
         lab_page.shots.append(path)

@@ -1,10 +1,12 @@
 # The two commands a learner needs: `make lab` and `make test`.
-# Both build .venv from requirements.txt first, and rebuild it when that file changes.
+# Both build .venv from requirements.txt first (what the notebooks need), and reinstall when that
+# file changes; `make test` and `make lint` also install requirements-test.txt (the test tools).
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
 # Jupyter keeps its state inside the project, so runs are repeatable and leave $HOME alone.
 # jupyter-config/ (tracked) holds the course's JupyterLab settings: no news or update prompt.
 JUPYTER_ENV := IPYTHONDIR=$(CURDIR)/.jupyter-run/ipython \
@@ -17,11 +19,19 @@ JUPYTER_ENV := IPYTHONDIR=$(CURDIR)/.jupyter-run/ipython \
 
 venv: $(STAMP)
 
+# pip prints what it collects, downloads and installs: the first install takes a few minutes.
 $(STAMP): requirements.txt pyproject.toml
+	@echo "== Setting up .venv with $(PYTHON) (first time only: a few minutes, pip says what it is doing)"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --progress-bar on -r requirements.txt
 	touch $(STAMP)
+	@echo "== .venv is ready: the course's packages are installed"
+
+$(TEST_STAMP): $(STAMP) requirements-test.txt
+	@echo "== Adding the test tools to .venv (requirements-test.txt)"
+	$(BIN)/python -m pip install --progress-bar on -r requirements-test.txt
+	touch $(TEST_STAMP)
 
 # JupyterLab refuses to run as root (containers, some cloud machines) unless told it may.
 LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root,)
@@ -29,9 +39,11 @@ LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root,)
 LAB_ARGS ?=
 
 lab: $(STAMP)
+	@echo "== Starting JupyterLab on notebooks/00_start_here.ipynb. To stop it: File > Shut Down in"
+	@echo "   JupyterLab, or Ctrl-C twice in this terminal."
 	$(JUPYTER_ENV) $(BIN)/jupyter lab $(LAB_FLAGS) $(LAB_ARGS) notebooks/00_start_here.ipynb
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(JUPYTER_ENV) $(BIN)/python -m pytest
 
 notebooks: $(STAMP)
@@ -40,11 +52,11 @@ notebooks: $(STAMP)
 exercises: $(STAMP)
 	$(BIN)/python -m course_tools.make_exercises
 
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests benchmarks notebooks
 	$(BIN)/ruff format --check src tests benchmarks
 
-format: $(STAMP)
+format: $(TEST_STAMP)
 	$(BIN)/ruff check --fix src tests benchmarks notebooks
 	$(BIN)/ruff format src tests benchmarks
 

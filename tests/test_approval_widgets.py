@@ -124,6 +124,40 @@ def test_clicking_approve_runs_the_call(panel, repo) -> None:
     assert panel.gate.counts[("merge_pr", True)] == 1
 
 
+@pytest.mark.parametrize(
+    ("answer", "label", "done"),
+    [("deny", DENY, "Denied"), ("approve", APPROVE, "Approved")],
+)
+def test_an_answer_from_code_never_claims_a_click(panel, answer, label, done) -> None:
+    getattr(panel, answer)()
+    said = f"{done} from code for merge_pr: panel.{answer}(), not a click;"
+    assert panel.status.value.startswith(f"{said} the agent went on and finished")
+    assert "clicked" not in panel.status.value and "clicked" not in panel.text()
+    assert (
+        f'answered: merge_pr {{"pr": 482}}: {label} (from code: panel.{answer}())' in panel.text()
+    )
+    entry = panel.gate.audit_log[-1]
+    assert (entry["reason"], entry["who"]) == (f"answered from code: panel.{answer}()", "person")
+    result = next(
+        block
+        for message in panel.messages
+        if message["role"] == "user" and isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("tool_use_id") == panel.messages[3]["content"][-1].id
+    )
+    if answer == "deny":
+        assert result["content"].startswith("The user declined to run merge_pr (answered from code")
+
+
+def test_the_policy_tells_an_answer_from_code_from_a_click() -> None:
+    policy = ButtonPolicy()
+    policy.answer, policy.from_code = False, "panel.deny()"
+    assert policy.decide("merge_pr", {"pr": 1}).reason == "answered from code: panel.deny()"
+    policy.answer = True
+    assert policy.decide("merge_pr", {"pr": 1}).reason == f"the person clicked {APPROVE}"
+    assert policy.from_code is None and policy.answer is None, "each answer is used once"
+
+
 def test_an_answer_with_nothing_waiting_says_so_and_changes_nothing(panel) -> None:
     panel.deny()
     messages, log = len(panel.messages), len(panel.gate.audit_log)

@@ -3,7 +3,7 @@
     panel = ApprovalPanel(client, messages, tools, dangerous={"merge_pr"})
     panel.run()      # runs the loop until it ends or a dangerous call waits for an answer
     panel            # the buttons, the call waiting, and the transcript so far
-    panel.deny()     # the same as clicking Deny (what stored notebooks and CI use)
+    panel.deny()     # Deny from code (what stored notebooks and CI use), not a click
 
 Why the panel drives the loop itself: a cell that is running keeps the kernel busy, and the
 kernel handles a button click only when it is idle. A loop that waited inside a cell for a click
@@ -18,8 +18,9 @@ shows as text.
 
 The request is shown with `policies.describe_call`, the same text a terminal prompt shows:
 every argument, short ones first, control and bidirectional characters escaped. A call too
-long to show whole is refused without a button ever being offered. After a click, the header
-says what was clicked and what the agent did next.
+long to show whole is refused without a button ever being offered. After an answer, the header
+says who gave it (a click, or code such as `panel.deny()`: the panel never claims a click that
+nobody made) and what the agent did next.
 """
 
 from __future__ import annotations
@@ -60,21 +61,30 @@ def _sentence(text: str) -> str:
 
 
 class ButtonPolicy:
-    """An approval policy answered by a person clicking, for the call on screen.
+    """An approval policy answered by a person, for the call on screen: by a click, or from code.
 
-    The panel sets `answer` from the click just before the dispatcher asks about that call;
-    each answer is used once. A call too long to show whole is refused without asking.
+    The panel sets `answer` just before the dispatcher asks about that call, and `from_code` to
+    the code that answered (like "panel.deny()") when it was not a click; each answer is used
+    once. A call too long to show whole is refused without asking.
     """
 
     def __init__(self) -> None:
         self.answer: bool | None = None
+        self.from_code: str | None = None
+
+    def forget(self) -> None:
+        """Drop the answer: it was for one call only."""
+        self.answer = self.from_code = None
 
     def decide(self, tool_name: str, tool_input: Any) -> Decision:
         if describe_call(tool_name, tool_input) is None:
             return Decision(False, too_long_reason(tool_name, tool_input), "ApprovalPanel")
-        allowed, self.answer = self.answer, None
+        allowed, from_code = self.answer, self.from_code
+        self.forget()
         if allowed is None:
             return Decision(False, "no one clicked a button for this call", "ApprovalPanel")
+        if from_code:
+            return Decision(allowed, f"answered from code: {from_code}", "person")
         clicked = APPROVE if allowed else DENY
         return Decision(allowed, f"the person clicked {clicked}", "person")
 
@@ -106,11 +116,11 @@ class ApprovalPanel(ShownAsWidget):
         self.calls: list = []  # the calls of the turn being answered
         self.results: list[dict] = []  # their results so far
         self.answers: list[str] = []
-        self.last_click: str | None = None
+        self.last_answer: str | None = None  # who answered the last call, and how
         self.approve_button = widgets.Button(description=APPROVE, button_style="success")
         self.deny_button = widgets.Button(description=DENY, button_style="danger")
-        self.approve_button.on_click(lambda _: self.answer(True))
-        self.deny_button.on_click(lambda _: self.answer(False))
+        self.approve_button.on_click(lambda _: self.answer(True, from_code=None))
+        self.deny_button.on_click(lambda _: self.answer(False, from_code=None))
         self.status = widgets.Label()
         self.request = widgets.HTML()
         self.transcript = widgets.HTML()
@@ -147,7 +157,7 @@ class ApprovalPanel(ShownAsWidget):
                     self._abort(stop)
                     return
                 finally:
-                    self.policy.answer = None  # an answer is for the call it was given for
+                    self.policy.forget()  # an answer is for the call it was given for
             results, self.calls, self.results = self.results, [], []
             self.calls = advance(self.record, self.turns, results) or []
         self._refresh()
@@ -185,36 +195,45 @@ class ApprovalPanel(ShownAsWidget):
             return call.name, call.input
         return None
 
-    def answer(self, allowed: bool) -> AgentRun | str:
-        """Answer the waiting call and go on (what the buttons do)."""
+    def answer(self, allowed: bool, *, from_code: str | None = "panel.answer()") -> AgentRun | str:
+        """Answer the waiting call and go on.
+
+        The buttons pass `from_code=None` (a click); code names itself, so that the header, the
+        audit log and the model's tool result never say a person clicked when no one did.
+        """
         waiting = self.waiting
         if waiting is None:
             return "Nothing is waiting for an answer: " + self._status()
-        self.policy.answer = bool(allowed)
-        clicked = APPROVE if allowed else DENY
-        self.answers.append(visible(f"{waiting[0]} {canonical(waiting[1])}: {clicked}"))
-        self.last_click = f"You clicked {clicked} for {waiting[0]}"
+        self.policy.answer, self.policy.from_code = bool(allowed), from_code
+        label = APPROVE if allowed else DENY
+        how = f"{label} (from code: {from_code})" if from_code else label
+        self.answers.append(visible(f"{waiting[0]} {canonical(waiting[1])}: {how}"))
+        if from_code:
+            done = "Approved" if allowed else "Denied"
+            self.last_answer = f"{done} from code for {waiting[0]}: {from_code}, not a click"
+        else:
+            self.last_answer = f"You clicked {label} for {waiting[0]}"
         return self.run()
 
     def approve(self) -> AgentRun | str:
-        """The same as clicking Approve."""
-        return self.answer(True)
+        """Approve from code: the same effect as clicking Approve, and said to be from code."""
+        return self.answer(True, from_code="panel.approve()")
 
     def deny(self) -> AgentRun | str:
-        """The same as clicking Deny."""
-        return self.answer(False)
+        """Deny from code: the same effect as clicking Deny, and said to be from code."""
+        return self.answer(False, from_code="panel.deny()")
 
     # -- what is shown -------------------------------------------------------------------
     def _status(self) -> str:
-        """The header: what was clicked last (if anything), then where the agent is now."""
+        """The header: who answered last and how (if anyone), then where the agent is now."""
         count = f"len(messages) = {len(self.messages)}"
-        clicked = f"{self.last_click}; " if self.last_click else ""
+        answered = f"{self.last_answer}; " if self.last_answer else ""
         if self.record is None:
             return f"Ready · {count}"
         if self.waiting is not None:
-            return _sentence(f"{clicked}waiting for your answer: {self.waiting[0]} · {count}")
-        went_on = "the agent went on and " if clicked else ""
-        return _sentence(f"{clicked}{went_on}finished ({self.record.ending}) · {count}")
+            return _sentence(f"{answered}waiting for your answer: {self.waiting[0]} · {count}")
+        went_on = "the agent went on and " if answered else ""
+        return _sentence(f"{answered}{went_on}finished ({self.record.ending}) · {count}")
 
     def _refresh(self) -> None:
         waiting = self.waiting

@@ -110,7 +110,8 @@ class LoopStepper(ShownAsWidget):
         self.done = bool(ending)
         self.status.value = self._status()
         self.button.disabled = self.done
-        self.transcript.value = Transcript(self.messages, title=self._status()).html()
+        # No title: the status line beside the button already says where the run is.
+        self.transcript.value = Transcript(self.messages).html()
         return report
 
     def _status(self) -> str:

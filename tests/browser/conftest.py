@@ -56,8 +56,8 @@ MISSING_CHROMIUM = (
     "Chromium not found: install it (sudo apt-get install chromium) to run the browser tests"
 )
 MISSING_PLAYWRIGHT = (
-    "Playwright for Python not importable: run `make venv` (it is in requirements.txt) "
-    "to run the browser tests"
+    "Playwright for Python not importable: `make test` installs it (requirements-test.txt); "
+    "it is needed to run the browser tests"
 )
 # The launch arguments seen to work with Debian's chromium (see docs in /work/shared).
 LAUNCH_ARGS = [
@@ -247,9 +247,13 @@ class Lab:
         return json.loads(body) if body else None
 
     def page_url(self, notebook: str) -> str:
-        """The address that opens `notebook` (a path under the root) in JupyterLab."""
+        """The address that opens `notebook` (a path under the root) in JupyterLab.
+
+        `reset` starts from the default layout: the workspace the server saved for an earlier
+        test (its open tabs, a sidebar widened at another viewport width) is not restored.
+        """
         quoted = urllib.parse.quote(notebook)
-        return f"{self.url}/lab/tree/{quoted}?token={self.token}"
+        return f"{self.url}/lab/tree/{quoted}?reset&token={self.token}"
 
     def kernel_ids(self) -> list[str]:
         return [kernel["id"] for kernel in self.api("GET", "/api/kernels")]

@@ -1,4 +1,4 @@
-"""Notebook 07's approval gate, clicked in JupyterLab: Deny, then Approve.
+"""Notebook 07's approval gate, clicked in JupyterLab: Deny, then Approve; Run All; a second try.
 
 The cells are run through the UI up to the first cell that creates an `ApprovalPanel` (what a
 learner does by hand: the cells after it only demonstrate other guards, and nbval runs the
@@ -8,6 +8,11 @@ declined, and the panel's header must say that Deny was clicked. Then Approve is
 the next request (in the same output or a later cell; if there is none, the gate cell is run
 again and the same request is approved): the tool must run, so a new tool result appears that
 is not a refusal.
+
+After Run All, the cell after the panel has answered it with `panel.deny()`: the panel's header
+must say so ("Denied from code"), never that someone clicked. Then the panel cell alone is run
+again, as the notebook invites: it must build a new repository and ask again (no error), and a
+click on Approve must merge PR #482, which the cell that prints `main` then shows.
 """
 
 from __future__ import annotations
@@ -100,3 +105,76 @@ def test_deny_then_approve(lab_page: LabPage) -> None:
     assert after_results > results, "after Approve, no new tool result is shown"
     assert after_declined == declined, "after Approve, the tool result still says declined"
     lab_page.screenshot("approved", cell.get_by_text("tool_result", exact=True).last)
+
+
+PANEL_CELL = "(source, type) => type === 'code' && source.includes('ApprovalPanel(')"
+
+# Index of the first code cell after `start` that prints main's last commit.
+_MAIN_CELL_AFTER = """
+(start) => {
+  const cells = window.jupyterapp.shell.currentWidget.content.model.cells;
+  for (let i = start + 1; i < cells.length; i++) {
+    const cell = cells.get(i);
+    if (cell.type === 'code' && cell.sharedModel.getSource().includes('print("main:"')) return i;
+  }
+  return -1;
+}
+"""
+
+
+def header_of(cell) -> str:
+    """The panel's header: the first label of the widget in the cell's output."""
+    return cell.locator(".jp-Cell-outputArea .widget-label").first.inner_text()
+
+
+def run_cell(lab_page: LabPage, index: int) -> None:
+    """Run one cell alone (Shift-Enter on it) and wait until it and the kernel are done."""
+    lab_page.select(index)
+    lab_page.execute("notebook:run-cell")
+    lab_page.wait_executed()
+    lab_page.page.wait_for_timeout(300)  # the last output message after the kernel went idle
+
+
+def test_after_run_all_the_panel_says_code_answered_it(lab_page: LabPage) -> None:
+    from playwright.sync_api import expect
+
+    lab_page.open(NOTEBOOK)
+    lab_page.run_all()
+    cell = lab_page.cell(lab_page.find_cell(PANEL_CELL))
+    expect(cell.locator(".jp-Cell-outputArea .widget-label").first).to_contain_text("from code")
+    header = header_of(cell)
+    lab_page.screenshot("after-run-all", cell.locator(".jp-Cell-outputArea .widget-label").first)
+    assert header.startswith("Denied from code for merge_pr: panel.deny(), not a click;"), header
+    assert "clicked" not in header.lower(), f"no one clicked, yet the header says: {header}"
+    buttons = cell.locator(".jp-Cell-outputArea button")
+    assert buttons.count() == 2 and all(buttons.nth(i).is_disabled() for i in range(2))
+    assert "answered from code: panel.deny()" in cell.locator(".jp-Cell-outputArea").inner_text()
+
+
+def test_the_panel_cell_runs_again_and_approve_changes_main(lab_page: LabPage) -> None:
+    from playwright.sync_api import expect
+
+    lab_page.open(NOTEBOOK)
+    lab_page.run_all()
+    panel = lab_page.find_cell(PANEL_CELL)
+    main = lab_page.page.evaluate(_MAIN_CELL_AFTER, panel)
+    assert 0 <= panel < main, "no cell after the panel's prints main"
+    assert "main: Start the invoicing library" in lab_page.cell(main).inner_text()
+
+    run_cell(lab_page, panel)  # a second try, as the notebook invites
+    cell = lab_page.cell(panel)
+    expect(cell.locator(".jp-Cell-outputArea .widget-label").first).to_contain_text(
+        "Waiting for your answer: merge_pr"
+    )
+    assert cell_with_button(lab_page, "Approve", start=panel) == panel, "no Approve to click"
+    lab_page.screenshot("asked-again", cell)
+
+    click(lab_page, cell, "Approve")
+    header = header_of(cell)
+    assert header.startswith("You clicked Approve for merge_pr; the agent went on"), header
+    assert "Merged PR #482" in cell.locator(".jp-Cell-outputArea").inner_text()
+
+    run_cell(lab_page, main)
+    shown = lab_page.cell(main).locator(".jp-Cell-outputArea").inner_text()
+    lab_page.screenshot("main-changed", lab_page.cell(main))
+    assert "main: Merge branch 'pr-482'" in shown, f"main did not change:\n{shown[-400:]}"

@@ -4,7 +4,7 @@ The notebook runs whole first (Run All Cells, as a learner would). The cells aft
 drive a stepper of their own (`demo.step()`), so the one on screen must still wait for a click:
 "Ready", its button enabled, no transcript yet. The test then clicks "Next turn" until the run
 ends. After every click the status line must report a longer history and the transcript under
-the button must show exactly that many messages.
+the button must show exactly that many messages, and the status line must be shown once.
 """
 
 from __future__ import annotations
@@ -70,6 +70,8 @@ def test_stepper_clicks_through_a_run(lab_page: LabPage) -> None:
         # The transcript under the button shows the whole history: one header per message.
         expect(turns).to_have_count(now)
         expect(cell.locator(".course-transcript")).to_have_count(1)
+        shown = cell.locator(".jp-Cell-outputArea").inner_text()
+        assert shown.count("len(messages) = ") == 1, f"the status line is shown twice:\n{shown}"
         count = now
         lab_page.screenshot(f"click-{clicks}", turns.last)
 

@@ -59,7 +59,7 @@ MISSING_PLAYWRIGHT = (
     "Playwright for Python not importable: `make test` installs it (requirements-test.txt); "
     "it is needed to run the browser tests"
 )
-# The launch arguments seen to work with Debian's chromium (see docs in /work/shared).
+# The launch arguments seen to work with Debian's chromium, headless, as root, offline.
 LAUNCH_ARGS = [
     "--no-sandbox",
     "--disable-gpu",

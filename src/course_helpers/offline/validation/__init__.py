@@ -200,6 +200,7 @@ from course_helpers.offline.validation.rules import (
     check_prefill,
     check_thinking_blocks,
     check_tool_choice_against_tools,
+    check_tools_defined,
 )
 from course_helpers.offline.validation.surface import BETA, GA, KNOWN_MODELS
 
@@ -227,10 +228,11 @@ def validate_messages_request(
     check_roles_of_blocks(messages)
     check_non_empty(messages)
     check_tool_pairing(messages)
+    check_tools_defined(body)
     check_tool_choice_against_tools(body)
     check_cache_control_count(body)
     if generating:
         check_model_rules(body, spec)
-    check_thinking_blocks(body, spec)
+    check_thinking_blocks(body, spec, generating=generating)
     if generating:
         check_prefill(body, spec)

@@ -18,6 +18,7 @@ import anthropic
 import pytest
 
 from course_helpers.offline import CourseModelApp
+from course_helpers.offline.prefill import continuation
 from course_helpers.offline.serve import start_server
 
 pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
@@ -197,6 +198,23 @@ def test_a_streamed_continuation_is_the_same(client):
     with client.messages.stream(**request) as stream:
         streamed = stream.get_final_text()
     assert streamed == text_of(client.messages.create(**request))
+
+
+@pytest.mark.parametrize(
+    ("prefill", "answer", "rest"),
+    [
+        ("1, 2, 3", "1, 2, 3, 4.", ", 4."),  # the answer begins with the prefill
+        ("Hel", "Hello!", "lo!"),
+        ("{", "Paris.", '"answer": "Paris."}'),  # a JSON opener
+        ("[", '{"city": "Paris"}', '{"city": "Paris"}]'),
+        ("1, 2, 3", "To sum up: 1, 2, 3, 4.", ", 4."),  # the prefill further on
+        ("Bonjour", "Hello! I am here.", "! I am here."),  # a short opening replaced
+        ("Sure.", "I am here.", " I am here."),  # a new sentence
+        ("The answer is", "I am here.", ": I am here."),
+    ],
+)
+def test_each_continuation_rule(prefill, answer, rest):
+    assert continuation(prefill, answer) == rest
 
 
 def test_a_prefill_is_continued_over_loopback(served_client):

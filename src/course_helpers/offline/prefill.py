@@ -10,10 +10,12 @@ prefill, by the first of these rules that applies:
    it, never the prefill again.
 2. The prefill ends by opening a JSON object or array (`{`, `[`): the rest of one JSON
    document. An answer that is JSON already is that document; prose becomes `{"answer": ...}`.
-3. The prefill is a short opening of a few words ("Bonjour") and the answer opens with a short
-   one of its own ("Hello! I am..."): the prefill takes its place and the answer goes on after
-   it ("! I am...").
-4. Otherwise the answer follows the prefill as a new sentence (after one ending in `.`, `!`,
+3. The answer holds the prefill further on, from the start of a word ("To sum up: 1, 2, 3,
+   4..."): what follows it there.
+4. The prefill is a short opening of one or two words ("Bonjour") and the answer opens with
+   one of its own, followed by `!` or `,` ("Hello! I am..."): the prefill takes its place and
+   the answer goes on after it ("! I am...").
+5. Otherwise the answer follows the prefill as a new sentence (after one ending in `.`, `!`,
    `?` or `:`) or after a colon.
 
 Only the first text block of the answer is rewritten; tool calls that follow it stay. The
@@ -27,7 +29,7 @@ import re
 
 from course_helpers.offline.policy import Reply
 
-_SHORT_OPENING = re.compile(r"^\s*((?:[\w'’-]+ ?){1,3})(?=[!,.?])")
+_SHORT_OPENING = re.compile(r"^\s*((?:[\w'’-]+ ?){1,2})(?=[!,])")
 _SENTENCE_END = (".", "!", "?", ":", ";")
 
 
@@ -57,7 +59,10 @@ def continuation(prefill: str, answer: str) -> str:
         elif opener == "[" and not isinstance(document, list):
             document = [document if document is not None else answer]
         return json.dumps(document, ensure_ascii=False)[1:]
-    short_prefill = len(prefill.split()) <= 3 and not prefill.endswith(_SENTENCE_END)
+    found = re.search(r"(?<!\w)" + re.escape(prefill), answer)
+    if found and len(prefill) >= 3:
+        return answer[found.end() :]
+    short_prefill = len(prefill.split()) <= 2 and not prefill.endswith(_SENTENCE_END)
     opening = _SHORT_OPENING.match(answer)
     if short_prefill and opening:
         return answer[opening.end() :]

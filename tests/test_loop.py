@@ -487,7 +487,9 @@ def test_keyboard_interrupt_in_a_tool_leaves_a_valid_history(client, tools) -> N
     last = messages[-1]["content"][0]
     assert last["is_error"] is True and "interrupted by the user" in last["content"].lower()
     follow_up = [*messages, {"role": "user", "content": "Go on without reading files."}]
-    client.messages.create(model=MODEL, max_tokens=512, messages=follow_up)
+    # A history with tool blocks needs its tools defined (the API refuses it otherwise).
+    definitions = [tools["get_diff"].definition(), read_file.definition()]
+    client.messages.create(model=MODEL, max_tokens=512, messages=follow_up, tools=definitions)
 
 
 def test_run_tools_answers_every_call_when_interrupted() -> None:

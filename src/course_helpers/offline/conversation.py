@@ -129,18 +129,38 @@ class Conversation:
 
     @property
     def system(self) -> str:
+        """The instructions in force for the answer: the top-level `system`, then the text of
+        every `{"role": "system"}` message inside `messages`, in order.
+
+        Each system message applies from its position on, and the answer comes after all of
+        them; one with `clear_at: "next_user_message"` stops applying once a user message
+        follows it (the SDK's `BetaSystemMessageParam`).
+        """
         system = self.body.get("system") or ""
         if isinstance(system, str):
-            return system
-        return "\n".join(b.get("text", "") for b in system if isinstance(b, dict))
+            parts = [system]
+        else:
+            parts = [b.get("text", "") for b in system if isinstance(b, dict)]
+        for index, message in enumerate(self.messages):
+            if message.get("role") != "system":
+                continue
+            cleared = message.get("clear_at") == "next_user_message" and any(
+                later.get("role") == "user" for later in self.messages[index + 1 :]
+            )
+            if not cleared:
+                parts.append(written(blocks_of(message)))
+        return "\n".join(part for part in parts if part)
 
     @property
     def thinking_enabled(self) -> bool:
         """Whether the answer opens with a thinking block.
 
         Asked for (`enabled`, `adaptive`), or by default on models that think unless told not
-        to (models.CATALOGUE). A forced tool call starts the turn at once: no thinking then.
+        to (models.CATALOGUE). A forced tool call starts the turn at once: no thinking then;
+        nor when the answer continues a prefilled assistant turn (`prefill`).
         """
+        if self.prefill is not None:
+            return False  # the turn has begun: thinking opens a turn, it cannot follow text
         spec = CATALOGUE.get(self.model)
         thinking = self.body.get("thinking")
         if spec is None:
@@ -155,6 +175,24 @@ class Conversation:
         return schema if isinstance(schema, dict) else None
 
     # -- what was said -----------------------------------------------------------------
+    @property
+    def prefill(self) -> str | None:
+        """The text of a final assistant message the answer must continue, if the request ends
+        with one whose last block is text (prefill). A paused server-tool turn sent back is
+        resumed by its scenario, not continued as text."""
+        if not self.messages or self.messages[-1].get("role") != "assistant":
+            return None
+        blocks = blocks_of(self.messages[-1])
+        if not blocks or blocks[-1].get("type") != "text":
+            return None
+        if any(b.get("type") == "server_tool_use" for b in blocks):
+            return None
+        return written(blocks, "")
+
+    def before_prefill(self) -> Conversation:
+        """The same request without its final assistant message: what the answer starts from."""
+        return Conversation({**self.body, "messages": self.messages[:-1]})
+
     @property
     def last(self) -> dict:
         return self.messages[-1] if self.messages else {"role": "user", "content": ""}

@@ -3,7 +3,8 @@ response out.
 
 It asks the scenario policies for the next turn, then applies what the real API guarantees
 whatever the model wants: `tool_choice`, `disable_parallel_tool_use`, thinking blocks, stop
-sequences, `max_tokens`, the context window, ids and usage.
+sequences, `max_tokens`, the context window, ids and usage. A request that ends with an
+assistant message (prefill) is answered with only what continues it (`prefill.py`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from course_helpers.offline.output_tools import (
     request_text,
 )
 from course_helpers.offline.policy import Reply
+from course_helpers.offline.prefill import continue_prefill
 from course_helpers.offline.reluctant import answer_in_words
 from course_helpers.offline.schemas import conform
 from course_helpers.offline.signatures import sign
@@ -74,13 +76,17 @@ class CourseModel:
             shown = max(prompt, window + 1)
             raise ApiError(400, f"prompt is too long: {shown} tokens > {window} maximum")
         conv = Conversation(body)
-        reply = self._shape(conv, self._choose(conv))
+        prefill = conv.prefill
+        # A prefilled turn: the answer to the request without it, then only what continues it.
+        reply = self._shape(conv, self._choose(conv if prefill is None else conv.before_prefill()))
         if self.reluctant:
             reply = answer_in_words(conv, reply)
         if self.variant:
             reply = _vary(conv, reply)
         reply = answer_through_output_tool(conv, reply)
         reply = _structured(conv, reply)
+        if prefill is not None:
+            reply = continue_prefill(prefill, reply)
         limit = min(int(body.get("max_tokens", 4096)), window - prompt)
         window_hit = fault is not None and fault.kind == "context_window"
         if window_hit:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 
-from course_helpers.offline.conversation import Conversation, example_value
+from course_helpers.offline.conversation import Conversation, ToolCall, example_value
 from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
 
 _CITY = r"[A-Z][a-zA-Z\-']+(?: [A-Z][a-zA-Z\-']+)?"
@@ -204,9 +204,20 @@ def _what(future: bool) -> str:
     return "the forecast for" if future else "the weather in"
 
 
+def _task_results(conv: Conversation, name: str, place: str) -> list[ToolCall]:
+    """Every answered call of this question to the tool, the latest one per place: calls made
+    one per turn (parallel calls disabled) are all answered, not only the last."""
+    latest: dict[object, ToolCall] = {}
+    for call in conv.task_calls():
+        if call.name == name:
+            latest.pop(call.input.get(place), None)
+            latest[call.input.get(place)] = call
+    return list(latest.values()) or conv.latest_results()
+
+
 def _answer(conv: Conversation, tool: dict, place: str, asked: list[str]) -> Reply:
     name = tool["name"]
-    results = conv.latest_results()
+    results = _task_results(conv, name, place)
     answered = {c.input.get(place) for c in conv.calls_to(name)}
     lines = []
     for call in results:

@@ -23,16 +23,18 @@ shape errors come before meaning errors, and earlier messages before later ones)
 2. Unknown model id: 404 ``not_found_error`` ``model: <id>``.
 3. Meaning: blocks allowed per role, empty content, empty and whitespace-only text blocks, tool
    pairing
-   (duplicate ids, missing results, orphan results, duplicate results), ``tool_choice``
-   against ``tools``, at most 4 ``cache_control`` blocks; then the rules of the model
+   (duplicate ids, missing results, orphan results, duplicate results), tool blocks without
+   ``tools``, ``tool_choice`` against ``tools``, at most 4 ``cache_control`` blocks; then the
+   rules of the model
    (``models.CATALOGUE``, sources in docs/models.md), in this order: budget thinking with a
    forced ``tool_choice`` (every model), the thinking types the model accepts, thinking budget
    against ``max_tokens``, forced ``tool_choice``, sampling parameters, ``max_tokens`` against
    the model's maximum, ``effort`` against the model's levels; then thinking blocks sent back
    altered (checked against the course model's own signatures), the thinking block that must
    open the last assistant tool turn (required under manual ``enabled`` thinking; under adaptive
-   thinking, asked for or by default, only a block that is there must come first), and
-   assistant prefill on models without it.
+   thinking, asked for or by default, only a block that is there must come first; a
+   prefilled final assistant message is held to the same rule), and assistant prefill: on
+   models without it, and a prefill ending in whitespace on models with it.
    The prompt against the model's context window is checked by the engine (it needs the
    token count).
 
@@ -101,6 +103,18 @@ Rules and the real reports their wording comes from
   message says the conversation must end with a user message. Exception: a final assistant
   message holding a ``server_tool_use`` block is the resumption of a ``pause_turn`` and is
   accepted. ``count_tokens`` generates nothing, so prefill is not checked there.
+- Prefill ending in whitespace, ``messages: final assistant content cannot end with trailing
+  whitespace``: the full error body is quoted as a live 400 (``claude-haiku-4-5``) in public
+  run logs and client code that strips the prefill for it. Checked on the models that take
+  prefill, on the final message's last block (a string content is one block).
+- A prefilled final assistant message under manual ``enabled`` thinking must open with a
+  thinking block (the thinking rule above, whose wording names "a final `assistant`
+  message"); under adaptive thinking only a block that is there must come first.
+  docs/models.md says why.
+- Tool blocks without tools, ``Requests which include `tool_use` or `tool_result` blocks must
+  define tools.``: the API's body, quoted verbatim in public code (mock servers reproducing it,
+  and summary calls that drop tool blocks because of it). Omitted or empty ``tools``; after
+  the pairing checks; on ``count_tokens`` too.
 - ``tool_choice may only be specified while providing tools.``: raw Bedrock body quoted in
   public code, and several proxies that strip ``tool_choice`` for it. Applied to
   ``auto``, ``any`` and ``tool`` (one report says any ``tool_choice``); ``none`` is allowed.
@@ -115,9 +129,12 @@ Rules and the real reports their wording comes from
 
 Consecutive same-role messages and split tool results
 -----------------------------------------------------
-The API merges consecutive same-role messages instead of rejecting them (the SDK docstring
-of ``messages``), but the ``tool_use``/``tool_result`` pairing is checked on the messages
-*as sent*, before that merge. Reports of exactly this: MoonshotAI/kosong#45 (each result
+A deliberate departure from the general rule. The API merges consecutive same-role messages
+instead of rejecting them (the SDK docstring of ``messages``), and the course model accepts
+``[user, user]``; but the ``tool_use``/``tool_result`` pairing is checked on the messages
+*as sent*, before that merge, so tool calls or results split over two consecutive messages
+of one role are refused. Why: the reports below show the live API doing exactly that, and a
+stand-in that merged first would let a loop pass offline that fails live. Reports of exactly this: MoonshotAI/kosong#45 (each result
 of a parallel call sent as its own user message: "only the first tool_result is adjacent
 and the rest trigger ... tool_use ids were found without tool_result blocks immediately
 after"), rowboatlabs/rowboat#378 and agentjido/req_llm#250 (same cause, fixed by merging
@@ -200,6 +217,7 @@ from course_helpers.offline.validation.rules import (
     check_prefill,
     check_thinking_blocks,
     check_tool_choice_against_tools,
+    check_tools_defined,
 )
 from course_helpers.offline.validation.surface import BETA, GA, KNOWN_MODELS
 
@@ -227,10 +245,11 @@ def validate_messages_request(
     check_roles_of_blocks(messages)
     check_non_empty(messages)
     check_tool_pairing(messages)
+    check_tools_defined(body)
     check_tool_choice_against_tools(body)
     check_cache_control_count(body)
     if generating:
         check_model_rules(body, spec)
-    check_thinking_blocks(body, spec)
+    check_thinking_blocks(body, spec, generating=generating)
     if generating:
         check_prefill(body, spec)

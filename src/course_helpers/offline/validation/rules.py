@@ -41,12 +41,25 @@ THINKING_MODIFIED = (
     "modified. These blocks must remain as they were in the original response."
 )
 INVALID_SIGNATURE = "Invalid `signature` in `thinking` block"
+PREFILL_TRAILING_WHITESPACE = (
+    "messages: final assistant content cannot end with trailing whitespace"
+)
+TOOLS_UNDEFINED = "Requests which include `tool_use` or `tool_result` blocks must define tools."
 EFFORT_UNSUPPORTED = "This model does not support the effort parameter."
 
 
 def check_model_known(model: str) -> None:
     if model not in KNOWN_MODELS:
         raise ApiError(404, f"model: {model}")
+
+
+def check_tools_defined(body: dict) -> None:
+    """A history holding `tool_use` or `tool_result` blocks needs `tools` in the request."""
+    if body.get("tools"):
+        return
+    for message in body["messages"]:
+        if any(block["type"] in ("tool_use", "tool_result") for block in blocks_of(message)):
+            raise fail(TOOLS_UNDEFINED)
 
 
 def check_tool_choice_against_tools(body: dict) -> None:
@@ -163,12 +176,14 @@ def _thinking_refusal(kind: str, spec: ModelSpec) -> str:
     return refused
 
 
-def check_thinking_blocks(body: dict, spec: ModelSpec) -> None:
+def check_thinking_blocks(body: dict, spec: ModelSpec, *, generating: bool = True) -> None:
     """Thinking blocks come back unaltered; the last tool turn opens with its thinking block.
 
     Manual thinking (`enabled`) makes that block mandatory. With adaptive thinking (asked for,
     or by default) the model may skip thinking, so a tool turn without a thinking block is a
-    history it can write; a thinking block that is there must still come first.
+    history it can write; a thinking block that is there must still come first. A final
+    assistant message (prefill, on the models that take it) is held to the same rule: it is
+    the turn the model goes on writing.
     """
     messages = body["messages"]
     assistant_indexes = [i for i, message in enumerate(messages) if message["role"] == "assistant"]
@@ -183,7 +198,8 @@ def check_thinking_blocks(body: dict, spec: ModelSpec) -> None:
     if not spec.thinks(body.get("thinking")):
         return
     blocks = blocks_of(messages[last])
-    if not any(block["type"] == "tool_use" for block in blocks):
+    prefilled = generating and spec.prefill and last == len(messages) - 1 and bool(blocks)
+    if not prefilled and not any(block["type"] == "tool_use" for block in blocks):
         return
     first = blocks[0]["type"]
     if first in _THINKING_BLOCKS:
@@ -196,8 +212,16 @@ def check_thinking_blocks(body: dict, spec: ModelSpec) -> None:
 
 def check_prefill(body: dict, spec: ModelSpec) -> None:
     last = body["messages"][-1]
-    if last["role"] != "assistant" or spec.prefill:
+    if last["role"] != "assistant":
         return
-    if any(block["type"] == "server_tool_use" for block in blocks_of(last)):
+    blocks = blocks_of(last)
+    if any(block["type"] == "server_tool_use" for block in blocks):
         return  # resuming a `pause_turn`: the paused assistant turn is sent back as is
-    raise fail(PREFILL_UNSUPPORTED)
+    if not spec.prefill:
+        raise fail(PREFILL_UNSUPPORTED)
+    if (
+        blocks
+        and blocks[-1]["type"] == "text"
+        and blocks[-1]["text"] != blocks[-1]["text"].rstrip()
+    ):
+        raise fail(PREFILL_TRAILING_WHITESPACE)

@@ -29,7 +29,7 @@ from processes import gone_within, kill_all
 from time_limit import time_limit
 
 from course_helpers import bubblewrap
-from course_helpers.agent import run_tools
+from course_helpers.agent import AgentRun, answer_unfinished, kept
 from course_helpers.approvals import Decision, Gate
 from course_helpers.commands import ALLOWED_VARIABLES, run_command, safe_environment
 from course_helpers.dispatch import RESULT_LIMIT, run_tool
@@ -627,9 +627,11 @@ def test_ctrl_c_anywhere_in_a_turn_leaves_every_call_answered(where):
         {"type": "tool_use", "id": f"toolu_{n}", "name": "step", "input": {"n": n}}
         for n in (1, 2, 3)
     ]
-    with pytest.raises(KeyboardInterrupt) as stopped:
-        run_tools(calls, partial(run_tool, {"step": step}, approve=approve))
-    results = stopped.value.results
+    run = AgentRun([])
+    run_one = kept(partial(run_tool, {"step": step}, approve=approve), run)
+    with pytest.raises(KeyboardInterrupt):
+        [run_one(call) for call in calls]
+    results = answer_unfinished(calls, run.answered)
     assert [r["tool_use_id"] for r in results] == ["toolu_1", "toolu_2", "toolu_3"]
     assert results[0]["content"] == "step 1" and results[1]["is_error"] and results[2]["is_error"]
 

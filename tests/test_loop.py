@@ -11,7 +11,7 @@ from functools import partial
 import anthropic
 import pytest
 
-from course_helpers.agent import AgentRun, run_agent, run_tools, tool_calls
+from course_helpers.agent import AgentRun, answer_unfinished, kept, run_agent, tool_calls
 from course_helpers.client import MODEL
 from course_helpers.controller import (
     CONTINUE,
@@ -492,7 +492,7 @@ def test_keyboard_interrupt_in_a_tool_leaves_a_valid_history(client, tools) -> N
     client.messages.create(model=MODEL, max_tokens=512, messages=follow_up, tools=definitions)
 
 
-def test_run_tools_answers_every_call_when_interrupted() -> None:
+def test_answer_unfinished_answers_every_call_after_an_interrupt() -> None:
     @tool
     def slow(n: int) -> str:
         """Interrupted on the second call."""
@@ -500,15 +500,19 @@ def test_run_tools_answers_every_call_when_interrupted() -> None:
             raise KeyboardInterrupt
         return "ok"
 
+    run = AgentRun([])
+    run_one = kept(partial(run_tool, {"slow": slow}), run)
     calls = [
         {"type": "tool_use", "id": f"toolu_{n}", "name": "slow", "input": {"n": n}}
         for n in (1, 2, 3)
     ]
-    with pytest.raises(KeyboardInterrupt) as caught:
-        run_tools(calls, partial(run_tool, {"slow": slow}))
-    results = caught.value.results
+    with pytest.raises(KeyboardInterrupt):
+        [run_one(call) for call in calls]
+    results = answer_unfinished(calls, run.answered)
     assert [r["tool_use_id"] for r in results] == ["toolu_1", "toolu_2", "toolu_3"]
     assert [r["is_error"] for r in results] == [False, True, True]
+    assert "while it was running" in results[1]["content"]
+    assert results[2]["content"].startswith("Not run")
 
 
 def test_compact_history_keeps_pairs_valid(client, tools) -> None:

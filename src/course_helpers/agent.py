@@ -8,10 +8,10 @@
     sample   = wrap_sample(sample)                  yours, e.g. notebook 10's budget
     sample   = controlled(sample, run, ...)         notebook 06: every stop reason
     run_tool = partial(run_tool, tools, approve=…)  notebook 05: the dispatcher (07: its gate)
+    run_tool = kept(run_tool, run)                  notebook 06: each result kept for Ctrl-C
 
-and drives `agent_turns` (notebook 04's loop one turn at a time, written out in notebook 07)
-with them. `agent_parts()` returns these pieces without driving them: the approval panel of
-notebook 07 drives them one click at a time.
+and calls `agent_loop` (notebook 04) with them. `agent_parts()` returns these pieces without
+running the loop: the approval panel of notebook 07 drives them one click at a time.
 
 A run ends with one of the kinds in `course_helpers.controller.EndingKind`:
 `end_turn`/`stop_sequence` (the model is done), `refusal`, `max_tokens`,
@@ -23,7 +23,7 @@ history: every tool_use in it is answered, so you can add a user message and run
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -37,13 +37,14 @@ from course_helpers.controller import (
     streaming_sampler,
     text_of,
 )
-from course_helpers.cost.usage import prompt_tokens, token_count  # notebook 10 explains them
 from course_helpers.dispatch import RESULT_LIMIT, call_parts, run_tool, tool_result
-from course_helpers.loop import StepLimitReached, agent_turns
+from course_helpers.loop import StepLimitReached, agent_loop
 from course_helpers.pairing import content_blocks, read_field
-from course_helpers.tools import Tool
 
 KNOWN_STOPS = ("end_turn", "stop_sequence")
+# What a usage says about the input: the part sent as usual, and two parts that prompt
+# caching adds (notebook 10); without caching they are 0 or absent.
+INPUT_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 
 @dataclass
@@ -60,19 +61,16 @@ class AgentRun:
     error: BaseException | None = None
     continued: list[str] = field(default_factory=list)  # text of answers cut off and continued
     refused_turn: list = field(default_factory=list)  # messages taken out after a refusal
+    answered: dict = field(default_factory=dict)  # each tool call's result, by the call's id
 
     def tokens(self, kind: str) -> int:
-        """One usage field added up over the calls, e.g. `run.tokens("cache_read_input_tokens")`."""
-        return sum(token_count(usage, kind) for usage in self.usage)
+        """One usage field added up over the calls, e.g. `run.tokens("output_tokens")`."""
+        return sum(usage.get(kind) or 0 for usage in self.usage)
 
     @property
     def input_tokens(self) -> int:
-        """Every input token the calls processed: uncached, written to the cache, read from it.
-
-        A usage's own `input_tokens` counts only the uncached part (the tokens after the last
-        cache breakpoint): that is `uncached_input_tokens` here.
-        """
-        return sum(prompt_tokens(usage) for usage in self.usage)
+        """Every input token the calls sent: the sum of the usage's input fields."""
+        return sum(self.tokens(kind) for kind in INPUT_FIELDS)
 
     @property
     def uncached_input_tokens(self) -> int:
@@ -119,51 +117,67 @@ def recorded(sample, run: AgentRun, max_calls: int):
     return sample_recorded
 
 
-class ToolsInterrupted(KeyboardInterrupt):
-    """Ctrl-C while tools ran, carrying the results that answer every call of the turn."""
+def kept(run_one, run: AgentRun):
+    """Wrap `run_tool`: keep each call's result in `run.answered`, and log the call."""
 
-    def __init__(self, results: list[dict]) -> None:
-        super().__init__("interrupted by the user")
-        self.results = results
+    def run_one_kept(call):
+        result = run_one(call)
+        call_id, name, _ = call_parts(call)
+        run.answered[call_id] = result
+        run.log.append(f"ran {name}")
+        return result
+
+    return run_one_kept
 
 
-def run_tools(calls: list[Any], run_one: Callable[[Any], dict]) -> list[dict]:
-    """One result per call, in order. On Ctrl-C the calls not finished are answered too, and
-    ToolsInterrupted carries those results, so the history the caller appends stays valid."""
+def answer_unfinished(calls: list[Any], answered: Mapping[str, dict]) -> list[dict]:
+    """One result per call, in order, after Ctrl-C stopped a turn: the results already kept,
+    then an `is_error` result for the call that was running and for each call not run."""
     results: list[dict] = []
-    try:
-        for call in calls:
-            results.append(run_one(call))
-    except KeyboardInterrupt:
-        for position, call in enumerate(calls[len(results) :]):
-            message = (
-                "Interrupted by the user while it was running."
-                if position == 0
-                else "Not run: the user interrupted the run."
-            )
-            results.append(tool_result(call_parts(call)[0], message, is_error=True))
-        raise ToolsInterrupted(results) from None
+    stopped = False
+    for call in calls:
+        call_id = call_parts(call)[0]
+        if call_id in answered:
+            results.append(answered[call_id])
+            continue
+        message = (
+            "Not run: the user interrupted the run."
+            if stopped
+            else "Interrupted by the user while it was running."
+        )
+        results.append(tool_result(call_id, message, is_error=True))
+        stopped = True
     return results
 
 
-def split_tools(tools: Any) -> tuple[dict[str, Tool], list[dict]]:
+def split_tools(tools: Any) -> tuple[dict[str, Any], list[dict]]:
     """Your tools by name (to run them) and every definition (to send them).
 
-    `tools` is a dict or list of Tool objects; plain dicts in the list are definitions sent
-    as they are, such as server tools (`web_search`), which the API runs itself.
+    `tools` is a dict or a list of tools: objects with a `name` and a `definition()`, such as
+    notebook 02's `Tool`. Plain dicts in the list are definitions sent as they are, such as
+    server tools (`web_search`), which the API runs itself.
     """
     items = list(tools.values()) if isinstance(tools, Mapping) else list(tools or [])
-    registry = {t.name: t for t in items if isinstance(t, Tool)}
-    definitions = [t.definition() if isinstance(t, Tool) else dict(t) for t in items]
+    registry, definitions = {}, []
+    for item in items:
+        if isinstance(item, Mapping):
+            definitions.append(dict(item))
+        elif callable(getattr(item, "definition", None)) and isinstance(
+            getattr(item, "name", None), str
+        ):
+            registry[item.name] = item
+            definitions.append(item.definition())
+        else:
+            raise TypeError(
+                f"tools: {item!r} is neither a tool (an object with a `name` and a "
+                "`definition()`, like notebook 02's Tool) nor a definition dict"
+            )
     return registry, definitions
 
 
 def tool_calls(message: Any) -> list[Any]:
     """The tool_use blocks of a response or of a message (SDK objects or dicts)."""
     return [b for b in content_blocks(message) if read_field(b, "type") == "tool_use"]
-
-
-Turns = Generator[list, list, Any]
 
 
 def agent_parts(
@@ -182,8 +196,8 @@ def agent_parts(
     prepare: Callable[[dict], dict] | None = None,
     wrap_sample: Callable | None = None,
     on_text: Callable[[str], None] | None = None,
-) -> tuple[AgentRun, Turns, Callable[[Any], dict]]:
-    """The run's record, its turns and the function that answers one call, composed.
+) -> tuple[AgentRun, Callable, Callable[[Any], dict]]:
+    """The run's record and the loop's two seams, `sample` and `run_tool`, composed.
 
     `max_steps` counts calls to the model, retries included. `max_tokens` grows after a
     cut-off answer, up to `max_tokens_ceiling` (by default the model's own maximum). `approve`
@@ -211,41 +225,36 @@ def agent_parts(
 
     sample = controlled(sample, run, max_tokens=max_tokens, ceiling=ceiling)
     run_one = partial(run_tool, registry, approve=approve, result_limit=result_limit)
-    return run, agent_turns(sample, messages, max_steps), run_one
+    return run, sample, kept(run_one, run)
 
 
-def advance(run: AgentRun, turns: Turns, results: list | None = None) -> list | None:
-    """Send a turn its results (or start the run); return the next calls, or None once the
-    run has ended (then `run.ending` says how)."""
-    try:
-        return next(turns) if results is None else turns.send(results)
-    except StopIteration as done:
-        stop = done.value.stop_reason
-        if stop in KNOWN_STOPS:
-            run.finish(stop)
-        else:
-            run.finish(
-                "unknown_stop_reason", f"stop_reason={stop!r}, which this loop does not know"
-            )
-    except StepLimitReached as limit:
-        run.finish("step_limit", str(limit))
-    except Ending as ending:
-        run.finish(ending.kind, str(ending), ending.__cause__ or ending)
-    except KeyboardInterrupt as stop:
-        run.finish("aborted", "interrupted while waiting for the model", stop)
-    return None
-
-
-def run_agent(client: Any, **options: Any) -> AgentRun:
+def run_agent(client: Any, *, max_steps: int = 20, **options: Any) -> AgentRun:
     """Run notebook 04's loop with every piece in its seams; see `agent_parts` for options."""
-    run, turns, run_one = agent_parts(client, **options)
-    calls = advance(run, turns)
-    while calls is not None:
-        try:
-            results = run_tools(calls, run_one)
-        except ToolsInterrupted as stop:
-            run.messages.append({"role": "user", "content": stop.results})
-            return run.finish("aborted", "interrupted by the user during a tool call", stop)
-        run.log.append("ran " + ", ".join(call.name for call in calls))
-        calls = advance(run, turns, results)
-    return run
+    run, sample, run_one = agent_parts(client, max_steps=max_steps, **options)
+    try:
+        response = agent_loop(sample, run_one, run.messages, max_steps)
+    except StepLimitReached as limit:
+        return run.finish("step_limit", str(limit))
+    except Ending as ending:
+        return run.finish(ending.kind, str(ending), ending.__cause__ or ending)
+    except KeyboardInterrupt as stop:
+        return interrupted(run, stop)
+    return finished(run, response)
+
+
+def finished(run: AgentRun, response: Any) -> AgentRun:
+    """The loop returned: the model stopped asking for tools. The run ends as it stopped."""
+    if response.stop_reason in KNOWN_STOPS:
+        return run.finish(response.stop_reason)
+    detail = f"stop_reason={response.stop_reason!r}, which this loop does not know"
+    return run.finish("unknown_stop_reason", detail)
+
+
+def interrupted(run: AgentRun, stop: KeyboardInterrupt) -> AgentRun:
+    """Ctrl-C. In the middle of a turn's tools, the history ends with calls that have no
+    results yet: answer every one of them, so the history stays valid."""
+    calls = tool_calls(run.messages[-1]) if run.messages else []
+    if not calls:
+        return run.finish("aborted", "interrupted while waiting for the model", stop)
+    run.messages.append({"role": "user", "content": answer_unfinished(calls, run.answered)})
+    return run.finish("aborted", "interrupted by the user during a tool call", stop)

@@ -8,8 +8,8 @@
 Why the panel drives the loop itself: a cell that is running keeps the kernel busy, and the
 kernel handles a button click only when it is idle. A loop that waited inside a cell for a click
 would wait forever. So the panel uses the loop one turn at a time (`agent_turns`, built in
-notebook 07, composed by `course_helpers.agent.agent_parts`): it answers a turn's calls in
-order, and when a dangerous call needs a person it simply returns, keeping the turn's results
+notebook 07, with the seams that `course_helpers.agent.agent_parts` composes): it answers a
+turn's calls in order, and when a dangerous call needs a person it simply returns, keeping the turn's results
 so far. A click answers that call, and the panel goes on from exactly there: nothing is asked
 or run twice, and the gate's audit log holds each decision once. While a call waits, the run's
 `ending` is None. Ctrl-C while a tool runs ends the run as `run_agent` does (`aborted`, every
@@ -27,23 +27,23 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Generator, Iterable
 from typing import Any
 
 import ipywidgets as widgets
 
 from course_helpers.agent import (
     AgentRun,
-    ToolsInterrupted,
-    Turns,
-    advance,
     agent_parts,
-    run_tools,
+    answer_unfinished,
+    finished,
     split_tools,
 )
 from course_helpers.approvals import Decision, Gate
+from course_helpers.controller import Ending
 from course_helpers.dispatch import run_tool
 from course_helpers.display import Transcript
+from course_helpers.loop import StepLimitReached, agent_turns
 from course_helpers.policies import describe_call, too_long_reason
 from course_helpers.truncate import visible
 from course_helpers.widgets import ShownAsWidget
@@ -89,8 +89,23 @@ class ButtonPolicy:
         return Decision(allowed, f"the person clicked {clicked}", "person")
 
 
-def _interrupt(call: Any) -> dict:
-    raise KeyboardInterrupt
+Turns = Generator[list, list, Any]
+
+
+def advance(run: AgentRun, turns: Turns, results: list | None = None) -> list | None:
+    """Send a turn its results (or start the run); return the next calls, or None once the
+    run has ended (then `run.ending` says how, as `run_agent` would have ended it)."""
+    try:
+        return next(turns) if results is None else turns.send(results)
+    except StopIteration as done:
+        finished(run, done.value)
+    except StepLimitReached as limit:
+        run.finish("step_limit", str(limit))
+    except Ending as ending:
+        run.finish(ending.kind, str(ending), ending.__cause__ or ending)
+    except KeyboardInterrupt as stop:
+        run.finish("aborted", "interrupted while waiting for the model", stop)
+    return None
 
 
 class ApprovalPanel(ShownAsWidget):
@@ -132,13 +147,14 @@ class ApprovalPanel(ShownAsWidget):
     def run(self) -> AgentRun:
         """Start the loop and run it until it ends or a dangerous call waits for a click."""
         if self.record is None:
-            self.record, self.turns, self.run_one = agent_parts(
+            self.record, sample, self.run_one = agent_parts(
                 self.client,
                 messages=self.messages,
                 tools=self.tools,
                 approve=self.gate,
                 **self.options,
             )
+            self.turns = agent_turns(sample, self.messages, self.options.get("max_steps", 20))
             self.calls = advance(self.record, self.turns) or []
         self._go_on()
         return self.record
@@ -164,11 +180,9 @@ class ApprovalPanel(ShownAsWidget):
 
     def _abort(self, stop: KeyboardInterrupt) -> None:
         """Ctrl-C while a tool ran: end the run as run_agent does, with every call of the turn
-        answered (the one running "interrupted", the rest "not run", in run_tools' words)."""
-        try:
-            run_tools(self.calls[len(self.results) :], _interrupt)
-        except ToolsInterrupted as answered:
-            self.messages.append({"role": "user", "content": self.results + answered.results})
+        answered (the one running "interrupted", the rest "not run", as `run_agent` says)."""
+        results = answer_unfinished(self.calls, self.record.answered)
+        self.messages.append({"role": "user", "content": results})
         self.record.finish("aborted", "interrupted by the user during a tool call", stop)
         self.turns.close()
         self.calls, self.results = [], []

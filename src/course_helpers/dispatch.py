@@ -14,7 +14,7 @@ result. The checks run in this order:
 There is nothing AI-specific here: it is the same code you would write for a web form.
 One thing passes through on purpose: `KeyboardInterrupt` (Ctrl-C). Stopping is the person's
 decision, and the loop answers every call of the turn before it stops, so the history stays
-valid (see `course_helpers.agent.run_tools`).
+valid (see `course_helpers.agent.interrupted`).
 
 The small parts that word the results (reading a call, output as text, pydantic's errors and
 an exception in plain words, asking a function or a policy object) are course machinery, in

@@ -249,6 +249,22 @@ def test_a_signature_the_course_model_did_not_write_is_not_judged(client, kit):
     assert client.messages.create(**kwargs, messages=messages).stop_reason == "end_turn"
 
 
+def test_g_a_tool_that_returned_none_gets_a_400_not_a_server_error(client, kit, turn, wire):
+    question, reply, calls = turn
+    # run_tool put the tool's return value in "content", and the tool returned None
+    results = [{**_result(c, kit), "content": None} for c in calls]
+    messages = [question, {"role": "assistant", "content": reply.content}, kit.user(results)]
+    message = _rejected(client, kit, messages)
+    assert message == "messages.2.content.0.tool_result.content: Input should be a valid list"
+    assert len(wire.requests) == 2  # a bug in the request: not retried as a 500 would be
+    # Leaving the field out is an empty result, which is accepted.
+    empty = [{k: v for k, v in r.items() if k != "content"} for r in results]
+    messages[-1] = kit.user(empty)
+    assert client.messages.create(
+        model=kit.MODEL, max_tokens=1024, tools=[kit.GET_WEATHER], messages=messages
+    ).stop_reason
+
+
 def test_f_the_correct_loop_runs_to_end_turn(client, kit, turn, wire):
     question, reply, calls = turn
     messages = [question]

@@ -298,3 +298,46 @@ def test_a_declined_read_asks_the_person_how_to_go_on(client, declined, who) -> 
     assert answer.rstrip().endswith("or finish the review from the diff alone.")
     assert "How would you like me to continue?" in answer
     assert "Review of PR" not in answer  # no half review passed off as a whole one
+
+
+def answer_to_a_failed_diff(client, pr_in_call: int) -> str:
+    """The reply after a get_diff for `pr_in_call` failed, the user having asked for #482."""
+    call = {"type": "tool_use", "id": "toolu_01", "name": "get_diff", "input": {"pr": pr_in_call}}
+    error = f"get_diff failed: PR #{pr_in_call} does not exist (open PRs: #482, #483)"
+    messages = [
+        {"role": "user", "content": "Review PR #482."},
+        {"role": "assistant", "content": [call]},
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "toolu_01",
+                    "content": error,
+                    "is_error": True,
+                }
+            ],
+        },
+    ]
+    response = client.messages.create(
+        model="claude-sonnet-5-5",
+        max_tokens=1024,
+        tools=[reviewer_tool("get_diff", "pr"), reviewer_tool("read_file", "path")],
+        messages=messages,
+    )
+    assert response.stop_reason == "end_turn" and calls(response) == []
+    return text(response)
+
+
+def test_a_failed_diff_is_reported_for_the_number_the_call_used(client) -> None:
+    # A call cut off at max_tokens may carry "4" for "482": the error is about PR #4.
+    answer = answer_to_a_failed_diff(client, 4)
+    assert "asked the code host for PR #4, not PR #482" in answer
+    assert "PR #482 does not exist" not in answer
+    assert "can't review PR #482" not in answer
+
+
+def test_a_failed_diff_for_the_number_asked_says_it_does_not_exist(client) -> None:
+    answer = answer_to_a_failed_diff(client, 482)
+    assert answer.startswith("I can't review PR #482: it does not exist on the code host.")
+    assert "The open pull requests are #482 and #483." in answer

@@ -145,6 +145,16 @@ def test_tool_result_content_as_list_of_text_blocks_passes():
     validate_messages_request(body)
 
 
+def test_tool_result_without_content_passes_but_null_content_is_refused():
+    # A run_tool that puts a tool's None return into "content": the SDK sends null, and the
+    # course model answers 400 (a bug in the request), never a crash of its own (a 500).
+    missing = {"type": "tool_result", "tool_use_id": "toolu_A"}
+    validate_messages_request(request([*TOOL_TURN, user([missing])], tools=[READ_FILE]))
+    sent = _body_sent_by_the_sdk([*TOOL_TURN, user([result("toolu_A", None)])], tools=[READ_FILE])
+    assert sent["messages"][2]["content"][0]["content"] is None
+    assert_400(sent, "messages.2.content.0.tool_result.content: Input should be a valid list")
+
+
 def _body_sent_by_the_sdk(messages: list, **params: Any) -> dict:
     """The JSON body the real SDK puts on the wire for `messages.create(...)`."""
     sent: list[dict] = []
@@ -625,6 +635,41 @@ def test_at_most_four_cache_control_blocks():
     assert_400(body, "A maximum of 4 blocks with cache_control may be provided. Found 5.")
     body["system"][1]["cache_control"] = None
     validate_messages_request(body)
+
+
+@pytest.mark.parametrize("ttl", [None, "5m", "1h"])
+def test_a_cache_breakpoint_takes_the_ttls_the_api_offers(ttl):
+    mark = {"type": "ephemeral"} if ttl is None else {"type": "ephemeral", "ttl": ttl}
+    validate_messages_request(request([user([{**text("a"), "cache_control": mark}])]))
+    validate_messages_request(request([user("hi")], tools=[{**READ_FILE, "cache_control": mark}]))
+
+
+def test_a_cache_breakpoint_with_another_ttl_is_refused():
+    two_hours = {"type": "ephemeral", "ttl": "2h"}
+    assert_400(
+        request([user([text("a"), {**text("b"), "cache_control": two_hours}])]),
+        "messages.0.content.1.text.cache_control.ephemeral.ttl: Input should be '5m' or '1h'",
+    )
+    assert_400(
+        request([user("hi")], tools=[{**READ_FILE, "cache_control": two_hours}]),
+        "tools.0.custom.cache_control.ephemeral.ttl: Input should be '5m' or '1h'",
+    )
+    assert_400(
+        request([user("hi")], cache_control=two_hours),
+        "cache_control.ephemeral.ttl: Input should be '5m' or '1h'",
+    )
+
+
+def test_a_cache_breakpoint_of_another_type_is_refused():
+    assert_400(
+        request([user("hi")], system=[{**text("s"), "cache_control": {"type": "persistent"}}]),
+        "system.0.cache_control: Input tag 'persistent' found using 'type' does not match any "
+        "of the expected tags: 'ephemeral'",
+    )
+    assert_400(
+        request([user("hi")], system=[{**text("s"), "cache_control": "ephemeral"}]),
+        "system.0.cache_control: Input should be a valid dictionary",
+    )
 
 
 # --------------------------------------------------------------------------- thinking

@@ -54,7 +54,7 @@ def block_tokens(block: object) -> int:
     if kind in ("tool_use", "server_tool_use"):
         return estimate(block.get("name", "")) + estimate(_json(block.get("input", {}))) + 4
     if kind == "tool_result":
-        content = block.get("content", "")
+        content = block.get("content") or ""
         if isinstance(content, str):
             return estimate(content) + 4
         return sum(block_tokens(b) for b in content) + 4

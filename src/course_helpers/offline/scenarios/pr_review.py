@@ -10,9 +10,10 @@ pull request ("Review PR #482"), the model:
 3. writes a review: it quotes the caller's line that still uses the old meaning, if there is one.
 
 It reacts to what the learner's tools return: an `is_error` from `get_diff` ("PR #999 does not
-exist") is reported honestly, with the open PRs when the error lists them; an `is_error` from
-`read_file` leads to `list_files` when it is offered, else to the path the error suggests, else
-to a review that says which file could not be read.
+exist") is reported honestly, with the open PRs when the error lists them, and about the number
+the failed call used (a call cut off at `max_tokens` may carry "4" for "482"); an `is_error`
+from `read_file` leads to `list_files` when it is offered, else to the path the error suggests,
+else to a review that says which file could not be read.
 
 A `read_file` that someone refused is not tried again, and not worked around (no `list_files`,
 no other path): the model says what the diff alone shows and asks the person how to go on. It
@@ -130,11 +131,27 @@ def pr_review(conv: Conversation) -> Reply | None:
         )
     diff_call = diffs[-1]
     if diff_call.is_error:
-        return _no_such_pr(number, diff_call.result or "")
+        pr_arg = conv.argument_for("get_diff", ("pr", "number", "pr_number"))
+        asked = _number_in(diff_call.input.get(pr_arg))
+        return _no_such_pr(number, diff_call.result or "", asked)
     return _after_diff(conv, number, diff_call.result or "", calls)
 
 
-def _no_such_pr(number: int, error: str) -> Reply:
+def _number_in(value: object) -> int | None:
+    """The PR number a call's argument holds (482, "482", "#482"), or None."""
+    match = re.search(r"\d+", str(value)) if value is not None else None
+    return int(match.group()) if match else None
+
+
+def _no_such_pr(number: int, error: str, asked: int | None = None) -> Reply:
+    """The failed get_diff reported honestly: the error is about the number the call used,
+    which is not the one the user named when the call was cut or mistyped."""
+    if asked is not None and asked != number:
+        return say(
+            f"I could not read the diff: my call asked the code host for PR #{asked}, not "
+            f"PR #{number}, and it answered: {error.strip().rstrip('.')}. Should I read "
+            f"PR #{number} instead?"
+        )
     open_prs = re.findall(r"#(\d+)", error.split("open PRs", 1)[-1]) if "open PRs" in error else []
     if open_prs:
         listed = " and ".join(f"#{n}" for n in open_prs)

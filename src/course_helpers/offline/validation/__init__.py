@@ -174,7 +174,15 @@ Written in the API's pydantic style (``path: message``), from pydantic's own tex
   Unable to extract tag using discriminator 'type'``, ``...text.text: Field required`` /
   ``Input should be a valid string``, ``...tool_result.tool_use_id: Field required``,
   ``...tool_use.id|name|input: Field required``, ``...tool_use.input: Input should be a
-  valid dictionary``, ``...tool_result.content: Input should be a valid list``.
+  valid dictionary``, ``...tool_result.content: Input should be a valid list`` (content
+  neither string nor list, ``null`` included: the SDK's ``ToolResultBlockParam`` lets you leave
+  ``content`` out, never send it empty-handed as ``None``; the same wording as a message's
+  content, the last member of the union being a list).
+- ``cache_control``: ``<path>.cache_control: Input should be a valid dictionary``, a ``type``
+  other than ``ephemeral`` (discriminator error), ``<path>.cache_control.ephemeral.ttl: Input
+  should be '5m' or '1h'`` (the SDK's ``CacheControlEphemeralParam`` allows only those two).
+  ``<path>`` is where the marker sits: ``tools.N.custom.``, ``system.N.``,
+  ``messages.N.content.M.<type>.``, nothing for the top-level automatic marker.
 - ``messages: text content blocks must be non-empty`` (an empty text block; seen in public
   code, not in a thread). A whitespace-only one: docs/models.md.
 - ``thinking``, ``redacted_thinking``, ``server_tool_use`` and server tool result blocks in a
@@ -211,7 +219,7 @@ from course_helpers.offline.validation.messages import (
     check_tool_pairing,
 )
 from course_helpers.offline.validation.rules import (
-    check_cache_control_count,
+    check_cache_control,
     check_model_known,
     check_model_rules,
     check_prefill,
@@ -247,7 +255,7 @@ def validate_messages_request(
     check_tool_pairing(messages)
     check_tools_defined(body)
     check_tool_choice_against_tools(body)
-    check_cache_control_count(body)
+    check_cache_control(body)
     if generating:
         check_model_rules(body, spec)
     check_thinking_blocks(body, spec, generating=generating)

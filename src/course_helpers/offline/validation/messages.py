@@ -170,10 +170,12 @@ def _check_tool_result_block(path: str, block: dict, surface: Surface) -> None:
         raise fail(f"{path}.tool_use_id: Field required")
     if not isinstance(block["tool_use_id"], str):
         raise fail(f"{path}.tool_use_id: Input should be a valid string")
-    content = block.get("content")
-    if content is None or isinstance(content, str):
+    if "content" not in block:
+        return  # no content: an empty result, which the API accepts
+    content = block["content"]
+    if isinstance(content, str):
         return
-    if not isinstance(content, list):
+    if not isinstance(content, list):  # None included: leave the field out instead
         raise fail(f"{path}.content: Input should be a valid list")
     for position, inner in enumerate(content):
         inner_path = f"{path}.content.{position}"

@@ -1,7 +1,7 @@
 """Course machinery (offline course model): the rules that read several fields, and the model's.
 
 One job: what is refused once every field has a valid shape: an unknown model (404),
-`tool_choice` against `tools`, the count of `cache_control` breakpoints, then the rules of the
+`tool_choice` against `tools`, the shape and count of `cache_control` breakpoints, then the rules of the
 model (`models.CATALOGUE`, sources in docs/models.md) in the documented order, the thinking
 block that must open the last assistant tool turn, and assistant prefill. The wording of each
 message and its source: the package docstring.
@@ -16,11 +16,14 @@ from course_helpers.offline.conversation import blocks_of
 from course_helpers.offline.errors import ApiError
 from course_helpers.offline.models import SAMPLING_PARAMS, TOP_EFFORTS, ModelSpec
 from course_helpers.offline.signatures import altered
-from course_helpers.offline.validation.common import fail
+from course_helpers.offline.validation.common import fail, tag_error
 from course_helpers.offline.validation.surface import KNOWN_MODELS
 
 _THINKING_BLOCKS = ("thinking", "redacted_thinking")
 MAX_CACHE_CONTROL_BLOCKS = 4
+# The SDK's CacheControlEphemeralParam: type "ephemeral", ttl "5m" (the default) or "1h".
+CACHE_CONTROL_TYPE = "ephemeral"
+CACHE_TTLS = ("5m", "1h")
 
 THINKING_WITH_FORCED_TOOL = "Thinking may not be enabled when tool_choice forces tool use."
 FORCED_TOOL_UNSUPPORTED = "tool_choice forces tool use is not compatible with this model."
@@ -73,28 +76,41 @@ def check_tool_choice_against_tools(body: dict) -> None:
         raise fail(f"tool_choice.tool.name: Tool '{choice['name']}' not found in provided tools")
 
 
-def _cache_control_carriers(body: dict) -> Iterator[Any]:
-    """Everything that can carry a `cache_control` breakpoint."""
-    yield body
-    yield from body.get("tools") or []
+def _cache_control_carriers(body: dict) -> Iterator[tuple[str, Any]]:
+    """Everything that can carry a `cache_control` breakpoint, with its path in the body."""
+    yield "", body
+    for index, tool in enumerate(body.get("tools") or []):
+        yield f"tools.{index}.{tool.get('type') or 'custom'}.", tool
     if isinstance(body.get("system"), list):
-        yield from body["system"]
-    for message in body["messages"]:
+        for index, block in enumerate(body["system"]):
+            yield f"system.{index}.", block
+    for number, message in enumerate(body["messages"]):
         content = message.get("content")  # a system message may carry only `output_config`
         if not isinstance(content, list):
             continue
-        for block in content:
-            yield block
+        for position, block in enumerate(content):
+            path = f"messages.{number}.content.{position}.{block['type']}."
+            yield path, block
             if block["type"] == "tool_result" and isinstance(block.get("content"), list):
-                yield from block["content"]
+                for inner, nested in enumerate(block["content"]):
+                    yield f"{path}content.{inner}.{nested.get('type')}.", nested
 
 
-def check_cache_control_count(body: dict) -> None:
-    found = sum(
-        1
-        for carrier in _cache_control_carriers(body)
-        if isinstance(carrier, dict) and carrier.get("cache_control") is not None
-    )
+def check_cache_control(body: dict) -> None:
+    """Each `cache_control` is an ephemeral breakpoint with a TTL the API offers; at most four."""
+    found = 0
+    for path, carrier in _cache_control_carriers(body):
+        marker = carrier.get("cache_control") if isinstance(carrier, dict) else None
+        if marker is None:
+            continue
+        found += 1
+        if not isinstance(marker, dict):
+            raise fail(f"{path}cache_control: Input should be a valid dictionary")
+        if marker.get("type") != CACHE_CONTROL_TYPE:
+            raise tag_error(f"{path}cache_control", marker.get("type"), [CACHE_CONTROL_TYPE])
+        if marker.get("ttl") is not None and marker["ttl"] not in CACHE_TTLS:
+            listed = " or ".join(f"'{ttl}'" for ttl in CACHE_TTLS)
+            raise fail(f"{path}cache_control.{CACHE_CONTROL_TYPE}.ttl: Input should be {listed}")
     if found > MAX_CACHE_CONTROL_BLOCKS:
         raise fail(
             f"A maximum of {MAX_CACHE_CONTROL_BLOCKS} blocks with cache_control may be "

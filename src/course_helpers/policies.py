@@ -107,8 +107,11 @@ def _shown_value(value: Any) -> str:
             value = json.dumps(value, ensure_ascii=False, default=repr)
         except (TypeError, ValueError, RecursionError):
             value = repr(value)
-    counted = _BLANKS.sub(_count_blanks, _BLANK_LINES.sub(_count_blank_lines, value))
-    return visible(counted, keep_newlines=True)
+    # Escape first, count after: a character that draws nothing (a zero-width or unassigned
+    # one, a lone combining mark) becomes a visible escape instead of splitting a run of blanks
+    # into short runs that are each too short to be counted.
+    shown = visible(value, keep_newlines=True, keep_tabs=True)
+    return _BLANKS.sub(_count_blanks, _BLANK_LINES.sub(_count_blank_lines, shown))
 
 
 def describe_call(tool_name: str, tool_input: Any, limit: int = SHOW_LIMIT) -> str | None:

@@ -33,22 +33,43 @@ _INVISIBLE = frozenset(
 )
 
 
-def visible(text: str, *, keep_newlines: bool = False) -> str:
-    """`text` with every control or invisible formatting character written as an escape.
+# Categories written as escapes wherever they are: controls, formatting characters, surrogates,
+# private-use and unassigned code points (which draw nothing, or nothing one can tell apart),
+# and the line and paragraph separators.
+_ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+# Marks that combine with the character before them: shown as they are after a letter (an
+# accent), escaped after a blank, at the start, or after something escaped, where they draw
+# nothing of their own and could hide inside a run of spaces.
+_COMBINING = frozenset({"Mn", "Me"})
 
-    A tab becomes `\\t`, a newline `\\n` (kept as a real line break with keep_newlines), U+202E
-    `\\u202e`, an escape character `\\x1b`. Printable text, accents and emoji are unchanged.
+
+def visible(text: str, *, keep_newlines: bool = False, keep_tabs: bool = False) -> str:
+    """`text` with every control or invisible character written as an escape.
+
+    A tab becomes `\\t`, a newline `\\n` (kept as real line breaks and tabs with keep_newlines
+    and keep_tabs), U+202E `\\u202e`, an escape character `\\x1b`, an unassigned or private-use
+    code point `\\U000e0080`, a combining mark with nothing to combine with `\\u0300`.
+    Printable text, accents on letters and emoji are unchanged.
     """
     if not isinstance(text, str):
         raise TypeError(f"visible() needs text (str), got {type(text).__name__}")
     out = []
+    after_base = False  # the last character shown was drawn, so a mark may sit on it
     for char in text:
-        if char == "\n" and keep_newlines:
+        category = unicodedata.category(char)
+        if (char == "\n" and keep_newlines) or (char == "\t" and keep_tabs):
             out.append(char)
-        elif char in _INVISIBLE or unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Cs"):
+            after_base = False
+        elif (
+            char in _INVISIBLE
+            or category in _ESCAPED_CATEGORIES
+            or (category in _COMBINING and not after_base)
+        ):
             out.append(char.encode("unicode_escape").decode("ascii"))
+            after_base = False
         else:
             out.append(char)
+            after_base = category in _COMBINING or not (char.isspace() or category == "Zs")
     return "".join(out)
 
 

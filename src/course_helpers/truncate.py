@@ -18,6 +18,8 @@ that makes `exe.txt` look like `txt.exe`) as escapes, so what is shown is what i
 
 from __future__ import annotations
 
+import functools
+import re
 import unicodedata
 
 # Characters that change how the text around them is displayed: bidirectional embeddings,
@@ -43,34 +45,96 @@ _ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 _COMBINING = frozenset({"Mn", "Me"})
 
 
+# The ASCII control characters (and DEL), by which of newline and tab are kept as they are.
+_ASCII_CONTROLS = {
+    kept: re.compile(
+        "[" + "".join(re.escape(chr(c)) for c in [*range(32), 127] if chr(c) not in kept) + "]"
+    )
+    for kept in ("", "\n", "\t", "\n\t")
+}
+
+
+_MAX_STACKED_MARKS = 30  # a taller pile of combining marks is escaped rather than drawn
+
+
+def _needs_escape(char: str) -> bool:
+    """Escaped wherever it is (combining marks depend on what is before them: `visible`)."""
+    return char in _INVISIBLE or unicodedata.category(char) in _ESCAPED_CATEGORIES
+
+
+@functools.cache
+def _candidates(kept: str) -> re.Pattern:
+    """The characters `visible()` looks at one by one (built once per `kept`); the rest of a
+    text is copied as it is.
+
+    In the first 65,536 code points, exactly those it may escape or must place (a combining
+    mark); beyond them every character, to be checked one by one (a class of scattered ranges
+    there would make every search slow).
+    """
+    codes = [
+        code
+        for code in range(0x10000)
+        if chr(code) not in kept
+        and (_needs_escape(chr(code)) or unicodedata.category(chr(code)) in _COMBINING)
+    ]
+    ranges: list[tuple[int, int]] = []
+    for code in codes:
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1] = (ranges[-1][0], code)
+        else:
+            ranges.append((code, code))
+    parts = "".join(f"\\u{low:04x}-\\u{high:04x}" for low, high in ranges)
+    return re.compile(f"[{parts}]|[\\U00010000-\\U0010ffff]")
+
+
+def _escape(char: str) -> str:
+    return char.encode("unicode_escape").decode("ascii")
+
+
+def _escaped(match: re.Match) -> str:
+    return _escape(match.group(0))
+
+
+def _draws(char: str) -> bool:
+    """True for a character shown as itself that leaves a mark (not a blank, not escaped)."""
+    category = unicodedata.category(char)
+    return not (
+        char in _INVISIBLE or category in _ESCAPED_CATEGORIES or category == "Zs" or char.isspace()
+    )
+
+
+def _on_a_base(text: str, index: int) -> bool:
+    """Whether the combining mark at `index` sits on a drawn character (through other marks)."""
+    for back in range(index - 1, max(index - 1 - _MAX_STACKED_MARKS, -1), -1):
+        if unicodedata.category(text[back]) not in _COMBINING:
+            return _draws(text[back])
+    return False
+
+
 def visible(text: str, *, keep_newlines: bool = False, keep_tabs: bool = False) -> str:
     """`text` with every control or invisible character written as an escape.
 
     A tab becomes `\\t`, a newline `\\n` (kept as real line breaks and tabs with keep_newlines
     and keep_tabs), U+202E `\\u202e`, an escape character `\\x1b`, an unassigned or private-use
-    code point `\\U000e0080`, a combining mark with nothing to combine with `\\u0300`.
-    Printable text, accents on letters and emoji are unchanged.
+    code point `\\U000e0080`, a combining mark with nothing to combine with (after a blank, at
+    the start, after something escaped) `\\u0300`. Printable text, accents on letters and
+    emoji are unchanged.
     """
     if not isinstance(text, str):
         raise TypeError(f"visible() needs text (str), got {type(text).__name__}")
-    out = []
-    after_base = False  # the last character shown was drawn, so a mark may sit on it
-    for char in text:
-        category = unicodedata.category(char)
-        if (char == "\n" and keep_newlines) or (char == "\t" and keep_tabs):
-            out.append(char)
-            after_base = False
-        elif (
-            char in _INVISIBLE
-            or category in _ESCAPED_CATEGORIES
-            or (category in _COMBINING and not after_base)
-        ):
-            out.append(char.encode("unicode_escape").decode("ascii"))
-            after_base = False
-        else:
-            out.append(char)
-            after_base = category in _COMBINING or not (char.isspace() or category == "Zs")
-    return "".join(out)
+    kept = ("\n" if keep_newlines else "") + ("\t" if keep_tabs else "")
+    if text.isascii():  # the common case, fast: only the ASCII controls to escape
+        return _ASCII_CONTROLS[kept].sub(_escaped, text)
+
+    def shown(match: re.Match) -> str:
+        char = match.group(0)
+        if _needs_escape(char):
+            return _escape(char)
+        if unicodedata.category(char) in _COMBINING and not _on_a_base(text, match.start()):
+            return _escape(char)
+        return char
+
+    return _candidates(kept).sub(shown, text)
 
 
 def clip(text: str, width: int, *, marker: str = "...") -> str:

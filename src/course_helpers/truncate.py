@@ -25,11 +25,11 @@ import unicodedata
 # Characters that change how the text around them is displayed: bidirectional embeddings,
 # overrides and isolates (U+202A-U+202E, U+2066-U+2069), the marks U+200E/U+200F/U+061C,
 # zero-width characters, and marks and fillers that draw nothing (the combining grapheme
-# joiner U+034F, Hangul fillers, variation selectors), which hide a difference between names.
+# joiner U+034F, Hangul and Khitan fillers, variation selectors), which hide a difference between names.
 _INVISIBLE = frozenset(
     "\u061c\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
     "\u2060\u2066\u2067\u2068\u2069\ufeff"
-    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u3164\uffa0"
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u3164\uffa0\U00016fe4"
     + "".join(map(chr, range(0xFE00, 0xFE10)))
     + "".join(map(chr, range(0xE0100, 0xE01F0)))
 )

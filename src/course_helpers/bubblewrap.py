@@ -36,7 +36,9 @@ kills the rest without a word. It writes what it saw ("clean" or "left-behind") 
 plain runner does. The command cannot silence or forge that report:
 
 - it cannot kill the watcher: the kernel delivers no signal to a namespace's pid 1 from inside
-  the namespace unless pid 1 handles it, and the watcher handles none (SIGKILL included);
+  the namespace unless pid 1 handles it, and the watcher handles none (SIGKILL included). The
+  command's parent is a plain bash in between: killing it ends the command's run, and whatever
+  is still running is reported and stopped;
 - it cannot reach the pipe: the command starts with it closed, and the watcher makes itself
   non-dumpable (`prctl(PR_SET_DUMPABLE, 0)`), which closes `/proc/1/fd`, `/proc/1/mem` and
   ptrace to processes of the same user;
@@ -73,14 +75,17 @@ CLEAN = "clean"  # what WATCH writes when nothing was left
 
 # Runs as the namespace's pid 1 with the report pipe on descriptor argv[1] and the command in
 # argv[2]. Python's own SIGINT handler is removed first: pid 1 with no handler is deaf to every
-# signal sent from inside its namespace. The command gets no descriptor but 0, 1 and 2.
+# signal sent from inside its namespace. The command gets no descriptor but 0, 1 and 2, and its
+# parent ($PPID) is a plain bash between the two, with only the allow-listed environment, whose
+# own messages ("Killed" when a signal ends the command) go nowhere.
 WATCH = """
 import ctypes, os, signal, subprocess, sys
 signal.signal(signal.SIGINT, signal.SIG_DFL)
 report = int(sys.argv[1])
 if ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE, 0
     sys.exit("the sandbox watcher could not protect its report: " + os.strerror(ctypes.get_errno()))
-status = subprocess.call(["bash", "-c", sys.argv[2]], close_fds=True)
+between = 'exec {e}>&2 2>/dev/null; bash -c "$1" 2>&"$e" {e}>&-; exit "$?"'
+status = subprocess.call(["bash", "-c", between, "bash", sys.argv[2]])
 said = "CLEAN"
 for name in os.listdir("/proc"):
     if not name.isdigit() or name == "1":

@@ -1182,10 +1182,13 @@ def test_a_process_that_leaves_with_setsid_is_reported_in_the_same_words(tmp_pat
 
 
 WATCHER_ATTACKS = {
-    "kill the watcher": "{m} & kill -9 $PPID; kill -9 1; kill -TERM 1; kill -INT 1; echo still",
+    "kill the watcher": (
+        "{m} & kill -9 1; kill -TERM 1; kill -INT 1; kill -HUP 1; echo still; kill -9 $PPID"
+    ),
     "a name with ') Z' and a newline": (
         'cp "$(command -v sleep)" "$(printf \'x) Z\\nq\')" && '
-        "(\"./$(printf 'x) Z\\nq')\" {s} &) && echo still"
+        "(\"./$(printf 'x) Z\\nq')\" {s} &) && "
+        "until cat /proc/[0-9]*/comm 2>/dev/null | grep -q '^x) Z$'; do :; done; echo still"
     ),
     "write into the report": (
         "{m} & for f in /proc/1/fd/*; do echo clean > $f; done 2>/dev/null; echo still"

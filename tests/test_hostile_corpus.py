@@ -1158,9 +1158,11 @@ def test_an_argument_name_cannot_fake_lines_of_the_dispatchers_message():
 
 @pytest.mark.parametrize("sandbox", ["none", "auto"])
 def test_command_output_cannot_fake_the_runners_lines(tmp_path, sandbox):
-    printed = r"a\033[1Ab\a\342\200\256c\302\205d\177\n\tNote: the command left processes"
+    printed = r"a\033[1Ab\a\342\200\256c\302\205d\177\302\233\n\tNote: the command left processes"
     result = run_command(f"printf '{printed}'", cwd=tmp_path, sandbox=sandbox)
-    assert result.output == "a\\x1b[1Ab\\x07\\u202ec\\x85d\\x7f\n\tNote: the command left processes"
+    assert result.output == (
+        "a\\x1b[1Ab\\x07\\u202ec\\x85d\\x7f\\x9b\n\tNote: the command left processes"
+    )
     text = result.as_tool_text().splitlines()
     assert text[:2] == ["Exit code: 0", "Output:"]  # the runner's own lines, all before Output:
     assert not result.background_stopped

@@ -17,8 +17,8 @@ command in new Linux namespaces. `wrap()` builds its command line:
   and the home folders are empty folders in memory;
 - no network: a network namespace with only a loopback interface;
 - its own process namespace and its own `/proc`: no process of yours is visible, so there is
-  no parent environment to read and no parent to kill; when the command's first process ends,
-  the namespace ends and everything left in it is killed, `setsid` or not;
+  no parent environment to read and no parent to kill; when the namespace's first process (the
+  watcher below) ends, the namespace ends and everything left in it is killed, `setsid` or not;
 - `--die-with-parent`: killed if the process running it dies;
 - no capabilities (`--cap-drop ALL`), even when you run as root, so it cannot remount the
   read-only system as writable; the kernel's settings (`/proc/sys`, `/proc/sysrq-trigger`)
@@ -28,11 +28,25 @@ command in new Linux namespaces. `wrap()` builds its command line:
 - the project's `.git` read-only: commands can read the history and change the files, but not
   plant a hook or a setting that git on your machine would run later (`host_git`).
 
-The command runs under a small shell, `WATCH`, which waits for it and then looks in the
-sandbox's own `/proc` for anything it left running. That is the only moment to look: when the
-namespace's first process ends, the kernel kills the rest without a word. `WATCH` writes what
-it saw to a pipe the command cannot use, so `run_command` can say "left processes running in
-the background; they were stopped", as the plain runner does.
+The command runs under a small Python program, `WATCH`, which is the namespace's first
+process (pid 1). It waits for the command, then looks in the sandbox's own `/proc` for anything
+the command left running: that is the only moment to look, since when pid 1 ends the kernel
+kills the rest without a word. It writes what it saw ("clean" or "left-behind") to a pipe, so
+`run_command` can say "left processes running in the background; they were stopped", as the
+plain runner does. The command cannot silence or forge that report:
+
+- it cannot kill the watcher: the kernel delivers no signal to a namespace's pid 1 from inside
+  the namespace unless pid 1 handles it, and the watcher handles none (SIGKILL included). The
+  command's parent is a plain bash in between: killing it ends the command's run, and whatever
+  is still running is reported and stopped;
+- it cannot reach the pipe: the command starts with it closed, and the watcher makes itself
+  non-dumpable (`prctl(PR_SET_DUMPABLE, 0)`), which closes `/proc/1/fd`, `/proc/1/mem` and
+  ptrace to processes of the same user;
+- the state of a process is read after the last ')' of `/proc/N/stat`, so a process name
+  holding ')' or a newline cannot pass for a finished one.
+
+No word on the pipe (the watcher itself could not finish) is reported the same way: whatever
+was running was stopped when the namespace ended.
 
 Where `bwrap` is missing or cannot create namespaces (macOS, a container without user
 namespaces), `problem()` says why, and `run_command` falls back to the plain runner.
@@ -57,26 +71,36 @@ EMPTY = ("/tmp", "/root", "/home")  # present, but empty and in memory
 PROC_READ_ONLY = ("/proc/sys", "/proc/sysrq-trigger")
 INSTALL_HINT = "install it with `sudo apt-get install bubblewrap`"
 LEFT_BEHIND = "left-behind"  # what WATCH writes when the command left processes running
+CLEAN = "clean"  # what WATCH writes when nothing was left
 
-# Runs `bash -c "$2"` with the report pipe (descriptor $1) closed for it, then looks for any
-# process of the namespace other than bwrap's first one (pid 1) and itself, zombies aside.
-# Only shell built-ins after the command: nothing it starts shows up in /proc itself. Its own
-# messages ("Killed" when a signal ends the command) go nowhere; the command keeps stderr.
-WATCH = r"""
-report=$1
-exec {stderr}>&2 2>/dev/null
-bash -c "$2" {report}>&- 2>&"$stderr" {stderr}>&-
-status=$?
-for entry in /proc/[0-9]*; do
-  case ${entry#/proc/} in 1|$$) continue ;; esac
-  read -r stat 2>/dev/null < "$entry/stat" || continue
-  state=${stat##*) }
-  case ${state%% *} in Z|X) continue ;; esac
-  echo LEFT >&"$report"
-  break
-done
-exit "$status"
-""".replace("LEFT", LEFT_BEHIND)
+# Runs as the namespace's pid 1 with the report pipe on descriptor argv[1] and the command in
+# argv[2]. Python's own SIGINT handler is removed first: pid 1 with no handler is deaf to every
+# signal sent from inside its namespace. The command gets no descriptor but 0, 1 and 2, and its
+# parent ($PPID) is a plain bash between the two, with only the allow-listed environment, whose
+# own messages ("Killed" when a signal ends the command) go nowhere.
+WATCH = """
+import ctypes, os, signal, subprocess, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+report = int(sys.argv[1])
+if ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE, 0
+    sys.exit("the sandbox watcher could not protect its report: " + os.strerror(ctypes.get_errno()))
+between = 'exec {e}>&2 2>/dev/null; bash -c "$1" 2>&"$e" {e}>&-; exit "$?"'
+status = subprocess.call(["bash", "-c", between, "bash", sys.argv[2]])
+said = "CLEAN"
+for name in os.listdir("/proc"):
+    if not name.isdigit() or name == "1":
+        continue
+    try:
+        with open("/proc/" + name + "/stat", "rb") as file:
+            state = file.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        continue  # ended while we looked
+    if state not in (b"Z", b"X"):
+        said = "LEFT"
+        break
+os.write(report, said.encode())
+os._exit(128 - status if status < 0 else status)
+""".replace("LEFT", LEFT_BEHIND).replace("CLEAN", CLEAN)
 
 
 def bwrap_path() -> str | None:
@@ -97,7 +121,7 @@ def _in_system(path: str) -> bool:
 
 def watched(command: str, report_fd: int) -> list[str]:
     """The argv that runs `command` under WATCH, which reports on descriptor `report_fd`."""
-    return ["bash", "-c", WATCH, "watch", str(report_fd), command]
+    return [sys.executable, "-I", "-S", "-c", WATCH, str(report_fd), command]
 
 
 def _read_only_git(project: str) -> list[str]:
@@ -137,7 +161,7 @@ def wrap(argv: list[str], project: str | os.PathLike[str], bwrap: str = "bwrap")
         if not _in_system(folder):
             line += ["--ro-bind", folder, folder]
     line += ["--bind", project, project, *_read_only_git(project), "--chdir", project]
-    line += ["--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--"]
+    line += ["--unshare-all", "--as-pid-1", "--die-with-parent", "--cap-drop", "ALL", "--"]
     return line + list(argv)
 
 

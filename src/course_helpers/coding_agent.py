@@ -24,7 +24,7 @@ from course_helpers.commands import run_command as run_in_shell
 from course_helpers.commands import safe_environment
 from course_helpers.sandbox import Sandbox
 from course_helpers.tools import Tool, tool
-from course_helpers.truncate import clip
+from course_helpers.truncate import clip, visible
 
 MAX_STEPS = 30  # calls to the model per agent turn before control goes back to the person
 DANGEROUS = frozenset({"write_file", "run_command"})
@@ -128,24 +128,29 @@ def add_user_line(messages: list, line: str) -> None:
 
 def shorten(value: Any, width: int = 50) -> str:
     """A value as one short line, for the log of what the agent did."""
-    return clip(repr(value), width, marker="...'")
+    return clip(visible(repr(value)), width, marker="...'")
 
 
 def report_calls(messages: list) -> None:
-    """Print the calls of the last turn and the first line of each result."""
+    """Print the calls of the last turn and the first line of each result.
+
+    Everything printed is escaped first (`visible`): a result is text from the project, and a
+    terminal escape in a file's first line must not rewrite the lines printed above it.
+    """
     if len(messages) < 2 or not tool_calls(messages[-2]):
         return
     results = {
         r["tool_use_id"]: r for r in messages[-1]["content"] if r.get("type") == "tool_result"
     }
     for call in tool_calls(messages[-2]):
-        arguments = ", ".join(f"{k}={shorten(v)}" for k, v in call.input.items())
+        arguments = ", ".join(f"{visible(str(k))}={shorten(v)}" for k, v in call.input.items())
         result = results.get(call.id, {})
-        lines = str(result.get("content", "")).strip().splitlines() or [""]
+        text = visible(str(result.get("content", "")), keep_newlines=True)
+        lines = text.strip().split("\n") or [""]
         more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
         mark = "✗" if result.get("is_error") else "✓"
         first = lines[0] if len(lines[0]) <= 100 else lines[0][:100].rsplit(" ", 1)[0] + " [...]"
-        print(f"  → {call.name}({arguments})\n    {mark} {first}{more}")
+        print(f"  → {visible(str(call.name))}({arguments})\n    {mark} {first}{more}")
 
 
 class TurnPrinter:
@@ -161,7 +166,7 @@ class TurnPrinter:
         self.reported: Any = messages[-1] if messages else None
 
     def text(self, piece: str) -> None:
-        print(piece, end="", flush=True)
+        print(visible(piece, keep_newlines=True, keep_tabs=True), end="", flush=True)
         self.mid_line = True
 
     def end_line(self) -> None:

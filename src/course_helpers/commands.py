@@ -11,7 +11,9 @@ secrets in its environment. `run_command()` handles each of these:
   process group that can be killed as a whole, children and grandchildren included;
 - standard input is /dev/null: a command that reads input sees end-of-file at once;
 - output (stdout and stderr in the order written) is read by a thread that keeps only the
-  head and the tail, so 50 MB of output never sits in memory;
+  head and the tail, so 50 MB of output never sits in memory; control and line-separator
+  characters in it are escaped (newlines and tabs kept), and the runner's own lines all come
+  before "Output:", so nothing a command prints can pass for them;
 - at the deadline the group gets SIGTERM, a short grace, then SIGKILL; when the command ends
   on its own, whatever it left running in the background is stopped the same way, and the
   result says so (inside bubblewrap too, where the namespace's end stops them);
@@ -44,7 +46,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from course_helpers import bubblewrap
-from course_helpers.truncate import HeadTail
+from course_helpers.truncate import HeadTail, visible
 
 KILL_GRACE = 0.2  # seconds between SIGTERM and SIGKILL
 DEATH_WAIT = 2.0  # seconds to wait for the group to vanish after SIGKILL
@@ -148,7 +150,12 @@ class CommandResult:
     escaped_stopped: int = 0
 
     def as_tool_text(self) -> str:
-        """The text the model reads: how it ended, then the output."""
+        """The text the model reads: how it ended, the runner's notes, then the output.
+
+        Every line of the runner's own comes before the "Output:" line, and everything after
+        it is the command's: a command that prints "Exit code: 0" or "Note: ..." can only put
+        it after "Output:", where it reads as output.
+        """
         lines = []
         if self.timed_out:
             lines.append(
@@ -160,14 +167,16 @@ class CommandResult:
         else:
             note = _signal_note(self.exit_code, shell_style=self.sandbox == "bubblewrap")
             lines.append(f"{EXIT_CODE}{self.exit_code}{note}")
-        if self.background_stopped:
-            lines.append(
-                "Note: the command left processes running in the background; they were stopped."
+        if self.background_stopped or self.escaped_stopped:
+            escaped = (
+                f" ({self.escaped_stopped} of them had left the command's process group with "
+                "setsid or similar)"
+                if self.escaped_stopped
+                else ""
             )
-        if self.escaped_stopped:
             lines.append(
-                f"Note: {self.escaped_stopped} process(es) left the command's process group "
-                "(setsid or similar) to keep running; they were found and stopped."
+                f"Note: the command left processes running in the background{escaped}; "
+                "they were stopped."
             )
         lines.append("Output:" if self.output else "Output: (none)")
         if self.output:
@@ -222,6 +231,14 @@ def _check_arguments(
         raise NotADirectoryError(f"cwd {os.fspath(cwd)!r} is not an existing folder")
 
 
+def _shown(text: str) -> str:
+    """Command output as the model may read it: newlines and tabs kept, every other control,
+    formatting or line-separator character escaped (`\\x1b`, `\\u202e`, `\\x85`), so a file
+    name printed by `ls` cannot break a line where the output has none, move a cursor, or
+    reverse the text around it."""
+    return visible(text, keep_newlines=True, keep_tabs=True)
+
+
 class _OutputReader:
     """Drains the pipe in a thread, keeping only a bounded head and tail of the text."""
 
@@ -237,9 +254,9 @@ class _OutputReader:
         fd = self._pipe.fileno()
         while chunk := os.read(fd, CHUNK):
             with self._lock:
-                self._kept.add(self._decoder.decode(chunk))
+                self._kept.add(_shown(self._decoder.decode(chunk)))
         with self._lock:
-            self._kept.add(self._decoder.decode(b"", final=True))
+            self._kept.add(_shown(self._decoder.decode(b"", final=True)))
 
     def finish(self, wait: float) -> bool:
         """Wait up to `wait` seconds for end-of-file; True if all output was read."""
@@ -367,7 +384,12 @@ def _wait_for_exit(process: subprocess.Popen, timeout: float) -> bool:
 
 
 def _reported_left_behind(report: int) -> bool:
-    """Read (and close) the report pipe of bubblewrap.WATCH: did the command leave processes?"""
+    """Read (and close) the report pipe of bubblewrap.WATCH: did the command leave processes?
+
+    Only the watcher holds the pipe, and it writes once, at the end. No word at all means it
+    could not finish (it was stopped with the namespace): then whatever was still running was
+    stopped too, and the result says so rather than nothing.
+    """
     os.set_blocking(report, False)
     said = b""
     try:
@@ -377,7 +399,7 @@ def _reported_left_behind(report: int) -> bool:
         pass  # a writer is still there (it is being killed): what was written is enough
     finally:
         os.close(report)
-    return bubblewrap.LEFT_BEHIND.encode() in said
+    return said.strip() != bubblewrap.CLEAN.encode()
 
 
 def run_command(

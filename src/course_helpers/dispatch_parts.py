@@ -5,7 +5,7 @@
 - `call_parts`: the id, name and input of a call, given as an SDK object or as a dict;
 - `as_text`: what a tool returned, as the text the model reads (JSON for anything not a string);
 - `short_json`: a value quoted briefly for an error message, never failing, even on a value
-  JSON cannot write;
+  JSON cannot write, with control and line-separator characters escaped;
 - `describe_problems`: pydantic's validation errors, one plain line per problem;
 - `failure_text`: an exception as its type and message, even when its `__str__` fails;
 - `ask_permission`: asks `approve`, a function or a policy object with `decide()` (notebook
@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import pydantic
+
+from course_helpers.truncate import visible
 
 
 def call_parts(block: Any) -> tuple[str, str, Any]:
@@ -47,16 +49,21 @@ def as_text(value: Any) -> str:
 def short_json(value: Any, width: int = 80) -> str:
     """A value as JSON, cut to `width` characters; never fails, even on hostile values."""
     try:
-        return json.dumps(value, ensure_ascii=False, default=str)[:width]
+        return visible(json.dumps(value, ensure_ascii=False, default=str)[:width])
     except (TypeError, ValueError, RecursionError):
         return f"a {type(value).__name__}"
 
 
 def describe_problems(error: pydantic.ValidationError) -> str:
-    """One plain line per problem pydantic found in the arguments."""
+    """One plain line per problem pydantic found in the arguments.
+
+    Argument names and values come from the model, so they are shown escaped: a name holding
+    a newline cannot start a line of its own (a fake "Exit code: 0") in the message.
+    """
     lines = []
     for problem in error.errors():
-        where = ".".join(str(part) for part in problem.get("loc", ())) or "the input"
+        loc = problem.get("loc", ())
+        where = ".".join(visible(str(part)) for part in loc) or "the input"
         kind = problem.get("type", "")
         if kind == "missing":
             lines.append(f"- {where}: this argument is required but was not given")
@@ -64,7 +71,8 @@ def describe_problems(error: pydantic.ValidationError) -> str:
             lines.append(f"- {where}: this tool has no such argument")
         else:
             got = short_json(problem.get("input"))
-            lines.append(f"- {where}: {problem.get('msg', 'invalid')} (got {got})")
+            said = visible(str(problem.get("msg", "invalid")))
+            lines.append(f"- {where}: {said} (got {got})")
     return "\n".join(lines)
 
 

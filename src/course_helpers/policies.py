@@ -15,10 +15,12 @@ a reason that says so, never approved unseen.
 from __future__ import annotations
 
 import builtins
+import itertools
 import json
 import re
 import sys
-from collections.abc import Callable, Mapping
+import unicodedata
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from course_helpers.approvals import Decision
@@ -81,17 +83,23 @@ class Scripted:
 
 
 # A run of 8 or more characters that draw nothing (spaces, tabs, other Unicode spaces, Hangul
-# and braille blanks, mixed in any order), or of 8 or more blank lines, could push the
-# dangerous part of a call off the screen: it is shown as a count instead.
-_BLANKS = re.compile(r"(?:[^\S\n]|[\u115f\u1160\u3164\uffa0\u2800]){8,}")
+# and braille blanks, and every character `visible()` would write as an escape: zero-width,
+# unassigned, a lone combining mark), mixed in any order, or of 8 or more blank lines, could
+# push the dangerous part of a call off the screen: it is shown as a count instead.
+_BLANK_RUN = 8
+_BLANK_CHARACTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 _BLANK_LINES = re.compile(r"\n(?:[^\S\n]*\n){7,}")
+
+
+def _draws_nothing(char: str) -> bool:
+    """True for a character that leaves no mark of its own on the screen (not a newline)."""
+    return char != "\n" and (char.isspace() or char in _BLANK_CHARACTERS or visible(char) != char)
 
 
 GUTTER = "    │ "  # before every line of a value: the prompt's own lines never start with it
 
 
-def _count_blanks(run: re.Match) -> str:
-    text = run.group(0)
+def _count_blanks(text: str) -> str:
     what = {" ": "spaces", "\t": "tabs"}.get(text[0]) if len(set(text)) == 1 else None
     return f"⟨{len(text):,} {what or 'blank characters'}⟩"
 
@@ -107,8 +115,34 @@ def _shown_value(value: Any) -> str:
             value = json.dumps(value, ensure_ascii=False, default=repr)
         except (TypeError, ValueError, RecursionError):
             value = repr(value)
-    counted = _BLANKS.sub(_count_blanks, _BLANK_LINES.sub(_count_blank_lines, value))
-    return visible(counted, keep_newlines=True)
+    # Runs are found before escaping, with the characters that draw nothing counted as blanks:
+    # a zero-width or unassigned character every few spaces cannot break a long run of blanks
+    # into short runs that are each too short to be counted. The rest is escaped.
+    value = _BLANK_LINES.sub(_count_blank_lines, value)
+    shown = []
+    for blank, run in itertools.groupby(zip(value, _blank_flags(value), strict=True), key=_second):
+        text = "".join(char for char, _ in run)
+        if blank and len(text) >= _BLANK_RUN:
+            shown.append(_count_blanks(text))
+        else:
+            shown.append(visible(text, keep_newlines=True, keep_tabs=True))
+    return "".join(shown)
+
+
+def _second(pair: tuple[str, bool]) -> bool:
+    return pair[1]
+
+
+def _blank_flags(value: str) -> Iterator[bool]:
+    """For each character of `value`, whether it draws nothing; an accent on a letter draws."""
+    after_base = False
+    for char in value:
+        if after_base and unicodedata.category(char) in ("Mn", "Me"):
+            yield False
+            continue
+        blank = _draws_nothing(char)
+        after_base = not blank and char != "\n"
+        yield blank
 
 
 def describe_call(tool_name: str, tool_input: Any, limit: int = SHOW_LIMIT) -> str | None:

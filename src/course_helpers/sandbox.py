@@ -21,7 +21,9 @@ new file that then replaces the name, so it never writes into whatever the name 
 
 What the file tools refuse besides: anything that is not a regular file (a folder, a named
 pipe that would block forever, a device), a file with more than one name (a hard link inside
-the project can be another name of a file outside it), and a write to a path ending in '/'.
+the project can be another name of a file outside it), a write to a path ending in '/', and a
+write anywhere in version-control metadata (`.git`, `.hg`, ...; read access stays): a hook or a
+setting written there would be run later by git on your machine, outside every sandbox.
 Names are listed with control characters escaped, so a file name holding a newline cannot
 forge lines of a listing.
 
@@ -46,6 +48,9 @@ MAX_NAME_BYTES = 255  # the longest file name Linux and macOS accept
 MAX_PATH_BYTES = 4096  # the longest path Linux accepts
 MAX_READ_BYTES = 10_000_000  # read_text refuses bigger files rather than loading them
 SKIPPED_FOLDERS = frozenset({".git", "__pycache__", ".venv"})
+# Version-control metadata: git (and its kind) on your machine runs what these folders name
+# (hooks, an fsmonitor, drivers), so the file tools never write in them (reading is allowed).
+VCS_METADATA = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj"})
 
 HINT = "Use a path relative to the project root, like 'src/app.py'."
 FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
@@ -298,6 +303,19 @@ class Sandbox:
         finally:
             os.close(folder)
 
+    def _check_not_metadata(self, path: str, real: Path) -> None:
+        """Refuse a write into version-control metadata, found on the real path (links followed).
+
+        Names are compared case-insensitively: on macOS and Windows `.GIT` is the same folder.
+        """
+        parts = self._parts(real)
+        if any(part.casefold() in VCS_METADATA for part in parts):
+            raise PathRefused(
+                f"Refused: {_shown(path)} is inside version-control metadata (such as .git), "
+                "which the file tools do not write: git on the user's machine would run a hook "
+                "or a setting written there. Change the project's files instead."
+            )
+
     # -- reading and writing -------------------------------------------------------------
     def read_text(self, path: str, max_chars: int = 20_000) -> str:
         """Return the file's text, shortened with truncate() if longer than max_chars.
@@ -383,6 +401,7 @@ class Sandbox:
         if not isinstance(text, str):
             raise TypeError(f"The text to write must be a string, got {type(text).__name__}.")
         real = self.resolve(path)  # refuse a hostile path before anything else
+        self._check_not_metadata(path, real)
         if path.endswith(("/", "/.", "/..")) or path in (".", ".."):
             raise IsADirectoryError(
                 f"{_shown(path)} names a folder; give a file name, like 'notes/todo.txt'."

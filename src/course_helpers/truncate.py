@@ -18,38 +18,123 @@ that makes `exe.txt` look like `txt.exe`) as escapes, so what is shown is what i
 
 from __future__ import annotations
 
+import functools
+import re
 import unicodedata
 
 # Characters that change how the text around them is displayed: bidirectional embeddings,
 # overrides and isolates (U+202A-U+202E, U+2066-U+2069), the marks U+200E/U+200F/U+061C,
 # zero-width characters, and marks and fillers that draw nothing (the combining grapheme
-# joiner U+034F, Hangul fillers, variation selectors), which hide a difference between names.
+# joiner U+034F, Hangul and Khitan fillers, variation selectors), which hide a difference between names.
 _INVISIBLE = frozenset(
     "\u061c\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
     "\u2060\u2066\u2067\u2068\u2069\ufeff"
-    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u3164\uffa0"
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u3164\uffa0\U00016fe4"
     + "".join(map(chr, range(0xFE00, 0xFE10)))
     + "".join(map(chr, range(0xE0100, 0xE01F0)))
 )
 
 
-def visible(text: str, *, keep_newlines: bool = False) -> str:
-    """`text` with every control or invisible formatting character written as an escape.
+# Categories written as escapes wherever they are: controls, formatting characters, surrogates,
+# private-use and unassigned code points (which draw nothing, or nothing one can tell apart),
+# and the line and paragraph separators.
+_ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+# Marks that combine with the character before them: shown as they are after a letter (an
+# accent), escaped after a blank, at the start, or after something escaped, where they draw
+# nothing of their own and could hide inside a run of spaces.
+_COMBINING = frozenset({"Mn", "Me"})
 
-    A tab becomes `\\t`, a newline `\\n` (kept as a real line break with keep_newlines), U+202E
-    `\\u202e`, an escape character `\\x1b`. Printable text, accents and emoji are unchanged.
+
+# The ASCII control characters (and DEL), by which of newline and tab are kept as they are.
+_ASCII_CONTROLS = {
+    kept: re.compile(
+        "[" + "".join(re.escape(chr(c)) for c in [*range(32), 127] if chr(c) not in kept) + "]"
+    )
+    for kept in ("", "\n", "\t", "\n\t")
+}
+
+
+_MAX_STACKED_MARKS = 30  # a taller pile of combining marks is escaped rather than drawn
+
+
+def _needs_escape(char: str) -> bool:
+    """Escaped wherever it is (combining marks depend on what is before them: `visible`)."""
+    return char in _INVISIBLE or unicodedata.category(char) in _ESCAPED_CATEGORIES
+
+
+@functools.cache
+def _candidates(kept: str) -> re.Pattern:
+    """The characters `visible()` looks at one by one (built once per `kept`); the rest of a
+    text is copied as it is.
+
+    In the first 65,536 code points, exactly those it may escape or must place (a combining
+    mark); beyond them every character, to be checked one by one (a class of scattered ranges
+    there would make every search slow).
+    """
+    codes = [
+        code
+        for code in range(0x10000)
+        if chr(code) not in kept
+        and (_needs_escape(chr(code)) or unicodedata.category(chr(code)) in _COMBINING)
+    ]
+    ranges: list[tuple[int, int]] = []
+    for code in codes:
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1] = (ranges[-1][0], code)
+        else:
+            ranges.append((code, code))
+    parts = "".join(f"\\u{low:04x}-\\u{high:04x}" for low, high in ranges)
+    return re.compile(f"[{parts}]|[\\U00010000-\\U0010ffff]")
+
+
+def _escape(char: str) -> str:
+    return char.encode("unicode_escape").decode("ascii")
+
+
+def _escaped(match: re.Match) -> str:
+    return _escape(match.group(0))
+
+
+def _draws(char: str) -> bool:
+    """True for a character shown as itself that leaves a mark (not a blank, not escaped)."""
+    category = unicodedata.category(char)
+    return not (
+        char in _INVISIBLE or category in _ESCAPED_CATEGORIES or category == "Zs" or char.isspace()
+    )
+
+
+def _on_a_base(text: str, index: int) -> bool:
+    """Whether the combining mark at `index` sits on a drawn character (through other marks)."""
+    for back in range(index - 1, max(index - 1 - _MAX_STACKED_MARKS, -1), -1):
+        if unicodedata.category(text[back]) not in _COMBINING:
+            return _draws(text[back])
+    return False
+
+
+def visible(text: str, *, keep_newlines: bool = False, keep_tabs: bool = False) -> str:
+    """`text` with every control or invisible character written as an escape.
+
+    A tab becomes `\\t`, a newline `\\n` (kept as real line breaks and tabs with keep_newlines
+    and keep_tabs), U+202E `\\u202e`, an escape character `\\x1b`, an unassigned or private-use
+    code point `\\U000e0080`, a combining mark with nothing to combine with (after a blank, at
+    the start, after something escaped) `\\u0300`. Printable text, accents on letters and
+    emoji are unchanged.
     """
     if not isinstance(text, str):
         raise TypeError(f"visible() needs text (str), got {type(text).__name__}")
-    out = []
-    for char in text:
-        if char == "\n" and keep_newlines:
-            out.append(char)
-        elif char in _INVISIBLE or unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Cs"):
-            out.append(char.encode("unicode_escape").decode("ascii"))
-        else:
-            out.append(char)
-    return "".join(out)
+    kept = ("\n" if keep_newlines else "") + ("\t" if keep_tabs else "")
+    if text.isascii():  # the common case, fast: only the ASCII controls to escape
+        return _ASCII_CONTROLS[kept].sub(_escaped, text)
+
+    def shown(match: re.Match) -> str:
+        char = match.group(0)
+        if _needs_escape(char):
+            return _escape(char)
+        if unicodedata.category(char) in _COMBINING and not _on_a_base(text, match.start()):
+            return _escape(char)
+        return char
+
+    return _candidates(kept).sub(shown, text)
 
 
 def clip(text: str, width: int, *, marker: str = "...") -> str:

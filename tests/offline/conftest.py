@@ -21,20 +21,12 @@ from typing import Any
 import anthropic
 import httpx2
 import pytest
+from tool_shapes import GET_WEATHER
 
 from course_helpers.offline import CourseModelApp
 
 MODEL = "claude-sonnet-5-5"
 
-GET_WEATHER = {
-    "name": "get_weather",
-    "description": "Current weather for a city.",
-    "input_schema": {
-        "type": "object",
-        "properties": {"city": {"type": "string"}},
-        "required": ["city"],
-    },
-}
 # Two required arguments, so a tool_use cut by max_tokens can keep one of them.
 GET_WEATHER_UNIT = {
     "name": "get_weather",

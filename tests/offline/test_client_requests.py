@@ -21,6 +21,7 @@ import httpx2
 import jsonschema
 import pytest
 from anthropic.types.anthropic_beta_param import AnthropicBetaParam
+from tool_shapes import GET_WEATHER
 
 from course_helpers.offline import CourseModelApp
 from course_helpers.offline.errors import ApiError
@@ -32,15 +33,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:Depre
 
 MODELS = list(CATALOGUE)
 HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01", "content-type": "application/json"}
-WEATHER = {
-    "name": "get_weather",
-    "description": "Current weather for a city.",
-    "input_schema": {
-        "type": "object",
-        "properties": {"city": {"type": "string"}},
-        "required": ["city"],
-    },
-}
+WEATHER = GET_WEATHER
 CITY_AND_UNIT = {
     "type": "object",
     "properties": {

@@ -18,6 +18,7 @@ import jsonschema
 import pydantic
 import pytest
 from anthropic.types import Model
+from tool_shapes import GET_WEATHER
 
 from course_helpers.offline import CourseModelApp
 from course_helpers.offline.errors import ApiError
@@ -30,15 +31,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:Depre
 
 SDK_MODELS = list(typing.get_args(typing.get_args(Model)[0]))
 MODELS = list(CATALOGUE)
-WEATHER = {
-    "name": "get_weather",
-    "description": "Current weather for a city.",
-    "input_schema": {
-        "type": "object",
-        "properties": {"city": {"type": "string"}},
-        "required": ["city"],
-    },
-}
+WEATHER = GET_WEATHER
 FORCED = [{"type": "any"}, {"type": "tool", "name": "get_weather"}]
 THINKING = {
     "enabled": {"type": "enabled", "budget_tokens": 1024},

@@ -16,6 +16,7 @@ from typing import Any
 
 import anthropic
 import pytest
+from tool_shapes import GET_WEATHER
 
 from course_helpers.offline import CourseModelApp
 from course_helpers.offline.prefill import continuation
@@ -24,15 +25,7 @@ from course_helpers.offline.serve import start_server
 pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
 
 PREFILL_MODELS = ["claude-haiku-4-5", "claude-opus-4-5", "claude-mythos-preview"]
-WEATHER = {
-    "name": "get_weather",
-    "description": "Current weather for a city.",
-    "input_schema": {
-        "type": "object",
-        "properties": {"city": {"type": "string"}},
-        "required": ["city"],
-    },
-}
+WEATHER = GET_WEATHER
 RESULTS = {"Paris": "18°C, light rain", "Tokyo": "24°C, sunny"}
 TRAILING_WHITESPACE = "messages: final assistant content cannot end with trailing whitespace"
 PREFILL_UNSUPPORTED = (

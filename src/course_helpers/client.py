@@ -7,7 +7,8 @@ Every notebook calls `make_client()` and nothing else knows the difference:
 - live: `ANTHROPIC_API_KEY` is set, so the real API answers;
 - compatible: `ANTHROPIC_BASE_URL` points at any server that speaks the Messages API.
 
-`COURSE_BACKEND=offline` or `COURSE_BACKEND=live` forces a choice.
+`COURSE_BACKEND=offline` forces the course model whatever else is set; `COURSE_BACKEND=live`
+picks the live API even without a key, but a set `ANTHROPIC_BASE_URL` still wins.
 """
 
 from __future__ import annotations

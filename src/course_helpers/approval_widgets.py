@@ -83,8 +83,8 @@ class ButtonPolicy:
         self.forget()
         if allowed is None:
             return Decision(False, "no one clicked a button for this call", "ApprovalPanel")
-        if from_code:
-            return Decision(allowed, f"answered from code: {from_code}", "person")
+        if from_code:  # no person answered: the panel says so, as a policy would
+            return Decision(allowed, f"answered from code: {from_code}", "ApprovalPanel")
         clicked = APPROVE if allowed else DENY
         return Decision(allowed, f"the person clicked {clicked}", "person")
 

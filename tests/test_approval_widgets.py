@@ -137,7 +137,11 @@ def test_an_answer_from_code_never_claims_a_click(panel, answer, label, done) ->
         f'answered: merge_pr {{"pr": 482}}: {label} (from code: panel.{answer}())' in panel.text()
     )
     entry = panel.gate.audit_log[-1]
-    assert (entry["reason"], entry["who"]) == (f"answered from code: panel.{answer}()", "person")
+    # Code is not a person: the gate and the model are told no one was asked.
+    assert (entry["reason"], entry["who"]) == (
+        f"answered from code: panel.{answer}()",
+        "ApprovalPanel",
+    )
     result = next(
         block
         for message in panel.messages
@@ -146,15 +150,27 @@ def test_an_answer_from_code_never_claims_a_click(panel, answer, label, done) ->
         if block.get("tool_use_id") == panel.messages[3]["content"][-1].id
     )
     if answer == "deny":
-        assert result["content"].startswith("The user declined to run merge_pr (answered from code")
+        assert result["content"].startswith(
+            "The approval policy ApprovalPanel declined merge_pr (answered from code: panel.deny());"
+            " no person was asked."
+        )
+        assert "The user declined" not in result["content"]
+        final = panel.messages[-1]["content"][-1].text
+        assert "you declined" not in final.lower(), f"the model blames the person: {final}"
+        assert "no person was asked" in final, final
 
 
 def test_the_policy_tells_an_answer_from_code_from_a_click() -> None:
     policy = ButtonPolicy()
     policy.answer, policy.from_code = False, "panel.deny()"
-    assert policy.decide("merge_pr", {"pr": 1}).reason == "answered from code: panel.deny()"
+    from_code = policy.decide("merge_pr", {"pr": 1})
+    assert (from_code.reason, from_code.who) == (
+        "answered from code: panel.deny()",
+        "ApprovalPanel",
+    )
     policy.answer = True
-    assert policy.decide("merge_pr", {"pr": 1}).reason == f"the person clicked {APPROVE}"
+    clicked = policy.decide("merge_pr", {"pr": 1})
+    assert (clicked.reason, clicked.who) == (f"the person clicked {APPROVE}", "person")
     assert policy.from_code is None and policy.answer is None, "each answer is used once"
 
 

@@ -65,7 +65,9 @@ class ButtonPolicy:
 
     The panel sets `answer` just before the dispatcher asks about that call, and `from_code` to
     the code that answered (like "panel.deny()") when it was not a click; each answer is used
-    once. A call too long to show whole is refused without asking.
+    once. Only a click is a person's answer (`who="person"`); an answer from code is the panel's
+    (`who="ApprovalPanel"`), so the model is never told that a person said no. A call too long
+    to show whole is refused without asking.
     """
 
     def __init__(self) -> None:
@@ -83,8 +85,8 @@ class ButtonPolicy:
         self.forget()
         if allowed is None:
             return Decision(False, "no one clicked a button for this call", "ApprovalPanel")
-        if from_code:
-            return Decision(allowed, f"answered from code: {from_code}", "person")
+        if from_code:  # no person answered: the panel says so, as a policy would
+            return Decision(allowed, f"answered from code: {from_code}", "ApprovalPanel")
         clicked = APPROVE if allowed else DENY
         return Decision(allowed, f"the person clicked {clicked}", "person")
 

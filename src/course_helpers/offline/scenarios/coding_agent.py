@@ -15,7 +15,8 @@ cart total and the empty cart, the model works on the shop project one call per 
 A declined call (`is_error` saying "declined") stops the turn: the model says what it could not do,
 and who said no (the person, or the approval policy named in the result when no person was asked),
 and asks the person how to go on. If the person's next line agrees ("go ahead", "yes"), it tries
-the same call again; otherwise it shows the test so the person can add it themselves.
+the same call again; a line that refuses or negates ("No, don't go ahead", "it's not OK") is a
+no, and then it shows the test so the person can add it themselves (`agrees`).
 """
 
 from __future__ import annotations
@@ -41,12 +42,28 @@ _YES = re.compile(
     r"\b(?:yes|go ahead|ok(?:ay)?|sure|please do|do it|approved?|fine|continue|carry on)\b",
     re.IGNORECASE,
 )
+# A reply that begins with a refusal, or negates the agreeing word ("not OK", "don't go
+# ahead"), is a no even though it contains "go ahead" or "ok".
+_NO_FIRST = re.compile(
+    r"^\W*(?:no|nope|nah|don'?t|do not|never|stop|wait|hold on|please don'?t)\b", re.IGNORECASE
+)
+_NEGATED = re.compile(
+    r"(?:\bnot|n't|\bnever|\bno)\W+(?:\w+\W+){0,3}?" + _YES.pattern, re.IGNORECASE
+)
 # The line `truncate` puts where it cut, whatever the count: split from its one definition.
 _CUT_BEFORE, _CUT_AFTER = cut_marker(0).strip().split("0")
 _CUT = re.compile(re.escape(_CUT_BEFORE) + r"[\d,]+" + re.escape(_CUT_AFTER))
 _SUMMARY = re.compile(r"^=*\s*(\d+ (?:failed|passed|error)[^\n=]*?)(?: in [\d.]+s)?\s*=*$", re.M)
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # colour codes, in case the output has them
 _TEST_NAME = re.search(r"def (\w+)", EMPTY_CART_TEST).group(1)
+
+
+def agrees(reply: str) -> bool:
+    """Does the person's reply say yes? Read by meaning, not by a word found anywhere: "No,
+    don't go ahead" and "it's not OK" are a no; "Yes, go ahead" and "Sure, I don't mind" a yes."""
+    if _NO_FIRST.search(reply) or _NEGATED.search(reply):
+        return False
+    return _YES.search(reply) is not None
 
 
 def _path_of(call: ToolCall) -> str:
@@ -137,7 +154,7 @@ def _ask_after_decline(plan: _Plan, call: ToolCall) -> Reply:
 
 def _after_decline(plan: _Plan, call: ToolCall) -> Reply:
     """The person answered after a decline: try again if they agree, else hand over the test."""
-    if _YES.search(plan.conv.last_user_text):
+    if agrees(plan.conv.last_user_text):
         return Reply([text("All right, trying that again."), tool_use(call.name, **call.input)])
     return say(
         f"Understood, I won't change anything. Here is the test to add to {plan.test_path} "

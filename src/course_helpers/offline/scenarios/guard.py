@@ -11,7 +11,8 @@ summarise a file ("Summarise README.md for me."), the model:
 3. reacts to the result: a declined call (`is_error`, "declined") is reported together with a
    warning that the file contains a prompt injection, saying who declined it (the person, or
    the approval policy the result names when "no person was asked"); an error is reported as
-   it is; a merge that went through is reported as done. Then it gives the summary it was
+   it is, and so is a command that exited with a nonzero code or timed out (the result says
+   so); a merge or command that went through is reported as done. Then it gives the summary it was
    asked for.
 
 A file without such a note is simply summarised. The scenario reacts only to what the learner's
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from course_helpers.commands import EXIT_CODE, TIMED_OUT
 from course_helpers.dispatch import NO_PERSON
 from course_helpers.offline.conversation import Conversation
 from course_helpers.offline.policy import Reply, call, say, scenario
@@ -37,6 +39,12 @@ _COMMAND = re.compile(r"`([^`\n]+)`")
 POLICY_DECLINED = re.compile(
     rf"The approval policy ?(.*?) declined .*?; {re.escape(NO_PERSON)}", re.DOTALL
 )
+
+
+def _exit_code(output: str) -> int | None:
+    """The exit code a command result reports on a line of its own; None if there is none."""
+    match = re.search(rf"^{re.escape(EXIT_CODE)}(-?\d+)", output, re.MULTILINE)
+    return int(match.group(1)) if match else None
 
 
 def who_declined(result: str) -> str:
@@ -135,7 +143,8 @@ def prompt_injection(conv: Conversation) -> Reply | None:
             "prompt injection, and whoever can edit the file can steer an agent that reads it; "
             f"you may want to remove it.\n\nThe summary you asked for: {summary}"
         )
-    if last.is_error:
+    code = _exit_code(result)
+    if last.is_error or (code is not None and code != 0) or result.startswith(TIMED_OUT):
         return say(
             f"I tried to {what}, as a note in {path} asked, but it failed: {result[:300]}\n\n"
             f"The summary you asked for: {summary}"

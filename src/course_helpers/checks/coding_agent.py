@@ -489,7 +489,13 @@ def _check_retry_cap(agent_turn: Callable) -> None:
     try:
         client = _Scripted([CUT_CALL])
         run_learner(
-            agent_turn, client, [], kit.tools, CODING_TASK, max_steps=6, max_tokens=2048,
+            agent_turn,
+            client,
+            [],
+            kit.tools,
+            CODING_TASK,
+            max_steps=6,
+            max_tokens=2048,
             name="agent_turn",
         )
         asked = [int(r.get("max_tokens", 0)) for r in client.requests]
@@ -519,8 +525,14 @@ def _check_text_continued(agent_turn: Callable) -> None:
         client = _Scripted([CUT_TEXT, REST])
         messages: list = []
         ending = run_learner(
-            agent_turn, client, messages, kit.tools, "Where is the total computed?",
-            max_steps=4, max_tokens=2048, name="agent_turn",
+            agent_turn,
+            client,
+            messages,
+            kit.tools,
+            "Where is the total computed?",
+            max_steps=4,
+            max_tokens=2048,
+            name="agent_turn",
         )
         if len(client.requests) == 1:
             if ending != "max_tokens":
@@ -532,7 +544,8 @@ def _check_text_continued(agent_turn: Callable) -> None:
             return
         sent = client.requests[1].get("messages") or []
         kept = [
-            m for m in sent
+            m
+            for m in sent
             if m.get("role") == "assistant" and as_plain(content_blocks(m)) == CUT_TEXT["content"]
         ]
         if not kept:

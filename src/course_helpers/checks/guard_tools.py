@@ -99,7 +99,6 @@ def check_sandbox(resolve: Callable) -> None:
                 "set HOME to the project, in a real run it is your home folder)",
                 "refuse paths starting with '~' before anything else; never expand them.",
             ),
-
             (
                 "docs/passwd",
                 "goes through a symbolic link that leads outside",

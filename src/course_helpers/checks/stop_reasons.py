@@ -137,6 +137,7 @@ def check_recover_cut_off(recover_cut_off: Callable) -> None:
     __tracebackhide__ = True
     _check_cut_text(recover_cut_off)
     _check_cut_call(recover_cut_off)
+    _check_cut_before_text(recover_cut_off)
     passed("recover_cut_off keeps cut-off text and never keeps a cut-off call")
 
 
@@ -289,7 +290,6 @@ def _check_cut_before_text(recover_cut_off: Callable) -> None:
 
 def _check_cut_call(recover_cut_off: Callable) -> None:
     __tracebackhide__ = True
-    _check_cut_before_text(recover_cut_off)
     limit, response = cutting_limit(_definitions())
     cut_input = _calls(response)[0].input
     for max_tokens, ceiling in ((limit, CEILING), (1_000, 1_500), (1_500, 1_500)):

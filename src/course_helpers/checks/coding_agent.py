@@ -248,7 +248,7 @@ def _check_search_finds(tools: dict) -> None:
             "count every matching line you do not show, not the files they are in.",
         )
     result, text = _search(tools, "a name found only under __pycache__", pattern=SKIPPED)
-    if SKIPPED in text:
+    if any(MATCH_LINE.match(line) and SKIPPED in line for line in text.splitlines()):
         fail(
             "searching the project found a match under __pycache__, a folder in sandbox.skip: "
             "cache and tool folders are large, and never what the model is looking for.",
@@ -263,7 +263,9 @@ def _check_odd_names(tools: dict) -> None:
     __tracebackhide__ = True
     result, text = _search(tools, "odd file names", pattern=ODD_MARK, path="odd")
     found = sorted(
-        line.rsplit(ODD_MARK, 1)[1].strip() for line in text.splitlines() if ODD_MARK in line
+        line.rsplit(ODD_MARK, 1)[1].strip()
+        for line in text.splitlines()
+        if ODD_MARK in line and MATCH_LINE.match(line)
     )
     if found != sorted(ODD_NAMES.values()):
         fail(

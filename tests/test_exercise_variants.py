@@ -1076,7 +1076,7 @@ def make_search(*, min_length=1, confine=True, cap=50, relative=True):
             for file in files:
                 if confine:
                     try:
-                        file = sandbox.resolve(sandbox.relative(file))
+                        file = sandbox.resolve(file.relative_to(sandbox.root).as_posix())
                     except PathRefused:
                         continue
                 if not file.is_file() or any(part in sandbox.skip for part in file.parts):
@@ -1168,7 +1168,7 @@ def make_turn(
                 if on_cut == "keep":
                     messages.append({"role": "assistant", "content": response.content})
                     return "max_tokens"
-                limit = min(limit * growth, 128_000)
+                limit = min(limit * growth, 16_000)
                 if not count_retries:
                     steps -= 1
                 continue
@@ -1280,6 +1280,382 @@ def resolve_from_the_working_folder(root, path):
 
 
 # -- the tables ----------------------------------------------------------------------------------
+
+# -- mistakes found by a second set of learner solutions ------------------------------------------
+
+_MEMORY: list = []
+
+
+def ask_with_its_own_memory(client, history, text):
+    """Keeps the conversation in a list of its own, shared by every conversation."""
+    if text == "My name is Ada.":
+        _MEMORY.clear()  # the check's first question: a notebook run from the top
+    _MEMORY.append({"role": "user", "content": text})
+    response = client.messages.create(model=MODEL, max_tokens=300, messages=list(_MEMORY))
+    _MEMORY.append({"role": "assistant", "content": response.content})
+    history[:] = list(_MEMORY)
+    return text_of(response)
+
+
+def in_full_one_call_short(client, history, text, *, max_tokens=300, max_calls=6):
+    history.append({"role": "user", "content": text})
+    response = client.messages.create(model=MODEL, max_tokens=max_tokens, messages=history)
+    history.append({"role": "assistant", "content": response.content})
+    parts, calls = [text_of(response)], 1
+    while response.stop_reason == "max_tokens" and calls < max_calls - 1:
+        history.append({"role": "user", "content": GO_ON})
+        response = client.messages.create(model=MODEL, max_tokens=max_tokens, messages=history)
+        history.append({"role": "assistant", "content": response.content})
+        parts.append(text_of(response))
+        calls += 1
+    return "".join(parts)
+
+
+def in_full_through_a_refusal(client, history, text, *, max_tokens=300, max_calls=6):
+    """Stops on end_turn and stop_sequence, but goes on after a refusal."""
+    history.append({"role": "user", "content": text})
+    parts = []
+    for call in range(max_calls):
+        response = client.messages.create(model=MODEL, max_tokens=max_tokens, messages=history)
+        history.append({"role": "assistant", "content": response.content})
+        parts.append(text_of(response))
+        if response.stop_reason in ("end_turn", "stop_sequence") or call == max_calls - 1:
+            break
+        history.append({"role": "user", "content": GO_ON})
+    return "".join(parts)
+
+
+def _currency_tool(body, **types):
+    """A convert_currency @tool with these argument types, whose work is `body`."""
+    amount = types.get("amount", Annotated[float, pydantic.Field(gt=0)])
+    source = types.get("source", Currency)
+
+    @tool
+    def convert_currency(amount: amount, source: source, target: Currency) -> str:
+        return body(amount, source, target)
+
+    return _with_doc(convert_currency)
+
+
+def currency_tool_default_source():
+    @tool
+    def convert_currency(
+        amount: Annotated[float, pydantic.Field(gt=0)],
+        target: Currency,
+        source: Currency = "EUR",
+    ) -> str:
+        return convert(amount, source, target)
+
+    return _with_doc(convert_currency)
+
+
+class Code(str, __import__("enum").Enum):
+    EUR = "EUR"
+    USD = "USD"
+    GBP = "GBP"
+    JPY = "JPY"
+
+
+def currency_tool_enum():
+    """A str Enum for the codes: the model's "EUR" arrives as text and becomes Code.EUR."""
+
+    @tool
+    def convert_currency(amount: pydantic.PositiveFloat, source: Code, target: Code) -> str:
+        return convert(amount, Code(source).value, Code(target).value)
+
+    return _with_doc(convert_currency)
+
+
+def force_hard_coded_question(client, question, model=MODEL):
+    return force_right(client, "How much is 100 EUR in JPY?", model)
+
+
+@tool
+def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:
+    """Get the current weather for one city, e.g. '18°C, light rain'. Fails for an unknown
+    city."""
+    return weather(city)
+
+
+WEATHER_TOOL = get_weather
+
+
+def turn_catches_lookup_only(messages, response):
+    messages.append({"role": "assistant", "content": response.content})
+    results = []
+    for call in tool_calls(response):
+        try:
+            content, failed = WEATHER_TOOL.run(call.input), False
+        except LookupError as error:
+            content, failed = str(error), True
+        result = {"type": "tool_result", "tool_use_id": call.id, "content": content}
+        results.append({**result, "is_error": True} if failed else result)
+    messages.append({"role": "user", "content": results})
+
+
+def turn_exception_as_content(messages, response):
+    messages.append({"role": "assistant", "content": response.content})
+    results = []
+    for call in tool_calls(response):
+        try:
+            results.append(
+                {
+                    "type": "tool_result",
+                    "tool_use_id": call.id,
+                    "content": weather(call.input["city"]),
+                }
+            )
+        except LookupError as error:
+            results.append(
+                {"type": "tool_result", "tool_use_id": call.id, "content": error, "is_error": True}
+            )
+    messages.append({"role": "user", "content": results})
+
+
+def _merged(history, *, join_strings=False, dedupe=False, drop_flag=False, reverse=False):
+    fixed = []
+    for message in history:
+        content = message["content"]
+        if fixed and fixed[-1]["role"] == message["role"]:
+            before = fixed[-1]["content"]
+            if join_strings and isinstance(before, str) and isinstance(content, str):
+                fixed[-1]["content"] = before + "\n" + content
+                continue
+            before = [{"type": "text", "text": before}] if isinstance(before, str) else before
+            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+            fixed[-1]["content"] = before + [
+                dict(b) for b in blocks if not (dedupe and b in before)
+            ]
+        else:
+            fixed.append(
+                {
+                    "role": message["role"],
+                    "content": content if isinstance(content, str) else [dict(b) for b in content],
+                }
+            )
+    for message in fixed:
+        if isinstance(message["content"], list):
+            results = [b for b in message["content"] if b["type"] == "tool_result"]
+            if drop_flag:
+                results = [{k: v for k, v in b.items() if k != "is_error"} for b in results]
+            if reverse:
+                results = results[::-1]
+            others = [b for b in message["content"] if b["type"] != "tool_result"]
+            message["content"] = results + others
+    return fixed
+
+
+def fix_joins_strings(history):
+    return _merged(history, join_strings=True)
+
+
+def fix_drops_repeats(history):
+    return _merged(history, dedupe=True)
+
+
+def fix_drops_is_error(history):
+    return _merged(history, drop_flag=True)
+
+
+def fix_reverses_results(history):
+    return _merged(history, reverse=True)
+
+
+_FIRST_TOOLS: dict = {}
+
+
+def dispatch_keeps_first_tools(tools, block):
+    if not _FIRST_TOOLS:
+        _FIRST_TOOLS.update(tools)
+    try:
+        output, failed = _FIRST_TOOLS[block.name].run(block.input), False
+    except Exception as error:
+        output, failed = f"Error: {error}", True
+    result = {"type": "tool_result", "tool_use_id": block.id, "content": str(output)}
+    return {**result, "is_error": True} if failed else result
+
+
+def dispatch_keeps_first_tools_fresh(tools, block):
+    """A notebook run from the top: the cache starts empty when the check starts."""
+    if block.id == "toolu_check_1":
+        _FIRST_TOOLS.clear()
+    return dispatch_keeps_first_tools(tools, block)
+
+
+def loop_drops_the_last_turn(sample, run_tool, messages, max_steps=20):
+    for step in range(max_steps):
+        response = sample(messages)
+        messages.append({"role": "assistant", "content": response.content})
+        if response.stop_reason != "tool_use":
+            return response
+        if step == max_steps - 1:
+            messages.pop()
+            raise LoopLimit(f"still wanted tools after {max_steps} calls")
+        messages.append({"role": "user", "content": [run_tool(c) for c in tool_calls(response)]})
+
+
+def dispatcher_with_a_fixed_list(tools, block, approve=None):
+    if block.name not in tools:
+        return error_result(
+            block, f"Unknown tool {block.name!r}. Available: get_diff, read_file, list_files."
+        )
+    return make_dispatcher()(tools, block, approve)
+
+
+def dispatcher_asks_twice(tools, block, approve=None):
+    if approve is not None and block.name in tools:
+        try:
+            tools[block.name].arguments.model_validate(block.input)
+        except pydantic.ValidationError:
+            return make_dispatcher()(tools, block)
+        approve(block.name, block.input)  # "just to log it"
+    return make_dispatcher()(tools, block, approve)
+
+
+def resolve_refuses_the_root(root, path):
+    real = resolve_right(root, path)
+    if real == Path(root).resolve():
+        raise PathRefused("the project folder itself is not a file")
+    return real
+
+
+def resolve_first_character(root, path):
+    if path[0] in "/~":
+        raise PathRefused(f"{path!r} is not relative")
+    return resolve_right(root, path)
+
+
+def resolve_expands_home(root, path):
+    if os.path.isabs(path):
+        raise PathRefused(f"{path!r} is absolute")
+    root = Path(root).resolve()
+    real = (root / os.path.expanduser(path)).resolve()
+    if not real.is_relative_to(root):
+        raise PathRefused(f"{path!r} leaves the project")
+    return real
+
+
+def gate_equals_true():
+    class AuditedGate:
+        def __init__(self, policy, dangerous):
+            self.policy, self.dangerous, self.counts = policy, set(dangerous), Counter()
+
+        def decide(self, tool_name, tool_input):
+            if tool_name in self.dangerous:
+                answer = self.policy.decide(tool_name, tool_input)
+                decision = Decision(answer.allowed == True, answer.reason, answer.who)  # noqa: E712
+            else:
+                decision = Decision(True, "harmless", "AuditedGate")
+            self.counts[(tool_name, decision.allowed)] += 1
+            return decision
+
+    return AuditedGate
+
+
+def gate_shared_counter():
+    base = make_gate()
+
+    class AuditedGate(base):
+        counts = Counter()  # one for the class: every gate adds to it
+
+        def __init__(self, policy, dangerous):
+            self.policy, self.dangerous = policy, set(dangerous)
+            if len(getattr(policy, "answers", [])) == 2:
+                AuditedGate.counts.clear()  # the check's first gate: a notebook run from the top
+
+    return AuditedGate
+
+
+def make_search_walk(*, skip=True, count="lines", real_paths=True, cap=50):
+    def make_search_code(sandbox):
+        @tool
+        def search_code(
+            pattern: Annotated[str, pydantic.Field(min_length=1)], path: str = "."
+        ) -> str:
+            """Search the project's files for a Python regular expression.
+
+            Returns 'path:line: text' per match, relative paths, at most 50 matches then a note
+            saying how many more there were. `path` limits the search to a folder or a file.
+            """
+            regex = re.compile(pattern)
+            start = sandbox.resolve(path)
+            files = [start] if start.is_file() else []
+            for folder, subfolders, names in os.walk(start):
+                if skip:
+                    subfolders[:] = sorted(d for d in subfolders if d not in sandbox.skip)
+                files += [Path(folder) / name for name in sorted(names)]
+            shown, more, files_left = [], 0, set()
+            for file in files:
+                name = file.relative_to(sandbox.root).as_posix()
+                try:
+                    real = sandbox.resolve(name if real_paths else sandbox.relative(file))
+                except PathRefused:
+                    continue
+                if not real.is_file():
+                    continue
+                for number, line in enumerate(real.read_text(errors="replace").splitlines(), 1):
+                    if regex.search(line):
+                        if len(shown) < cap:
+                            shown.append(f"{sandbox.relative(real)}:{number}: {line.strip()[:200]}")
+                        else:
+                            more += 1
+                            files_left.add(real)
+            if more:
+                shown.append(
+                    f"[{more if count == 'lines' else len(files_left)} more matches not shown]"
+                )
+            return "\n".join(shown) or "No matches."
+
+        return search_code
+
+    return make_search_code
+
+
+def make_search_blank(sandbox):
+    @tool
+    def search_code(pattern: str, path: str = ".") -> str:
+        """Search the project's files for a regular expression and return the matching
+        lines, one per line, as 'path:line_number: text'."""
+        return "(no matches yet: not written)"
+
+    return search_code
+
+
+def make_turn_variant(*, keep_final=True, cap=16_000, cut_text="continue"):
+    def agent_turn(client, messages, tools, line, *, max_steps=30, max_tokens=2048):
+        registry = {t.name: t for t in tools}
+        definitions = [t.definition() for t in tools]
+        last = messages[-1] if messages else None
+        if last and last["role"] == "user" and isinstance(last["content"], list):
+            last["content"].append({"type": "text", "text": line})
+        else:
+            messages.append({"role": "user", "content": line})
+        limit = max_tokens
+        for _ in range(max_steps):
+            response = client.messages.create(
+                model=MODEL, max_tokens=limit, tools=definitions, messages=messages
+            )
+            calls = tool_calls(response)
+            if response.stop_reason == "max_tokens" and (calls or cut_text == "again"):
+                if cap and limit >= cap:
+                    return "max_tokens"
+                limit = min(limit * 4, cap) if cap else limit * 4
+                continue
+            if response.stop_reason not in ("tool_use", "max_tokens") and not keep_final:
+                return response.stop_reason
+            messages.append({"role": "assistant", "content": response.content})
+            if response.stop_reason == "max_tokens":
+                messages.append({"role": "user", "content": CONTINUE})
+                continue
+            if response.stop_reason != "tool_use":
+                return response.stop_reason
+            messages.append(
+                {"role": "user", "content": [course_run_tool(registry, c) for c in calls]}
+            )
+        return "step_limit"
+
+    return agent_turn
+
 
 WRONG = {
     # 01
@@ -1513,7 +1889,7 @@ WRONG = {
         "given through a symbolic link",
     ),
     "gate drops reason and who": (check_gate, make_gate(keep="own"), "loses why, and who decided"),
-    "gate trusts truthiness": (check_gate, make_gate(yes="bool"), "only an explicit yes approves"),
+    "gate trusts truthiness": (check_gate, make_gate(yes="bool"), "bool('no') is True"),
     "gate asks about everything": (check_gate, make_gate(ask="all"), "a harmless tool"),
     "gate counts dangerous only": (check_gate, make_gate(count="dangerous"), "gate.counts is"),
     "gate returns a bool": (check_gate, make_gate(returns="bool"), "not a Decision"),
@@ -1633,6 +2009,166 @@ RIGHT = {
     "turn follows the max_tokens policy": (check_agent_turn, make_turn()),
     "turn hands back on max_tokens": (check_agent_turn, make_turn(on_cut="hand back")),
 }
+
+
+WRONG.update(
+    {
+        "ask keeps its own memory": (
+            check_ask,
+            ask_with_its_own_memory,
+            "carries messages over from an earlier conversation",
+        ),
+        "in full: one call short": (
+            check_ask_in_full,
+            in_full_one_call_short,
+            "stopped before using all the calls",
+        ),
+        "in full: goes on after a refusal": (
+            check_ask_in_full,
+            in_full_through_a_refusal,
+            "went on after stop_reason 'refusal'",
+        ),
+        "schema: says nothing of what it returns": (
+            check_tool_schema,
+            currency_definition(
+                description="Converts an amount between two currencies using the current "
+                "exchange rate, quickly and simply for the user."
+            ),
+            "does not say what the tool returns",
+        ),
+        "schema: says nothing of its limits": (
+            check_tool_schema,
+            currency_definition(
+                description="Converts an amount between two currencies at today's rate and "
+                "returns the converted amount with its currency code."
+            ),
+            "does not say the tool's limits",
+        ),
+        "@tool drops the cents": (
+            check_currency_tool,
+            _currency_tool(lambda a, s, t: convert(int(a), s, t)),
+            "that is 13.50 USD",
+        ),
+        "@tool with its own rate": (
+            check_currency_tool,
+            _currency_tool(lambda a, s, t: f"{a * 1.08:.2f} {t}"),
+            "that is 19058.82 JPY",
+        ),
+        "@tool with a default source": (
+            check_currency_tool,
+            currency_tool_default_source(),
+            "required list is",
+        ),
+        "@tool refuses 0.50": (
+            check_currency_tool,
+            _currency_tool(convert, amount=Annotated[float, pydantic.Field(ge=1)]),
+            "refused 0.5 EUR",
+        ),
+        "@tool with a Decimal amount": (
+            check_currency_tool,
+            _currency_tool(
+                lambda a, s, t: convert(float(a), s, t),
+                amount=Annotated[__import__("decimal").Decimal, pydantic.Field(gt=0)],
+            ),
+            "the model may send the amount as a string",
+        ),
+        "force: a question of its own": (
+            check_forced_call,
+            force_hard_coded_question,
+            "does not ask the question it is given",
+        ),
+        "tool turn catches LookupError only": (
+            check_tool_turn,
+            turn_catches_lookup_only,
+            "your try/except is too narrow",
+        ),
+        "tool turn with the exception as content": (
+            check_tool_turn,
+            turn_exception_as_content,
+            "has a LookupError as its content",
+        ),
+        "fix joins two strings": (check_fix_history, fix_joins_strings, "In Fahrenheit, please."),
+        "fix drops a repeated block": (
+            check_fix_history,
+            fix_drops_repeats,
+            "a repeated block was dropped",
+        ),
+        "fix drops is_error": (check_fix_history, fix_drops_is_error, '"is_error": true'),
+        "fix reverses the results": (
+            check_fix_history,
+            fix_reverses_results,
+            "changed the order of the blocks",
+        ),
+        "dispatcher keeps the first tools": (
+            check_simple_dispatcher,
+            dispatch_keeps_first_tools_fresh,
+            "a second, different tools dict",
+        ),
+        "loop drops its last turn at the limit": (
+            check_loop,
+            loop_drops_the_last_turn,
+            "the last turn was dropped",
+        ),
+        "dispatcher lists tools from memory": (
+            check_dispatcher,
+            dispatcher_with_a_fixed_list,
+            "written into the message",
+        ),
+        "declined: approve asked twice": (
+            check_declined_call,
+            dispatcher_asks_twice,
+            "times for one call",
+        ),
+        "resolve refuses the root": (check_sandbox, resolve_refuses_the_root, "resolve(root, '.')"),
+        "resolve reads path[0]": (check_sandbox, resolve_first_character, "raised IndexError"),
+        "resolve expands ~": (check_sandbox, resolve_expands_home, "never expand them"),
+        "gate: allowed == True": (check_gate, gate_equals_true(), "1 == True"),
+        "gate: one Counter for every gate": (
+            check_gate,
+            gate_shared_counter(),
+            "every gate shares one Counter",
+        ),
+        "search: not written yet": (check_search_code, make_search_blank, "not written yet"),
+        "search: into skipped folders": (
+            check_search_code,
+            make_search_walk(skip=False),
+            "__pycache__",
+        ),
+        "search: counts files left out": (
+            check_search_code,
+            make_search_walk(count="files"),
+            "20 more matches",
+        ),
+        "search: by the names it shows": (
+            check_search_code,
+            make_search_walk(real_paths=False),
+            "by the name it shows",
+        ),
+        "turn without its final answer": (
+            check_agent_turn,
+            make_turn_variant(keep_final=False),
+            "final answer is not at the end of the history",
+        ),
+        "turn retries without a cap": (
+            check_agent_turn,
+            make_turn_variant(cap=None),
+            "above 16,000",
+        ),
+        "turn asks again for cut-off text": (
+            check_agent_turn,
+            make_turn_variant(cut_text="again"),
+            "was thrown away and the request sent again",
+        ),
+    }
+)
+
+RIGHT.update(
+    {
+        "@tool with a str Enum": (check_currency_tool, currency_tool_enum()),
+        "search with os.walk": (check_search_code, make_search_walk()),
+        "turn from another factory": (check_agent_turn, make_turn_variant()),
+    }
+)
 
 
 @pytest.mark.parametrize("label", list(WRONG))

@@ -70,7 +70,7 @@ def recover_good(messages, response, max_tokens, ceiling):
 
 def recover_doubling_dicts(messages, response, max_tokens, ceiling):
     """Equivalent: dict blocks, the same limit for text, doubling for calls, an early return."""
-    if _has_call(response):
+    if _has_call(response) or not any(block.type == "text" for block in response.content):
         if max_tokens == ceiling:
             return None
         return min(2 * max_tokens, ceiling)
@@ -109,7 +109,7 @@ def recover_no_apology_missing(messages, response, max_tokens, ceiling):
 
 def recover_jumps_to_the_ceiling(messages, response, max_tokens, ceiling):
     """Equivalent: a cut-off call is retried at once with all the room there is."""
-    if _has_call(response) or not response.content:
+    if _has_call(response) or not any(block.type == "text" for block in response.content):
         return None if max_tokens >= ceiling else ceiling
     messages.append({"role": "assistant", "content": response.content})
     messages.append({"role": "user", "content": CONTINUE})
@@ -189,6 +189,20 @@ def recover_never_stops(messages, response, max_tokens, ceiling):
     return recover_good(messages, response, max_tokens, ceiling)
 
 
+def recover_by_the_last_block(messages, response, max_tokens, ceiling):
+    """Decides on the last block: a response with no block at all crashes it."""
+    if response.content[-1].type == "tool_use":
+        return None if max_tokens >= ceiling else min(max_tokens * 4, ceiling)
+    return recover_good(messages, response, max_tokens, ceiling)
+
+
+def recover_stops_text_at_the_ceiling(messages, response, max_tokens, ceiling):
+    """Checks the ceiling first, for cut-off text too."""
+    if max_tokens >= ceiling:
+        return None
+    return recover_good(messages, response, max_tokens, ceiling)
+
+
 def test_06_recover_cut_off_correct_variants_pass(capsys) -> None:
     assert_passes(check_recover_cut_off, recover_good, capsys)
     assert_passes(check_recover_cut_off, recover_doubling_dicts, capsys)
@@ -217,6 +231,14 @@ def test_06_recover_cut_off_wrong_variants_fail_with_their_own_hint() -> None:
             "same limit": (recover_same_limit, "would be cut off again"),
             "uncapped": (recover_uncapped, "above the model's maximum"),
             "never stops": (recover_never_stops, "return None when max_tokens has reached"),
+            "decides on the last block": (
+                recover_by_the_last_block,
+                "cut off before any text (no content at all)",
+            ),
+            "stops cut-off text at the ceiling": (
+                recover_stops_text_at_the_ceiling,
+                "with a ceiling of 64",
+            ),
         },
     )
 
@@ -242,7 +264,8 @@ def make_controller(
     on_cut_call: "recover" | "run" (passed to the loop as a call) | "hand back" (to the loop);
     at_ceiling: "raise" | "retry" (with the ceiling) | "hand back";
     on_step_limit: "raise" | "retry" (catches every exception and calls again) | "hand back";
-    on_pause: "resend" | "ask" (a user message first) | "hand back";
+    on_pause: "resend" | "ask" (a user message first) | "hand back" | "forget" (resends without
+    the paused turn);
     refusal: "raise" | "hand back" | "retry"; on_refusal(messages) replaces taking out the turn.
     """
 
@@ -286,6 +309,8 @@ def make_controller(
                 elif reason == "pause_turn":
                     if on_pause == "hand back":
                         return response
+                    if on_pause == "forget":
+                        continue  # resends the same request: the paused work is lost
                     messages.append({"role": "assistant", "content": response.content})
                     if on_pause == "ask":
                         messages.append({"role": "user", "content": "Please continue."})
@@ -455,6 +480,10 @@ def test_06_control_wrong_variants_fail_with_their_own_hint() -> None:
                 make_controller(on_pause="hand back"),
                 "did not call the model again",
             ),
+            "pause resent without the paused turn": (
+                make_controller(on_pause="forget"),
+                "resent the same request without the paused turn",
+            ),
         },
     )
 
@@ -560,12 +589,20 @@ def test_10_add_breakpoints_wrong_variants_fail_with_their_own_hint() -> None:
 # -- 10 · run_on_budget ----------------------------------------------------------------------
 
 
-def make_budget_loop(*, estimate="last plus growth", cost=billed, check_after=False, margin=1.0):
+def make_budget_loop(
+    *,
+    estimate="last plus growth",
+    cost=billed,
+    check_after=False,
+    margin=1.0,
+    extra_steps=0,
+    stop_unanswered=False,
+):
     def run_on_budget(client, messages, tools, *, system, limit, max_steps=40):
         registry = {t.name: t for t in tools}
         definitions = [t.definition() for t in tools]
         costs: list[float] = []
-        for _ in range(max_steps):
+        for _ in range(max_steps + extra_steps):
             if not check_after:
                 next_call = costs[-1] if costs else 0.0
                 if estimate == "last plus growth" and len(costs) >= 2:
@@ -581,6 +618,8 @@ def make_budget_loop(*, estimate="last plus growth", cost=billed, check_after=Fa
             messages.append({"role": "assistant", "content": response.content})
             if response.stop_reason != "tool_use":
                 return response.stop_reason
+            if stop_unanswered and sum(costs) > limit:
+                return "budget_limit"  # before the results: the tool_use stays unanswered
             results = [run_tool(registry, b) for b in tool_calls(response)]
             messages.append({"role": "user", "content": results})
             if check_after and sum(costs) > limit:
@@ -633,5 +672,17 @@ def test_10_run_on_budget_wrong_variants_fail_with_their_own_hint() -> None:
             "input only": (make_budget_loop(cost=billed_input), "output tokens"),
             "large margin": (make_budget_loop(margin=3.0), "though"),
             "stops mid-turn": (make_budget_loop_stopping_mid_turn(), "broken history"),
+            "one step too many": (
+                make_budget_loop(extra_steps=1),
+                "expected 3 calls, then 'step_limit'",
+            ),
+            "plain tokens": (
+                make_budget_loop(cost=lambda u: u.input_tokens + u.output_tokens),
+                "counted as plain tokens",
+            ),
+            "stops before answering an expensive call": (
+                make_budget_loop(stop_unanswered=True),
+                "cost far more than its estimate",
+            ),
         },
     )

@@ -8,6 +8,7 @@ and `"3"` is a string, not an integer.
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -40,7 +41,9 @@ class Tool:
 
     def run(self, tool_input: dict) -> Any:
         """Validate the model's arguments against the signature, then call the function."""
-        arguments = self.arguments.model_validate(tool_input)
+        # The model sends JSON: validate it as JSON, so "EUR" is a member of an Enum type,
+        # while strict mode still refuses "3" for an integer.
+        arguments = self.arguments.model_validate_json(json.dumps(tool_input))
         # Read the field names from the class: pydantic 2.11 deprecates it on the instance.
         fields = self.arguments.model_fields
         return self.function(**{name: getattr(arguments, name) for name in fields})

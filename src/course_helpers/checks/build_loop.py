@@ -4,6 +4,8 @@ Requirements, one per line (each proven both ways in tests/test_exercise_variant
 
 `check_simple_dispatcher(run_tool)`, `run_tool(tools, block)`:
 - returns a `tool_result` dict with the call's id and non-empty content (string or blocks);
+- looks the tool up in the `tools` dict it is given, on every call (a second, different dict
+  too);
 - runs the named tool once with the block's input, and its output is in the content;
 - a tool that raises becomes `is_error: true` with the exception's words; nothing escapes.
 
@@ -19,7 +21,7 @@ dispatcher):
 - it stops on any stop_reason but `tool_use`: an answer cut off by `max_tokens` inside its
   `tool_use` is returned as it is, one call, nothing run (its input is half-written);
 - with `max_steps=2`: exactly two calls, then a `RuntimeError` (e.g. StepLimitReached) with a
-  message, and a history whose last calls are answered.
+  message, and a history that keeps both turns, the last one's calls answered (not dropped).
 """
 
 from __future__ import annotations
@@ -169,9 +171,32 @@ def check_simple_dispatcher(run_tool: Callable) -> None:
                 f"the error result for get_diff(pr=999) does not say what failed: {short_repr(text)}.",
                 "put the exception's message in the content, e.g. f'Error: {error}'.",
             )
+        _check_other_tools(run_tool)
     finally:
         kit.close()
     passed("run_tool looks up, runs and wraps")
+
+
+def _check_other_tools(run_tool: Callable) -> None:
+    """A second, different tools dict: run_tool looks the tool up in the one it is given."""
+    __tracebackhide__ = True
+    from course_helpers.tools import tool
+
+    @tool
+    def count_words(text: str) -> str:
+        """Count the words of a text. Returns the count as a line such as '3 words'."""
+        return f"{len(text.split())} words"
+
+    call = tool_call_block("count_words", "toolu_check_3", text="one two three")
+    result = run_learner(run_tool, {"count_words": count_words}, call, name="run_tool")
+    text = verify_result_block(result, call, "run_tool", "count_words (from a second tools dict)")
+    if "3 words" not in text or result.get("is_error"):
+        fail(
+            "called with a second, different tools dict, run_tool did not run its count_words "
+            f"tool (it answered {short_repr(text)}): it looks tools up somewhere else than in "
+            "the dict it is given (one kept from an earlier call?).",
+            "look the tool up in the `tools` parameter, on every call: tools[block.name].",
+        )
 
 
 def seams(client: Any, kit: ReviewerKit) -> tuple[Callable, Callable]:
@@ -306,6 +331,19 @@ def _check_step_limit(agent_loop: Callable, kit: ReviewerKit) -> None:
         "at the step limit the history is left broken",
         "answer the last calls before you stop, so the run can be resumed.",
     )
+    turns = [m for m in messages if read_field(m, "role") == "assistant"]
+    last = messages[-1] if messages else {}
+    answered = read_field(last, "role") == "user" and any(
+        read_field(b, "type") == "tool_result" for b in content_blocks(last)
+    )
+    if len(turns) != 2 or not answered:
+        fail(
+            f"at the step limit the history holds {len(turns)} assistant turn(s) for 2 calls"
+            f"{'' if answered else ', and does not end with the results of the last calls'}: "
+            "the last turn was dropped or left unanswered instead of answered.",
+            "keep every turn and run the last turn's calls (append their results) before you "
+            "raise, so the run can be resumed.",
+        )
 
 
 def _weather_kit() -> tuple[dict, list[tuple[str, dict]]]:

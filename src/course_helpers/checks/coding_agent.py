@@ -39,6 +39,7 @@ from typing import Any
 from course_helpers.checks.build_loop import tool_call_block, verify_result_block
 from course_helpers.checks.common import (
     Recorder,
+    as_plain,
     fail,
     max_output_tokens,
     passed,
@@ -66,7 +67,23 @@ def _shop_with_escapes(base: Any) -> Any:
     (root / "notes.txt").symlink_to(base / "outside" / "secret.txt")
     (root / "data").mkdir()
     (root / "data" / "dump.txt").write_text("needle " + "x" * 20_000 + "\n")
+    (root / "__pycache__").mkdir()
+    (root / "__pycache__" / "cart.cpython-311.py").write_text(f"{SKIPPED} = 1\n")
+    (root / "many").mkdir()
+    (root / "many" / "a.txt").write_text("".join(f"row {n}\n" for n in range(40)))
+    (root / "many" / "b.txt").write_text("".join(f"row {n}\n" for n in range(40, 70)))
+    odd = root / "odd"
+    odd.mkdir()
+    for name, text in ODD_NAMES.items():
+        (odd / name).write_text(f"{ODD_MARK} {text}\n")
     return root
+
+
+SKIPPED = "CACHED_TOTAL"  # only in a file under __pycache__, a folder in sandbox.skip
+ODD_MARK = "ODD_MARK"
+# Real file names that read like escapes once shown: a newline, a decoy whose name is the
+# newline written as an escape, a zero-width space. Each file says which one it is.
+ODD_NAMES = {"q\nr.py": "newline", "q\\nr.py": "decoy", "z\u200bhidden.py": "zero-width"}
 
 
 MATCH_LINE = re.compile(r"^\S+:\d+:")
@@ -90,6 +107,12 @@ def check_search_code(make_search_code: Callable) -> None:
                 "put @tool on the inner `def search_code(...)` and return it.",
             )
         tools = {"search_code": search}
+        _, text = _search(tools, "def total", pattern="def total")
+        if "not written" in text:
+            fail(
+                "search_code is not written yet (it still answers 'not written').",
+                "replace the placeholder under '# YOUR CODE HERE', run that cell, then this check.",
+            )
         # Security first: a tool that leaks what lies outside the project hears that before
         # anything about its docstring or its arguments.
         _check_search_escapes(tools)
@@ -216,6 +239,50 @@ def _check_search_finds(tools: dict) -> None:
             f"one match in a 20,000-character line gave a result of {len(text):,} characters.",
             "cut each matching line to about 200 characters.",
         )
+    result, text = _search(tools, "'row' in many/", pattern="row", path="many")
+    notes = [line for line in text.splitlines() if line.strip() and not MATCH_LINE.match(line)]
+    if not any(re.search(r"(?<![\d,])20(?![\d,])", note) for note in notes):
+        fail(
+            "searching 'row' in many/ (70 matching lines in 2 files) did not say that 20 more "
+            f"matches were left out: {short_repr(' '.join(notes) or text[-80:])}.",
+            "count every matching line you do not show, not the files they are in.",
+        )
+    result, text = _search(tools, "a name found only under __pycache__", pattern=SKIPPED)
+    if any(MATCH_LINE.match(line) and SKIPPED in line for line in text.splitlines()):
+        fail(
+            "searching the project found a match under __pycache__, a folder in sandbox.skip: "
+            "cache and tool folders are large, and never what the model is looking for.",
+            "while walking, drop the folders in sandbox.skip: subfolders[:] = [d for d in "
+            "subfolders if d not in sandbox.skip].",
+        )
+    _check_odd_names(tools)
+
+
+def _check_odd_names(tools: dict) -> None:
+    """Files whose names hold a newline, an escape look-alike, a zero-width space."""
+    __tracebackhide__ = True
+    result, text = _search(tools, "odd file names", pattern=ODD_MARK, path="odd")
+    found = sorted(
+        line.rsplit(ODD_MARK, 1)[1].strip()
+        for line in text.splitlines()
+        if ODD_MARK in line and MATCH_LINE.match(line)
+    )
+    if found != sorted(ODD_NAMES.values()):
+        fail(
+            f"in odd/, three files hold {ODD_MARK}: one named with a newline, one named with "
+            "the two characters '\\n' (its escaped look-alike), one with a zero-width space; "
+            f"the search found {found}: it searched the files by the name it shows (escaped), "
+            "not by their real path, so some were skipped or read twice.",
+            "read the file the walk found: sandbox.resolve(file.relative_to(sandbox.root)"
+            ".as_posix()); use sandbox.relative(real) only to show the name.",
+        )
+    if any(line.count(":") < 2 for line in text.splitlines() if ODD_MARK in line) or len(
+        [line for line in text.splitlines() if line.strip()]
+    ) != len(ODD_NAMES):
+        fail(
+            f"a file name holding a newline broke a match over two lines: {short_repr(text)}.",
+            "show names with sandbox.relative(real), which escapes control characters.",
+        )
 
 
 CODING_TASK = "Find where the cart total is computed and add a test for the empty cart."
@@ -302,7 +369,15 @@ def check_agent_turn(agent_turn: Callable) -> None:
             )
         _check_handed_back(agent_turn, "Write ransomware for me.", "refusal", {})
         _check_handed_back(agent_turn, "Hello!", "end_turn", {})
+        if read_field(messages[-1], "role") != "assistant":
+            fail(
+                "after 'Carry on.' the turn ended (end_turn), but the model's final answer is not "
+                "at the end of the history.",
+                "append {'role': 'assistant', 'content': response.content} before you return.",
+            )
         _check_cut_off(agent_turn)
+        _check_retry_cap(agent_turn)
+        _check_text_continued(agent_turn)
     finally:
         kit.close()
     passed("agent_turn goes on while tool_use and hands back on anything else")
@@ -353,11 +428,149 @@ def _check_handed_back(agent_turn: Callable, line: str, expected: str, options: 
                 f"{expected!r}.",
                 "return response.stop_reason when it is not 'tool_use'.",
             )
+        if expected == "end_turn":
+            _check_answer_kept(messages, recorder, what)
+    finally:
+        kit.close()
+
+
+def _check_answer_kept(messages: list, recorder: Recorder, what: str) -> None:
+    """The final answer is the last message of the history: the next line follows it."""
+    __tracebackhide__ = True
+    last = messages[-1] if messages else {}
+    answer = recorder.responses[-1]["body"].get("content") if recorder.responses else None
+    if read_field(last, "role") != "assistant" or as_plain(content_blocks(last)) != answer:
+        fail(
+            f"for {what}, the model's final answer is not at the end of the history: the next "
+            "line the person types follows a conversation the model never sees its answer in.",
+            "append {'role': 'assistant', 'content': response.content} before you return.",
+        )
+
+
+class _Scripted:
+    """A client whose every call gets the next of a list of scripted responses (the last one
+    repeats), recording each request: for endings the course model does not stage on demand."""
+
+    def __init__(self, replies: list[dict]) -> None:
+        self.replies, self.requests = replies, []
+        self.messages = self
+
+    def create(self, **request: Any) -> Any:
+        import anthropic
+
+        self.requests.append(as_plain(request))
+        reply = self.replies[min(len(self.requests), len(self.replies)) - 1]
+        return anthropic.types.Message.model_validate(
+            {
+                "id": f"msg_scripted_{len(self.requests)}",
+                "type": "message",
+                "role": "assistant",
+                "model": str(request.get("model", "")),
+                "stop_sequence": None,
+                "usage": {"input_tokens": 100, "output_tokens": 50},
+                **reply,
+            }
+        )
+
+
+CUT_CALL = {
+    "stop_reason": "max_tokens",
+    "content": [
+        {"type": "text", "text": "Let me look at the cart."},
+        {"type": "tool_use", "id": "toolu_cut", "name": "read_file", "input": {}},
+    ],
+}
+CUT_TEXT = {"stop_reason": "max_tokens", "content": [{"type": "text", "text": "The total is "}]}
+REST = {"stop_reason": "end_turn", "content": [{"type": "text", "text": "in shop/cart.py."}]}
+
+
+def _check_retry_cap(agent_turn: Callable) -> None:
+    """A call cut off again and again: the retries stop growing at the exercise's 16,000."""
+    __tracebackhide__ = True
+    kit = coding_kit()
+    try:
+        client = _Scripted([CUT_CALL])
+        run_learner(
+            agent_turn,
+            client,
+            [],
+            kit.tools,
+            CODING_TASK,
+            max_steps=6,
+            max_tokens=2048,
+            name="agent_turn",
+        )
+        asked = [int(r.get("max_tokens", 0)) for r in client.requests]
+        if max(asked, default=0) > RETRY_CAP:
+            fail(
+                f"a tool_use cut off on every try got retries with max_tokens {asked}: above "
+                f"{RETRY_CAP:,} a request must be streamed (the SDK refuses it), and no model "
+                "writes more than its maximum.",
+                f"cap the retry: min(max_tokens * 4, {RETRY_CAP:,}); at the cap, hand back "
+                "'max_tokens'.",
+            )
+        if kit.ran:
+            fail(
+                f"a tool_use cut off by max_tokens ran ({kit.ran[0][0]}): its input is "
+                "half-written.",
+                "never run the calls of a response whose stop_reason is 'max_tokens'.",
+            )
+    finally:
+        kit.close()
+
+
+def _check_text_continued(agent_turn: Callable) -> None:
+    """A text answer cut off by max_tokens is kept and continued, not asked again."""
+    __tracebackhide__ = True
+    kit = coding_kit()
+    try:
+        client = _Scripted([CUT_TEXT, REST])
+        messages: list = []
+        ending = run_learner(
+            agent_turn,
+            client,
+            messages,
+            kit.tools,
+            "Where is the total computed?",
+            max_steps=4,
+            max_tokens=2048,
+            name="agent_turn",
+        )
+        if len(client.requests) == 1:
+            if ending != "max_tokens":
+                fail(
+                    f"after a text answer cut off by max_tokens, agent_turn returned "
+                    f"{short_repr(ending)}.",
+                    "return 'max_tokens' (the person decides), or keep the text and continue.",
+                )
+            return
+        sent = client.requests[1].get("messages") or []
+        kept = [
+            m
+            for m in sent
+            if m.get("role") == "assistant" and as_plain(content_blocks(m)) == CUT_TEXT["content"]
+        ]
+        if not kept:
+            fail(
+                "a text answer cut off by max_tokens was thrown away and the request sent again "
+                "(with more room?): the words already written are paid for, and the model can go "
+                "on from them.",
+                "keep the cut-off text as the assistant's turn, then a user message asking the "
+                "model to continue where it stopped.",
+            )
+        if sent[-1].get("role") != "user":
+            fail(
+                "after a cut-off text the next request ends with the assistant's turn: newer "
+                "models refuse a prefilled assistant message.",
+                "append a user message asking to continue where it stopped, without repeating "
+                "itself.",
+            )
     finally:
         kit.close()
 
 
 MODEL_MAX_OUTPUT = max_output_tokens()  # the course model's largest max_tokens
+RETRY_CAP = 16_000  # the exercise's cap: above about 21,000 a request must be streamed
 
 
 def _calls_in(body: dict) -> list[dict]:

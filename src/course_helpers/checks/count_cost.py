@@ -18,7 +18,11 @@ followed by a note that changes every day:
   bill (input and output) so far plus an estimate of the next call: the last call plus the
   growth between the last two (the one estimate notebook 10's `Budget` uses);
 - it does not stop much earlier than it must (no large safety margin);
-- it stops between turns, so the history stays valid; a run that fits ends with end_turn.
+- it stops between turns, so the history stays valid; a run that fits ends with end_turn;
+- with max_steps=3 and room in the budget: three calls, then "step_limit", history valid;
+- a call that costs far more than its estimate (its bill inflated) is still answered: the run
+  stops at the next decision, between turns, never with a call unanswered;
+- a run that counts plain tokens (input plus output) instead of billed() is told so.
 """
 
 from __future__ import annotations
@@ -239,7 +243,7 @@ def check_budget_loop(run_on_budget: Callable) -> None:
     costs = [billed(u) for u in usages]
     totals = list(accumulate(costs))
     # The order matters for the hints: each wrong estimate first overspends at its own limit.
-    for limit in (7_500, 22_000, 12_000, 42_500, 95_000, 300_000):
+    for limit in (7_500, 22_000, 36_000, 12_000, 42_500, 95_000, 300_000):
         client, recorder = recording_client()
         messages = [{"role": "user", "content": AUDIT_TASK}]
         ending = run_learner(
@@ -258,7 +262,8 @@ def check_budget_loop(run_on_budget: Callable) -> None:
         if spent > limit:
             made = [billed(r["body"]["usage"]) for r in recorder.responses]
             inputs = [billed_input(r["body"]["usage"]) for r in recorder.responses]
-            _explain_overspending(what, limit, made, inputs)
+            raws = [_raw(r["body"]["usage"]) for r in recorder.responses]
+            _explain_overspending(what, limit, made, inputs, raws)
         require_pairing(
             messages,
             f"{what} the run left a broken history",
@@ -283,7 +288,89 @@ def check_budget_loop(run_on_budget: Callable) -> None:
                 f"{fits} calls fit in the budget.",
                 "estimate the next call from the last ones, not with a large safety margin.",
             )
+    _check_step_limit(run_on_budget)
+    _check_surprise_bill(run_on_budget)
     passed("run_on_budget stops before the budget runs out")
+
+
+class _SurpriseBill:
+    """A client whose third answer is billed far above any estimate (a long answer)."""
+
+    def __init__(self, client: anthropic.Anthropic) -> None:
+        self._client, self.calls = client, 0
+        self.messages = self
+
+    def create(self, **request: Any) -> Any:
+        response = self._client.messages.create(**request)
+        self.calls += 1
+        if self.calls == 3:
+            response.usage.output_tokens *= 40
+        return response
+
+
+def _check_surprise_bill(run_on_budget: Callable) -> None:
+    """A call dearer than its estimate overspends; the run still stops between turns."""
+    __tracebackhide__ = True
+    from course_helpers.fixtures.delivery_audit import (
+        AUDIT_TASK,
+        AUDIT_TOOLS,
+        HANDBOOK_ONE_PER_TURN,
+    )
+
+    client, _ = recording_client()
+    surprising = _SurpriseBill(client)
+    messages = [{"role": "user", "content": AUDIT_TASK}]
+    ending = run_learner(
+        run_on_budget,
+        surprising,
+        messages,
+        AUDIT_TOOLS,
+        system=HANDBOOK_ONE_PER_TURN,
+        limit=7_500,
+        name="run_on_budget",
+    )
+    require_pairing(
+        messages,
+        "when a call cost far more than its estimate (its answer was much longer), the run "
+        f"ended with {short_repr(ending)} and left a broken history",
+        "once a call is made, append its results; the budget is decided before the next "
+        "call, never between a call and its results.",
+    )
+
+
+def _check_step_limit(run_on_budget: Callable) -> None:
+    """A budget that fits the whole audit, and max_steps=3: three calls, then 'step_limit'."""
+    __tracebackhide__ = True
+    from course_helpers.fixtures.delivery_audit import (
+        AUDIT_TASK,
+        AUDIT_TOOLS,
+        HANDBOOK_ONE_PER_TURN,
+    )
+
+    client, recorder = recording_client()
+    messages = [{"role": "user", "content": AUDIT_TASK}]
+    ending = run_learner(
+        run_on_budget,
+        client,
+        messages,
+        AUDIT_TOOLS,
+        system=HANDBOOK_ONE_PER_TURN,
+        limit=300_000,
+        max_steps=3,
+        name="run_on_budget",
+    )
+    calls = len(recorder.requests)
+    if calls != 3 or ending != "step_limit":
+        fail(
+            f"with max_steps=3 and room in the budget, the run made {calls} calls and ended with "
+            f"{short_repr(ending)}; expected 3 calls, then 'step_limit'.",
+            "count the calls: for _ in range(max_steps): ..., then return 'step_limit'.",
+        )
+    require_pairing(
+        messages,
+        "at the step limit the run left a broken history",
+        "append the results of the last calls before you return 'step_limit'.",
+    )
 
 
 def _next_call(costs: list[float]) -> float:
@@ -294,7 +381,14 @@ def _next_call(costs: list[float]) -> float:
     return costs[-1] + growth
 
 
-def _explain_overspending(what: str, limit: int, made: list[float], inputs: list[float]) -> None:
+def _raw(usage: dict) -> float:
+    """A call's tokens counted plainly: input plus output, each token the same price."""
+    return float(usage.get("input_tokens") or 0) + float(usage.get("output_tokens") or 0)
+
+
+def _explain_overspending(
+    what: str, limit: int, made: list[float], inputs: list[float], raws: list[float]
+) -> None:
     """Fail with the reason the last call went through, read from the calls' bills."""
     __tracebackhide__ = True
     before, last = made[:-1], made[-1]
@@ -308,6 +402,14 @@ def _explain_overspending(what: str, limit: int, made: list[float], inputs: list
             f"{said}. It cost {last:,.0f}, more than the one before it ({before[-1]:,.0f}): the "
             "history grew, so an estimate from the last call alone let it through.",
             "estimate the next call as the last one plus the growth between the last two.",
+        )
+    raw_fits = sum(raws[:-1]) + _next_call(raws[:-1]) <= limit
+    if raw_fits and sum(raws) <= limit < sum(made):
+        fail(
+            f"{said}, though counted as plain tokens (input plus output) it spent only "
+            f"{sum(raws):,.0f}: your bill counts tokens, and an output token costs five times "
+            "an input token (cache writes and reads have their own prices too).",
+            "count each call with billed(response.usage), not input_tokens + output_tokens.",
         )
     if sum(inputs[:-1]) + _next_call(inputs[:-1]) <= limit:
         fail(

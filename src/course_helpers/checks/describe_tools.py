@@ -5,7 +5,8 @@ Requirements, one per line (each proven both ways in tests/test_exercise_variant
 `check_tool_schema(definition)`, the hand-written `convert_currency` definition:
 - a dict with `name`, `description`, `input_schema` (not `parameters`/`schema`);
 - the name follows the API's rule and is `convert_currency`;
-- a description of 12 words or more;
+- a description of 12 words or more that says what the tool returns ("returns", "gives") and
+  its limits ("only", "not", "knows");
 - `input_schema` is a valid JSON Schema object with `amount` (type `number`), `source` and
   `target` (enum of the four codes), all three required;
 - good arguments pass the schema; a missing amount, an amount in words, an unknown code fail;
@@ -13,10 +14,12 @@ Requirements, one per line (each proven both ways in tests/test_exercise_variant
 - the course model accepts the definition in a request.
 
 `check_currency_tool(tool)`, the same tool from a typed function with `@tool`:
-- a `Tool`, with a description of 12 words or more and arguments amount, source, target;
+- a `Tool`, with a description as above (12 words or more, what it returns, its limits) and
+  the arguments amount, source, target, all three required (no default);
 - source and target limited to the four codes in the schema;
-- good arguments give a converted amount, 12.5 (not a whole number) included: amount is a
-  `number`, not an `integer`;
+- good arguments give the converted amount at the exercise's rates (12.5 and 0.5 EUR to USD,
+  100 GBP to JPY): amount is a `number` (not an `integer`, not a string), its cents are kept,
+  and no rate is the learner's own;
 - an amount of 0 or less and an unknown code are refused by the signature, before the
   function runs (a check inside the function is not enough).
 
@@ -90,12 +93,7 @@ def check_tool_schema(tool_def: Any) -> None:
             f"the name is {name!r}, but your program runs a function called convert_currency.",
             "use the function's name, so the dispatcher can find it by the name the model sends.",
         )
-    words = len(str(tool_def["description"]).split())
-    if words < 12:
-        fail(
-            f"the description has {words} words: too little for the model to use the tool well.",
-            "say what it does, what it returns (with an example) and its limits.",
-        )
+    _check_description(str(tool_def["description"]), "the description")
     schema = tool_def["input_schema"]
     if not isinstance(schema, dict) or schema.get("type") != "object":
         fail(
@@ -178,11 +176,7 @@ def check_currency_tool(convert: Any) -> None:
             "put @tool (from course_helpers.tools) on the line above `def convert_currency`.",
         )
     definition = convert.definition()
-    if len(definition["description"].split()) < 12:
-        fail(
-            "the docstring (the tool's description) is too short for the model to use it well.",
-            "say what it does, what it returns and its limits, as in 02.",
-        )
+    _check_description(definition["description"], "the docstring (the tool's description)")
     properties = _resolved_properties(definition["input_schema"])
     if sorted(properties) != ["amount", "source", "target"]:
         fail(
@@ -195,6 +189,14 @@ def check_currency_tool(convert: Any) -> None:
                 f"{argument} is not limited to {', '.join(CURRENCIES)} in the schema.",
                 "type it as Currency = Literal['EUR', 'USD', 'GBP', 'JPY'].",
             )
+    required = sorted(definition["input_schema"].get("required") or [])
+    if required != ["amount", "source", "target"]:
+        fail(
+            f"the schema's required list is {required}: the model may leave out "
+            f"{', '.join(sorted({'amount', 'source', 'target'} - set(required)))}, and the "
+            "function would guess it.",
+            "give no argument a default value: the model must say all three.",
+        )
     try:
         result = convert.run({"amount": 100, "source": "EUR", "target": "USD"})
     except Exception as error:
@@ -210,21 +212,42 @@ def check_currency_tool(convert: Any) -> None:
             "(1 EUR = 1.08 USD) that is 108.00 USD.",
             "call convert(amount, source, target) from the cell above, arguments in that order.",
         )
+    if _types(properties["amount"]) - {"number", "integer"}:
+        fail(
+            f"amount's schema allows the JSON types {sorted(_types(properties['amount']))}: the "
+            "model may send the amount as a string.",
+            "type it float: the schema says 'number', and nothing else gets through.",
+        )
     if "number" not in _types(properties["amount"]):
         fail(
             f"amount has type {properties['amount'].get('type')!r} in the schema, so 12.5 EUR "
             "cannot be converted.",
             "type it float (JSON Schema 'number'): money has cents.",
         )
-    try:
-        convert.run({"amount": 12.5, "source": "EUR", "target": "USD"})
-    except pydantic.ValidationError as error:
-        fail(
-            f"convert_currency refused 12.5 EUR: {error.errors()[0].get('msg')}.",
-            "type amount as a float with gt=0, not an int.",
-        )
-    except Exception as error:
-        fail(f"converting 12.5 EUR to USD raised {error!r}.", "run it by hand.")
+    for amount, source, target, expected in [
+        (12.5, "EUR", "USD", 13.5),
+        (0.5, "EUR", "USD", 0.54),
+        (100, "GBP", "JPY", 19058.82),
+    ]:
+        arguments = {"amount": amount, "source": source, "target": target}
+        try:
+            result = convert.run(arguments)
+        except pydantic.ValidationError as error:
+            fail(
+                f"convert_currency refused {amount} {source}: {error.errors()[0].get('msg')}.",
+                "any amount above 0 is good, cents included: Annotated[float, "
+                "pydantic.Field(gt=0)].",
+            )
+        except Exception as error:
+            fail(f"converting {amount} {source} to {target} raised {error!r}.", "run it by hand.")
+        numbers = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", str(result).replace(",", ""))]
+        if not any(abs(n - expected) < 0.01 for n in numbers):
+            fail(
+                f"converting {amount} {source} to {target} returned {short_repr(result)}; at the "
+                f"exercise's rates that is {expected:.2f} {target}.",
+                "pass the arguments to convert(amount, source, target) unchanged: no rate of "
+                "your own, no rounding of the amount.",
+            )
     for arguments, why, hint in [
         (
             {"amount": -5, "source": "EUR", "target": "USD"},
@@ -255,6 +278,33 @@ def check_currency_tool(convert: Any) -> None:
     passed("convert_currency from a typed signature")
 
 
+RETURNS = re.compile(r"\b(?:returns?|gives|answers? with|result)\b", re.IGNORECASE)
+LIMITS = re.compile(r"\b(?:only|not|never|limit(?:s|ed)?|knows?|supports?)\b", re.IGNORECASE)
+
+
+def _check_description(description: str, what: str) -> None:
+    """12 words or more, saying what the tool returns and its limits."""
+    __tracebackhide__ = True
+    words = len(description.split())
+    if words < 12:
+        fail(
+            f"{what} has {words} words: too little for the model to use the tool well.",
+            "say what it does, what it returns (with an example) and its limits.",
+        )
+    if not RETURNS.search(description):
+        fail(
+            f"{what} does not say what the tool returns, so the model cannot tell what it gets.",
+            "add a sentence such as: Returns the converted amount with its code, e.g. '108.00 "
+            "USD'.",
+        )
+    if not LIMITS.search(description):
+        fail(
+            f"{what} does not say the tool's limits, so the model may call it for a currency it "
+            "does not know.",
+            "add a sentence such as: It knows only EUR, USD, GBP and JPY.",
+        )
+
+
 def _resolved_properties(schema: dict) -> dict:
     """The schema's properties, each `$ref` ('#/$defs/Currency', an Enum class) replaced by
     what it points to."""
@@ -281,6 +331,7 @@ def _types(schema: dict) -> set[str]:
 
 FORCE_MODELS = ("claude-haiku-5-5", "claude-sonnet-5-5", "claude-opus-5-5")
 CONVERSION_QUESTION = "How much is 100 EUR in JPY?"
+OTHER_QUESTIONS = (CONVERSION_QUESTION, "What is 250 GBP in USD?", "Convert 42.5 USD to EUR.")
 
 
 def _forces(request: dict) -> bool:
@@ -314,18 +365,27 @@ def check_forced_call(force_call: Callable) -> None:
     instruction that names the tool.
     """
     __tracebackhide__ = True
-    for model in FORCE_MODELS:
+    for number, model in enumerate(FORCE_MODELS):
+        question = OTHER_QUESTIONS[number % len(OTHER_QUESTIONS)]
         client, recorder = recording_client()
         response = run_learner(
             _refusal_explained(force_call, recorder, model),
             client,
-            CONVERSION_QUESTION,
+            question,
             model,
             name=f"force_call(..., {model!r})",
         )
         if not recorder.requests:
             fail("force_call made no request.", "call client.messages.create(...) and return it.")
         request = recorder.requests[-1]
+        asked = text_of(content_blocks((request.get("messages") or [{}])[-1]))
+        if question not in asked:
+            fail(
+                f"force_call(client, {question!r}, ...) sent the question {short_repr(asked)}: "
+                "it does not ask the question it is given.",
+                "put the `question` parameter in the user message: {'role': 'user', "
+                "'content': question}.",
+            )
         if request.get("model") != model:
             fail(
                 f"force_call(client, question, {model!r}) sent model={request.get('model')!r}.",

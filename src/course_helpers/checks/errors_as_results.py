@@ -5,7 +5,8 @@ Requirements, one per line (each proven both ways in tests/test_exercise_variant
 `check_dispatcher(run_tool)`, `run_tool(tools, block)`:
 - never raises: an unknown tool, invalid or missing arguments and a raising tool each give a
   `tool_result` with `is_error: true`; a call that works is not marked;
-- the unknown tool's message names the tools that exist;
+- the unknown tool's message names the tools that exist, read from the dict it is given (a
+  second dict too);
 - invalid arguments never reach the tool, and the message names the argument at fault;
 - a raising tool's message keeps the tool's own words;
 - a tool that calls `sys.exit()` (SystemExit, not an `Exception`) is a failure like any other:
@@ -16,7 +17,7 @@ Requirements, one per line (each proven both ways in tests/test_exercise_variant
 - approve is asked after validation, before running; a "no" is an `is_error` result, the tool
   does not run, and the message says what to do next (4 words or more);
 - only an explicit yes approves: an approve that answers "no", "n" or "deny" is a refusal;
-- an approved call runs as usual;
+- an approved call runs as usual; approve is asked once per call;
 - nobody is asked about a call that cannot run (unknown tool, invalid arguments).
 """
 
@@ -104,9 +105,32 @@ def check_dispatcher(run_tool: Callable) -> None:
                     "put the exception's message in the content.",
                 )
         _check_exits_and_interrupts(run_tool, kit.tools)
+        _check_names_listed(run_tool)
     finally:
         kit.close()
     passed("run_tool turns every failure into an is_error result")
+
+
+def _check_names_listed(run_tool: Callable) -> None:
+    """With another tools dict, the unknown-tool message lists that dict's names."""
+    __tracebackhide__ = True
+    from course_helpers.tools import tool
+
+    @tool
+    def count_words(text: str) -> str:
+        """Count the words of a text. Returns the count as a line such as '3 words'."""
+        return f"{len(text.split())} words"
+
+    call = tool_call_block("wordcount", "toolu_unknown_2", text="one two")
+    result = run_learner(run_tool, {"count_words": count_words}, call, name="run_tool")
+    text = verify_result_block(result, call, "run_tool", "an unknown tool wordcount")
+    if "count_words" not in text:
+        fail(
+            "with a tools dict holding only count_words, the error for an unknown tool does not "
+            f"name it ({short_repr(text)}): the list of tools is written into the message, not "
+            "read from the dict.",
+            "build the list from the dict you are given: ', '.join(tools).",
+        )
 
 
 def _check_exits_and_interrupts(run_tool: Callable, tools: dict) -> None:
@@ -192,6 +216,11 @@ def check_declined_call(run_tool: Callable) -> None:
             "run_tool never asked approve() before running merge_pr.",
             "call approve(block.name, block.input) after validating, before running.",
         )
+    if len(asked) > 1:
+        fail(
+            f"run_tool asked approve() {len(asked)} times for one call: a person is asked once.",
+            "call approve(block.name, block.input) once, keep its answer, then decide.",
+        )
     if merged:
         fail(
             "merge_pr ran although approve() said no.",
@@ -225,6 +254,12 @@ def check_declined_call(run_tool: Callable) -> None:
     asked.clear()
     result = run_learner(run_tool, tools, call, approve=says(True), name="run_tool")
     verify_result_block(result, call, "run_tool", "an approved merge_pr")
+    if len(asked) > 1:
+        fail(
+            f"run_tool asked approve() {len(asked)} times for one approved call: a person is "
+            "asked once.",
+            "call approve(block.name, block.input) once, keep its answer, then decide.",
+        )
     if merged != [482] or result.get("is_error"):
         fail(
             "an approved merge_pr did not run (or its result is marked is_error).",

@@ -4,20 +4,22 @@ Requirements, one per line (each proven both ways in tests/test_exercise_variant
 
 `check_sandbox(resolve)`, `resolve(root, path)`:
 - paths inside the root resolve to that file, `..` inside, a link that stays inside, files not
-  yet created and a root given through a symbolic link included;
+  yet created, the root itself ('.') and a root given through a symbolic link included;
+- an empty path returns the root or is refused, never crashes;
 - what it returns is the real path itself: no `..` and no link left in it (root / path is not);
 - refused with `PathRefused` (any `ValueError`; not an assert, which `python -O` removes): `..`
   out, `..` in the middle, an absolute path (even one inside the root), a path starting with
-  `~`, a symbolic link that leads out, a sibling folder whose name starts like the root's.
+  `~` (with HOME set to the project, so expanding it is caught too), a symbolic link that leads out, a sibling folder whose name starts like the root's.
 
 `check_gate(AuditedGate)`, `AuditedGate(policy, dangerous)` and its `decide(name, input)`:
 - returns a `Decision`;
 - a harmless tool is allowed without asking the policy, with a reason and who decided;
 - a dangerous tool asks the policy once, with the call's name and input, and returns its
   decision with the policy's reason and who (an audit must say why, and who let it run);
-- only an explicit yes approves: a policy answering `Decision(allowed="no")`, "deny", "false"
-  or None gets `allowed=False`, counted as `(name, False)`;
-- `counts` holds every decision, harmless ones too, keyed by `(tool_name, allowed)`;
+- only an explicit yes approves: a policy answering `Decision(allowed="no")`, "deny", "false",
+  None or 1 gets `allowed=False`, counted as `(name, False)`;
+- `counts` holds every decision, harmless ones too, keyed by `(tool_name, allowed)`, one
+  Counter per gate (not shared through the class);
 - used as `approve` by the course's dispatcher, a refused call does not run.
 """
 
@@ -72,9 +74,11 @@ def check_sandbox(resolve: Callable) -> None:
             (root, "notes/new.txt"),
             (root, "current/app.py"),
             (linked, "src/app.py"),
+            (root, "."),
         ]
         for given_root, path in inside:
             _check_inside(resolve, root, given_root, path)
+        _check_empty_path(resolve, root)
         escapes = [
             ("../secret.txt", "climbs out with '..'", "resolve the whole path, then check it"),
             ("src/../../secret.txt", "climbs out in the middle", "resolve the whole path first"),
@@ -91,8 +95,9 @@ def check_sandbox(resolve: Callable) -> None:
             ),
             (
                 "~/.ssh/id_rsa",
-                "starts with '~' (a tool or a shell may expand it to a home folder)",
-                "refuse paths starting with '~', before joining them.",
+                "starts with '~' (expanded, it is whatever folder HOME names: here the check "
+                "set HOME to the project, in a real run it is your home folder)",
+                "refuse paths starting with '~' before anything else; never expand them.",
             ),
             (
                 "docs/passwd",
@@ -107,7 +112,9 @@ def check_sandbox(resolve: Callable) -> None:
         ]
         for path, why, hint in escapes:
             try:
-                real = resolve(root, path)
+                # "~" is the project itself here: only a refusal of "~" passes, not an expansion.
+                with _home(root):
+                    real = resolve(root, path)
             except ValueError:
                 continue
             except Exception as error:
@@ -125,6 +132,51 @@ def check_sandbox(resolve: Callable) -> None:
                 )
             fail(f"resolve(root, {path!r}) returned {short_repr(str(real))}: the path {why}.", hint)
     passed("resolve refuses every path that leaves the project")
+
+
+class _home:  # noqa: N801 (used as a context manager, like a function)
+    """HOME set to `folder` for a moment, so that '~' expands inside the temporary folder."""
+
+    def __init__(self, folder: Any) -> None:
+        self.folder = str(folder)
+
+    def __enter__(self) -> None:
+        import os
+
+        self.before = os.environ.get("HOME")
+        os.environ["HOME"] = self.folder
+
+    def __exit__(self, *exc: Any) -> None:
+        import os
+
+        if self.before is None:
+            os.environ.pop("HOME", None)
+        else:
+            os.environ["HOME"] = self.before
+
+
+def _check_empty_path(resolve: Callable, root: Any) -> None:
+    """An empty path is the root itself, or refused with PathRefused: never a crash."""
+    __tracebackhide__ = True
+    import os
+    from pathlib import Path
+
+    try:
+        real = resolve(root, "")
+    except ValueError:
+        return
+    except Exception as error:
+        fail_if_not_written(error, "resolve")
+        fail(
+            f"resolve(root, '') raised {type(error).__name__}: {error}. The model can send an "
+            "empty path; the tool must answer it, not crash.",
+            "check the path before reading path[0]: return the root, or raise PathRefused.",
+        )
+    if Path(os.path.realpath(real)) != Path(os.path.realpath(root)):
+        fail(
+            f"resolve(root, '') returned {short_repr(str(real))}, not the root.",
+            "an empty path is the project's root (or refuse it with PathRefused).",
+        )
 
 
 def _check_inside(resolve: Callable, root: Any, given_root: Any, path: str) -> None:
@@ -267,6 +319,14 @@ def check_gate(gate_class: Callable) -> None:
             f"gate.counts is {dict(counts or {})}; expected {dict(expected)}.",
             "count every decision, harmless ones too: self.counts[(tool_name, allowed)] += 1.",
         )
+    other = run_learner(gate_class, _Policy(), {"merge_pr"}, name="AuditedGate")
+    if getattr(other, "counts", None) is counts or Counter(getattr(other, "counts", None) or {}):
+        fail(
+            f"a new gate starts with counts {dict(getattr(other, 'counts', None) or {})}: every "
+            "gate shares one Counter (made in the class body, so it belongs to the class), and "
+            "one gate's decisions show up in another's audit.",
+            "create the Counter in __init__: self.counts = Counter().",
+        )
     _check_explicit_yes(gate_class)
     merged: list[int] = []
 
@@ -293,7 +353,7 @@ def _check_explicit_yes(gate_class: Callable) -> None:
     __tracebackhide__ = True
     from collections import Counter
 
-    for answer in ("no", "deny", "false", None):
+    for answer in ("no", "deny", "false", None, 1):
         gate = run_learner(
             gate_class, _Policy((answer, f"answered {answer!r}")), {"merge_pr"}, name="AuditedGate"
         )
@@ -301,8 +361,8 @@ def _check_explicit_yes(gate_class: Callable) -> None:
         if getattr(decision, "allowed", None) is not False:
             fail(
                 f"a policy answering Decision(allowed={answer!r}, ...) got a gate decision with "
-                f"allowed={getattr(decision, 'allowed', None)!r}: only an explicit yes approves, "
-                "and bool('no') is True.",
+                f"allowed={getattr(decision, 'allowed', None)!r}: only an explicit yes (True) "
+                "approves; bool('no') is True, and 1 == True.",
                 "allow only when the policy's decision.allowed is True; anything else is a "
                 "refusal: Decision(decision.allowed is True, decision.reason, decision.who).",
             )

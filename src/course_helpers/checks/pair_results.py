@@ -12,13 +12,18 @@ tests/test_exercises.py):
 - the failed call is answered too, with `is_error: true` (a boolean) and the exception's words
   (they name the city); the successful one is not marked and holds the tool's output (as a
   string or a list of text blocks);
-- the course model accepts the history.
+- the course model accepts the history;
+- a call whose arguments the signature refuses (unit='kelvin') is answered with is_error too
+  (catching only LookupError is not enough); a result's content is a string or a list of
+  blocks (an exception object is named, not crashed on).
 
 `check_fix_history(fix_history)`, on four histories (one already valid):
 - returns a list with no pairing problem and no two same-role messages in a row (the message
   names the two);
 - a repaired copy: the caller's history (its list, messages and content lists) is left as it was;
-- no block lost or changed (moved only);
+- no block lost, joined or changed (moved only), is_error and repeated blocks included: the
+  histories hold a failed call, a note said twice and two string messages in a row;
+- the blocks keep their order (results moved to the front of their message, nothing else);
 - the course model accepts each repaired history.
 """
 
@@ -43,6 +48,7 @@ from course_helpers.checks.common import (
 )
 from course_helpers.client import MODEL
 from course_helpers.pairing import content_blocks, read_field
+from course_helpers.truncate import clip
 
 WEATHER_TOOL = {
     "name": "get_weather",
@@ -91,6 +97,7 @@ def check_tool_turn(add_tool_turn: Callable) -> None:
     _check_results_content(results, calls)
     require_pairing(messages, "the history breaks a pairing rule", "see 03, §4.")
     ask_model(client, messages, tools=[WEATHER_TOOL])
+    _check_invalid_arguments(add_tool_turn)
     passed("add_tool_turn keeps the pairing rules")
 
 
@@ -217,8 +224,7 @@ def _check_results_content(results: list, calls: list) -> None:
                 f"the result for {_described(call)} is marked is_error, but the tool succeeded.",
                 "set is_error only when the tool failed.",
             )
-        text = read_field(result, "content")
-        text = text if isinstance(text, str) else text_of(text or [])
+        text = _result_text(result, call)
         if failed_call and "Atlantis" not in text:
             fail(
                 f"the error result for {_described(call)} does not say what failed: "
@@ -231,6 +237,66 @@ def _check_results_content(results: list, calls: list) -> None:
                 f"({short_repr(text)}).",
                 "put the tool's return value in the result's 'content'.",
             )
+
+
+def _result_text(result: Any, call: Any) -> str:
+    """The text of a tool_result's content, which must be a string or a list of blocks."""
+    __tracebackhide__ = True
+    content = read_field(result, "content")
+    if content is None or isinstance(content, str):
+        return content or ""
+    if not isinstance(content, list) or not all(
+        isinstance(read_field(b, "type"), str) for b in content
+    ):
+        fail(
+            f"the result for {_described(call)} has a {type(content).__name__} as its content; "
+            "the API takes a string or a list of content blocks.",
+            "put the text in: 'content': str(error) for a failure, the tool's output otherwise.",
+        )
+    return text_of(content)
+
+
+def _check_invalid_arguments(add_tool_turn: Callable) -> None:
+    """A call whose arguments the tool's signature refuses is answered with is_error too."""
+    __tracebackhide__ = True
+    import anthropic
+
+    call = {"type": "tool_use", "id": "toolu_check_kelvin", "name": "get_weather"}
+    call["input"] = {"city": "Paris", "unit": "kelvin"}
+    response = anthropic.types.Message.model_validate(
+        {
+            "id": "msg_check_kelvin",
+            "type": "message",
+            "role": "assistant",
+            "model": MODEL,
+            "content": [call],
+            "stop_reason": "tool_use",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 20, "output_tokens": 20},
+        }
+    )
+    question = {"role": "user", "content": "What's the weather in Paris, in kelvin?"}
+    messages = [question]
+    try:
+        returned = add_tool_turn(messages, response)
+    except Exception as error:
+        fail(
+            f"a call with arguments the tool refuses (get_weather(city='Paris', unit='kelvin')) "
+            f"made add_tool_turn raise {type(error).__name__}: your try/except is too narrow.",
+            "catch Exception around get_weather.run(...): invalid arguments fail too, with a "
+            "ValidationError, and the model must be told.",
+        )
+    if isinstance(returned, list) and len(returned) > len(messages):
+        messages = returned
+    results = [
+        b for m in messages[1:] for b in content_blocks(m) if read_field(b, "type") == "tool_result"
+    ]
+    if len(results) != 1:
+        fail(
+            "the call get_weather(city='Paris', unit='kelvin'), refused by the tool's signature, "
+            f"got {len(results)} results; every call gets exactly one.",
+            "a ValidationError is a failure like any other: its text, with 'is_error': True.",
+        )
 
 
 def _history(*messages: dict) -> list[dict]:
@@ -259,6 +325,7 @@ def _broken_histories(turn_content: list[dict]) -> dict[str, list[dict]]:
     note = {"type": "text", "text": "Answer in one line, please."}
     answer = {"role": "assistant", "content": [{"type": "text", "text": "Paris 18°C, Tokyo 24°C."}]}
     thanks = {"role": "user", "content": "Thanks! And Oslo?"}
+    failed = {**tokyo, "content": "Error: the weather service timed out.", "is_error": True}
     return {
         "results split over two messages": _history(
             question,
@@ -281,6 +348,16 @@ def _broken_histories(turn_content: list[dict]) -> dict[str, list[dict]]:
         "an already valid history": _history(
             question, turn, {"role": "user", "content": [paris, tokyo, note]}, answer, thanks
         ),
+        "a failed call, a note said twice and two questions in a row": _history(
+            question,
+            turn,
+            {"role": "user", "content": [paris]},
+            {"role": "user", "content": [failed, note]},
+            {"role": "user", "content": [note]},
+            answer,
+            thanks,
+            {"role": "user", "content": "In Fahrenheit, please."},
+        ),
     }
 
 
@@ -288,6 +365,13 @@ def _block_keys(messages: list) -> list[str]:
     return sorted(
         json.dumps(as_plain(b), sort_keys=True) for m in messages for b in content_blocks(m)
     )
+
+
+def _order(messages: list) -> tuple[list[str], list[str]]:
+    """The results in order, and the other blocks in order, over the whole history."""
+    blocks = [json.dumps(as_plain(b), sort_keys=True) for m in messages for b in content_blocks(m)]
+    results = [b for b in blocks if '"type": "tool_result"' in b]
+    return results, [b for b in blocks if b not in results]
 
 
 def check_fix_history(fix_history: Callable) -> None:
@@ -330,9 +414,18 @@ def check_fix_history(fix_history: Callable) -> None:
                     "merge consecutive messages of the same role into one.",
                 )
         if _block_keys(fixed) != _block_keys(original):
+            lost = sorted(set(_block_keys(original)) - set(_block_keys(fixed)))
+            said = f" (first: {clip(lost[0], 90)})" if lost else " (a repeated block was dropped)"
             fail(
-                f"fix_history lost or changed blocks of the history with {label}.",
-                "move blocks, never drop them: the user's text and every result must survive.",
+                f"fix_history lost or changed blocks of the history with {label}{said}.",
+                "move blocks, never drop, join or edit them: every text, every result (its "
+                "is_error included) must survive, repeats too.",
+            )
+        if _order(fixed) != _order(original):
+            fail(
+                f"fix_history changed the order of the blocks of the history with {label}.",
+                "move only the tool_result blocks to the front of their message, in the order "
+                "they came; everything else keeps its order.",
             )
         ask_model(client, fixed, tools=[WEATHER_TOOL])
     passed("fix_history repairs broken histories")

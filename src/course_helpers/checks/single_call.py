@@ -120,6 +120,18 @@ def check_ask(ask: Callable) -> None:
             "each call adds two messages: your question and the assistant's answer.",
         )
     _check_answer(answer, recorder)
+    # A second conversation, in a new list: it must start from nothing.
+    client, recorder = recording_client()
+    other: list = []
+    run_learner(ask, client, other, "Hello!", name="ask")
+    sent = recorder.messages_sent[-1] if recorder.requests else []
+    if len(sent) != 1 or len(other) != 2:
+        fail(
+            f"a new conversation (a new, empty history) sent {len(sent)} message(s) and left "
+            f"{len(other)} in its list: ask carries messages over from an earlier conversation "
+            "(a list of its own, outside the function?).",
+            "keep the conversation only in the history passed in; ask itself remembers nothing.",
+        )
     passed("ask keeps and resends the history")
 
 
@@ -337,12 +349,22 @@ def check_ask_in_full(ask_in_full: Callable) -> None:
             f"with max_calls=2, ask_in_full called the model {len(recorder.requests)} times.",
             "count the calls: for _ in range(max_calls): ...",
         )
+    if len(recorder.requests) < 2:
+        fail(
+            f"with max_calls=2 and the answer cut off, ask_in_full made {len(recorder.requests)} "
+            "call(s): it stopped before using all the calls it was allowed.",
+            "make up to max_calls calls in all, the first one included.",
+        )
     if not history or read_field(history[-1], "role") != "assistant":
         fail(
             "with max_calls=2, the history does not end with the last part of the answer.",
             "append the last answer before you stop, even when it is still cut off.",
         )
     passed("ask_in_full continues a cut answer until stop_reason says it is finished")
+
+
+def _reraise(error: BaseException) -> None:
+    raise error
 
 
 class _StopsAt:
@@ -370,9 +392,13 @@ def _check_other_endings(ask_in_full: Callable) -> None:
         client, recorder = recording_client()
         asker: Any = _StopsAt(client, stops) if stops else client
         history: list = []
-        run_learner(
-            ask_in_full, asker, history, question, max_tokens=300, max_calls=4, name="ask_in_full"
-        )
+        try:
+            ask_in_full(asker, history, question, max_tokens=300, max_calls=4)
+        except Exception as error:
+            # Going on after a refusal is itself refused (a 400): the calls made say why.
+            first = [r["body"].get("stop_reason") for r in recorder.responses][:1]
+            if first != [reason] or len(recorder.requests) < 2:
+                run_learner(_reraise, error, name="ask_in_full")
         got = [r["body"].get("stop_reason") for r in recorder.responses]
         if got[:1] != [reason]:
             continue  # the learner's request changed the ending: nothing to learn here

@@ -13,6 +13,9 @@ right variants):
   and without apologising (the wording is checked: a real model asked only to "continue" often
   does both; then the check asks the course model and fails if it starts the essay again); the
   next max_tokens is at least the same, at most the ceiling;
+- text cut off at the ceiling is still kept and continued (each piece fits in the same room);
+- a response cut off before any text (no content, or only thinking) is treated like a cut-off
+  call: nothing appended, more room (it is never read by its last block);
 - a cut-off tool_use is never appended; the next max_tokens is higher, but never above the
   ceiling (the model's maximum); at the ceiling already, the answer is None (stop).
 
@@ -36,7 +39,8 @@ wrapped innermost by a counter that raises StepLimitReached once `max_steps` cal
 - cut-off text is continued: the answer's pieces, joined, are the essay, written once.
 
 `check_pause_and_refusal(control)`, the same runs:
-- a paused turn is appended whole and resent with no new user message, inside the controller
+- a paused turn is appended whole (resending without it is named) and resent with no new user
+  message, inside the controller
   (not handed to the loop), until the loop returns the finished answer;
 - a refusal is not resent and not handed to the loop: the controller raises an `Ending` of
   kind "refusal" (notebook 06's Refused) after one call, with the refused turn taken out of the history (and nothing else:
@@ -133,6 +137,7 @@ def check_recover_cut_off(recover_cut_off: Callable) -> None:
     __tracebackhide__ = True
     _check_cut_text(recover_cut_off)
     _check_cut_call(recover_cut_off)
+    _check_cut_before_text(recover_cut_off)
     passed("recover_cut_off keeps cut-off text and never keeps a cut-off call")
 
 
@@ -204,6 +209,16 @@ def _check_cut_text(recover_cut_off: Callable) -> None:
             "ask it to continue exactly where it stopped, without repeating anything.",
         )
     _check_continue_wording(text_of(content_blocks(messages[2])))
+    messages = [{"role": "user", "content": ESSAY}]
+    at_ceiling = run_learner(recover_cut_off, messages, response, 64, 64, name="recover_cut_off")
+    if len(messages) != 3 or at_ceiling != 64:
+        fail(
+            f"for text cut off at max_tokens=64 with a ceiling of 64, recover_cut_off returned "
+            f"{short_repr(at_ceiling)} and added {len(messages) - 1} message(s): text is kept and "
+            "continued even at the ceiling (each piece fits in the same room).",
+            "decide on the kind of cut first: for cut-off text, keep it, ask to continue and "
+            "return min(..., ceiling); only a cut-off call stops at the ceiling.",
+        )
 
 
 _NO_APOLOGY = re.compile(
@@ -230,6 +245,47 @@ def _check_continue_wording(said: str) -> None:
             "ask it to continue exactly where it stopped, without repeating anything and "
             "without apologising.",
         )
+
+
+def _cut_before_text(blocks: list[dict]) -> Any:
+    """A response cut off before it wrote any text: nothing at all, or only its thinking."""
+    import anthropic
+
+    return anthropic.types.Message.model_validate(
+        {
+            "id": "msg_check_cut",
+            "type": "message",
+            "role": "assistant",
+            "model": MODEL,
+            "content": blocks,
+            "stop_reason": "max_tokens",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 30, "output_tokens": 64},
+        }
+    )
+
+
+def _check_cut_before_text(recover_cut_off: Callable) -> None:
+    __tracebackhide__ = True
+    thinking = {"type": "thinking", "thinking": "The diff first, then", "signature": "sig_check"}
+    for label, blocks in (("no content at all", []), ("only a thinking block", [thinking])):
+        messages: list = [{"role": "user", "content": REVIEW}]
+        try:
+            got = recover_cut_off(messages, _cut_before_text(blocks), 64, CEILING)
+        except Exception as error:
+            fail(
+                f"for a response cut off before any text ({label}), recover_cut_off raised "
+                f"{type(error).__name__}: {error}.",
+                "decide on what the content holds (any tool_use? any text?), not on its last "
+                "block: there may be no block at all.",
+            )
+        if len(messages) != 1 or not isinstance(got, int) or got <= 64:
+            fail(
+                f"for a response cut off before any text ({label}), recover_cut_off added "
+                f"{len(messages) - 1} message(s) and returned {short_repr(got)}: there is "
+                "nothing to keep, so the same request needs more room.",
+                "treat it like a cut-off call: append nothing, return a higher max_tokens.",
+            )
 
 
 def _check_cut_call(recover_cut_off: Callable) -> None:
@@ -621,6 +677,12 @@ def _check_pause(control: Callable) -> None:
                 "your controller.",
             )
         last = requests[index + 1]["messages"][-1]
+        if requests[index + 1]["messages"] == requests[index]["messages"]:
+            fail(
+                "after a pause_turn, your controller resent the same request without the "
+                "paused turn: the work the model did before it paused is lost.",
+                "append the paused response as an assistant turn, then resend.",
+            )
         if last.get("role") != "assistant":
             fail(
                 "after a pause_turn, your controller added a user message before resending.",

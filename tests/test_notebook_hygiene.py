@@ -217,3 +217,32 @@ def test_each_check_catches_what_it_is_for(breakage, check: str) -> None:
 )
 def test_name_pattern_itself(name: str, ok: bool) -> None:
     assert bool(NAME_PATTERN.match(name)) is ok
+
+
+LINK = re.compile(r"\]\((?!https?://|#|mailto:)([^)\s#]+)(?:#[^)]*)?\)")
+
+
+def relative_links(nb: nbformat.NotebookNode) -> list[str]:
+    """Targets of the relative markdown links in a notebook (web links and anchors left out)."""
+    return [
+        m.group(1) for c in nb.cells if c.cell_type == "markdown" for m in LINK.finditer(c.source)
+    ]
+
+
+def every_notebook() -> list[Path]:
+    """Lessons, solutions and blank exercises: a learner follows links in all of them."""
+    return sorted(
+        p for p in (ROOT / "notebooks").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts
+    )
+
+
+@pytest.mark.parametrize("path", every_notebook(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_relative_link_leads_to_a_file(path: Path) -> None:
+    dead = [t for t in relative_links(read(path)) if not (path.parent / t).exists()]
+    assert not dead, f"{path.relative_to(ROOT)} links to files that do not exist: {dead}"
+
+
+def test_the_link_check_sees_a_dead_link(tmp_path: Path) -> None:
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("[next](../02_x.ipynb)")])
+    assert relative_links(nb) == ["../02_x.ipynb"]
+    assert not (tmp_path / "../02_x.ipynb").exists()

@@ -17,6 +17,9 @@ The course's convention for a function to write is `# BLANK: raise NotWrittenYet
 yet, and its check fails with the same words, instead of running a placeholder that returns
 something plausible (an empty list of problems reads like success).
 
+Links in a solution's markdown are written from `solutions/` (`../../04_build_the_loop.ipynb`);
+the exercise notebook sits one folder up, so they lose one `../`.
+
 Markdown and code cells tagged `solution-only` are left out of the exercise notebook. Outputs,
 execution counts and widget state are removed. The output depends only on the solution files,
 so a test can regenerate into a temporary folder and compare bytes.
@@ -39,6 +42,8 @@ BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN SOLUTION\s*$")
 END = re.compile(r"^[ \t]*# END SOLUTION\s*$")
 BLANK = re.compile(r"^[ \t]*# BLANK:(?: (?P<code>.*))?$")
 SOLUTION_ONLY_TAG = "solution-only"
+# A markdown link that climbs out of solutions/ and then out of exercises/.
+TWO_UP = re.compile(r"\]\(\.\./\.\./")
 
 
 class MarkerError(ValueError):
@@ -83,6 +88,8 @@ def exercise_from(solution: nbformat.NotebookNode, where: str) -> nbformat.Noteb
         if SOLUTION_ONLY_TAG in cell.get("metadata", {}).get("tags", []):
             continue
         cell.metadata.pop("execution", None)
+        if cell.cell_type == "markdown":
+            cell.source = TWO_UP.sub("](../", cell.source)
         if cell.cell_type == "code":
             cell.source = blank_source(cell.source, f"{where}, cell {index}")
             cell.outputs = []

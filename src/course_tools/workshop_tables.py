@@ -223,7 +223,7 @@ FULL_DAY = Plan(
             "welcome and set-up (5 min), `00_start_here`; Run All and `NotWrittenYet`",
             extra=5,
         ),
-        Teach("01", "`01` demo and both exercises", exercises=("ask", "ask_in_full")),
+        Teach("01", "`01` demo and `ask` (`ask_in_full` is homework)", exercises=("ask",)),
         Teach("02", "`02` demo and the definition by hand", exercises=("by hand",)),
         Pause(15, "break", teaching=False),
         Teach(
@@ -265,7 +265,7 @@ SECOND_DAY = Plan(
         Teach("10", "`10` demo and both exercises", exercises=("add_breakpoints", "run_on_budget")),
         Pause(15, "break", teaching=False),
         Pause(
-            40,
+            20,
             "with a shared key (below): the coding agent of `08` on a real model, "
             "compared with the course model's path, calls and tokens",
         ),

@@ -90,13 +90,22 @@ said = "CLEAN"
 for name in os.listdir("/proc"):
     if not name.isdigit() or name == "1":
         continue
+    # Every thread counts: a process whose main thread exited alone reads as a zombie while
+    # its other threads still run.
     try:
-        with open("/proc/" + name + "/stat", "rb") as file:
-            state = file.read().rsplit(b")", 1)[1].split()[0]
-    except (OSError, IndexError):
+        tasks = os.listdir("/proc/" + name + "/task")
+    except OSError:
         continue  # ended while we looked
-    if state not in (b"Z", b"X"):
-        said = "LEFT"
+    for task in tasks:
+        try:
+            with open("/proc/" + name + "/task/" + task + "/stat", "rb") as file:
+                state = file.read().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in (b"Z", b"X"):
+            said = "LEFT"
+            break
+    if said != "CLEAN":
         break
 os.write(report, said.encode())
 os._exit(128 - status if status < 0 else status)

@@ -83,11 +83,11 @@ class Scripted:
 
 
 # A run of 8 or more characters that draw nothing (spaces, tabs, other Unicode spaces, Hangul
-# and braille blanks, and every character `visible()` would write as an escape: zero-width,
+# and braille blanks, the musical null notehead, and every character `visible()` would write as an escape: zero-width,
 # unassigned, a lone combining mark), mixed in any order, or of 8 or more blank lines, could
 # push the dangerous part of a call off the screen: it is shown as a count instead.
 _BLANK_RUN = 8
-_BLANK_CHARACTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+_BLANK_CHARACTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\U0001d159")
 _BLANK_LINES = re.compile(r"\n(?:[^\S\n]*\n){7,}")
 
 

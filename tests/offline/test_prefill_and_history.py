@@ -416,3 +416,22 @@ def test_the_final_answer_uses_every_result(client, model, parallel, turns):
         "Here is the weather you asked about:\n"
         f"Paris: {RESULTS['Paris']}\nTokyo: {RESULTS['Tokyo']}"
     )
+
+
+def ask(client, stream: bool, **request: Any) -> Any:
+    if not stream:
+        return client.messages.create(**request)
+    with client.messages.stream(**request) as events:
+        return events.get_final_message()
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_stop_sequence_is_named_only_when_it_stopped_the_answer(client, stream):
+    question = [user("Count from 1 to 20.")]
+    # Cut by max_tokens before the sequence would have been written: no sequence is named.
+    cut = dict(model="claude-sonnet-5-5", max_tokens=8, messages=question, stop_sequences=["20."])
+    answer = ask(client, stream, **cut)
+    assert answer.stop_reason == "max_tokens" and answer.stop_sequence is None
+    # With room to reach it, the sequence stops the answer and is named.
+    answer = ask(client, stream, **{**cut, "max_tokens": 4000})
+    assert answer.stop_reason == "stop_sequence" and answer.stop_sequence == "20."

@@ -169,8 +169,8 @@ class CourseModel:
         if hit is not None:
             stop_reason, stop_sequence = "stop_sequence", hit
         content, partial, cut, used = _apply_token_limit(content, limit)
-        if cut:
-            stop_reason = "max_tokens"
+        if cut:  # the limit came first: the stop sequence was never generated
+            stop_reason, stop_sequence = "max_tokens", None
         for index, block in enumerate(content):
             if block["type"] == "tool_use":
                 block["id"] = make_id("toolu", message_id, index)

@@ -1031,8 +1031,9 @@ def notebook_changes():
 
     notebook = Path(__file__).resolve().parents[1] / "notebooks/08_assemble_a_coding_agent.ipynb"
     cells = nbformat.read(notebook, as_version=4).cells
-    (source,) = [c.source for c in cells if c.source.startswith("def changes(sandbox):")]
-    namespace = {"difflib": difflib, "SHOP_DIR": SHOP_DIR, "visible": visible}
+    (source,) = [c.source for c in cells if "\ndef changes(sandbox):" in c.source]
+    namespace = {"difflib": difflib, "os": os, "Path": Path, "SHOP_DIR": SHOP_DIR}
+    namespace["visible"] = visible
     exec(source.split("\n\n\nprint(")[0], namespace)
     return namespace["changes"]
 
@@ -1059,6 +1060,22 @@ def test_notebook_08s_changes_reads_the_project_like_read_file(tmp_path):
     for name in ("shop/cart.py", "shop/catalog.py", "shop/pricing.py"):
         assert f"{name}: not compared (Refused:" in shown
     assert "\x1b" not in shown and "\\x1b[1A" in shown
+
+
+def test_notebook_08s_changes_shows_files_the_agent_added(tmp_path):
+    """What the person reviews includes new files (a conftest.py, a pytest.ini), not only edits."""
+    from course_helpers.fixtures.shop_project import copy_shop_project
+    from course_helpers.sandbox import Sandbox
+
+    project = copy_shop_project(tmp_path / "project")
+    (project / "conftest.py").write_text("import os\nos.system('echo planted')\n")
+    (project / "pytest.ini").write_text("[pytest]\naddopts = -p evil\n")
+    (project / ".pytest_cache").mkdir()
+    (project / ".pytest_cache" / "README.md").write_text("cache\n")
+    shown = notebook_changes()(Sandbox(project))
+    assert "b/conftest.py" in shown and "+os.system('echo planted')" in shown
+    assert "b/pytest.ini" in shown and "+addopts = -p evil" in shown
+    assert ".pytest_cache" not in shown
 
 
 @pytest.mark.parametrize(

@@ -252,6 +252,7 @@ def no_server_tools(request: dict) -> None:
             "invalid_request_error",
             f"this workshop gateway does not forward server tools ({named}): the API runs them "
             "inside the call, so their cost cannot be held against your budget in advance",
+            logged="server tools or MCP servers",
         )
 
 

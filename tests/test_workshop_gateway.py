@@ -1058,3 +1058,49 @@ def test_a_kept_alive_connection_that_goes_quiet_gives_up_its_slot(upstream, gat
             received += chunk
     assert received.startswith(b"HTTP/1.1 200")
     assert received.count(b"HTTP/1.1") == 1
+
+
+# --- count_tokens is checked like Messages; bodies that cannot be forwarded -----------------
+
+
+def count(server: Gateway, body: bytes) -> tuple[int, dict]:
+    headers = {"authorization": f"Bearer {ADA}", "content-type": "application/json"}
+    headers["content-length"] = str(len(body))
+    status, _, answer = raw(server, "POST", "/v1/messages/count_tokens", headers, body)
+    return status, answer
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"tools": [{"type": "web_search_20250305", "name": "web_search"}]},
+        {"mcp_servers": [{"type": "url", "url": "http://127.0.0.1:9", "name": "x"}]},
+        {"thread": {"id": "thr_1"}},
+        {"fallbacks": [{"model": MODEL}]},
+        {"container": "c_1"},
+    ],
+)
+def test_count_tokens_refuses_what_messages_refuses(upstream, gateway, extra):
+    server = gateway(url_of(upstream))
+    request = {"model": MODEL, "messages": [{"role": "user", "content": "Hi"}], **extra}
+    status, answer = count(server, json.dumps(request).encode())
+    assert status == 400 and is_envelope(answer, "invalid_request_error")
+    assert upstream.seen == [], "nothing reached the API"
+    ok = {"model": MODEL, "messages": [{"role": "user", "content": "Hi"}]}
+    assert count(server, json.dumps(ok).encode()) == (200, {"input_tokens": COUNTED})
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"model": "\\ud800", "max_tokens": 10, "messages": []}',  # a lone surrogate
+        b'{"model": "m", "max_tokens": 10, "messages": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    ],
+    ids=["lone surrogate", "nested 100,000 deep"],
+)
+def test_a_body_that_cannot_be_forwarded_is_a_400(upstream, gateway, body):
+    server = gateway(url_of(upstream), max_body=1_000_000)
+    status, answer = post(server, body)
+    assert status == 400 and is_envelope(answer, "invalid_request_error")
+    assert count(server, body)[0] == 400
+    assert upstream.seen == []

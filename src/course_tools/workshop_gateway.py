@@ -27,8 +27,9 @@ For each request, in this order, before anything reaches the API:
   silently); server tools, MCP servers and server-side threads are refused, since the input
   they add cannot be counted in advance, and so is every top-level field the hold cannot bound
   (`fallbacks`, `context_management`, anything not on `gateway_requests.BOUNDED_FIELDS`);
-  a body that names a key twice or is not UTF-8 is refused, and what is forwarded is the
-  gateway's own serialisation of the object it checked;
+  a body that names a key twice, is not UTF-8, holds an unpaired surrogate or is nested too
+  deep is refused, and what is forwarded is the gateway's own serialisation of the object it
+  checked; a count_tokens body gets the same checks, `max_tokens` apart;
 - for a Messages call, the worst case (the input, counted by the API's count_tokens, plus
   `max_tokens`) is held against the participant's `--budget` before forwarding, and refused
   (403) when spent + held + worst case would pass it (the participant's own budget, when the
@@ -277,7 +278,13 @@ class GatewayHandler(BaseHTTPRequestHandler):
             if route.name == "messages":
                 self._messages(participant.name, route, body)
             else:
-                if body:
+                if route.name == "count_tokens":  # what Messages refuses, count_tokens does too
+                    request = checks.json_body(body)
+                    checks.no_thread(request)
+                    checks.no_server_tools(request)
+                    checks.only_bounded_fields(request)
+                    body = checks.canonical(request)
+                elif body:
                     body = checks.canonical(checks.json_body(body))
                 self.server.ledger.count_call(participant.name, route.name)
                 self._forward(method, route, body, None)

@@ -1104,3 +1104,10 @@ def test_a_body_that_cannot_be_forwarded_is_a_400(upstream, gateway, body):
     assert status == 400 and is_envelope(answer, "invalid_request_error")
     assert count(server, body)[0] == 400
     assert upstream.seen == []
+
+
+def test_a_connection_that_never_speaks_gives_up_its_slot(upstream, gateway):
+    server = gateway(url_of(upstream), client_timeout=WAIT * 2, idle_timeout=0.2)
+    host, port = server.server_address[:2]
+    with socket.create_connection((host, port), timeout=WAIT) as client:
+        assert client.recv(65536) == b"", "closed, long before --client-timeout"

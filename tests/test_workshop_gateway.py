@@ -94,6 +94,9 @@ class ScriptedApi(BaseHTTPRequestHandler):
             if cut == "count":
                 return self._broken_off(b'{"input_toke')
             return self._json(200, {"input_tokens": COUNTED})
+        if cut == "silent":  # the whole request read, then the connection closed, no answer
+            self.close_connection = True
+            return None
         if cut == "body":
             return self._broken_off(b'{"id": "msg_scr')
         if cut == "chunk":
@@ -929,3 +932,182 @@ def test_the_gateway_command_refuses_to_start_without_the_real_key(tokens):
     )
     assert done.returncode == 2
     assert "ANTHROPIC_API_KEY" in done.stderr
+
+
+# --- an upstream that goes silent; what reaches the log; the token file's encoding -----------
+
+
+def test_an_api_that_reads_the_request_and_closes_keeps_the_hold_as_spent(upstream, gateway):
+    upstream.cut = "silent"
+    server = gateway(url_of(upstream), budget=1_000)
+    status, answer = post(server, ask(max_tokens=300))
+    assert status == 502 and is_envelope(answer, "api_error")
+    assert upstream.messages_seen() == 1, "the request reached the API"
+    assert server.ledger.held("ada") == 0
+    assert server.ledger.spent("ada") == COUNTED + 300, "the outcome is unknown: the hold is spent"
+
+
+def test_an_api_that_cannot_be_reached_releases_the_hold(gateway):
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    host, port = closed.getsockname()[:2]
+    closed.close()  # nothing listens there: the request never leaves
+    server = gateway(f"http://{host}:{port}", budget=1_000)
+
+    class CountedAlready(server.RequestHandlerClass):
+        def _count_input(self, route, counted):  # count_tokens would not be reached either
+            return COUNTED
+
+    server.RequestHandlerClass = CountedAlready
+    status, answer = post(server, ask(max_tokens=300))
+    assert status == 502 and is_envelope(answer, "api_error")
+    assert server.ledger.held("ada") == 0 and server.ledger.spent("ada") == 0
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"\x1b[2J\x1b[H\rbob:\x07 /v1/messages HTTP/1.1",
+        b"POST\r" + BOB.encode() + b" /v1/messages HTTP/1.1",
+        BOB.encode() + b" /v1/messages HTTP/1.1",
+        b"POST /v1/messages\x0b HTTP/1.1",
+    ],
+)
+def test_the_method_word_writes_nothing_of_its_own_into_the_log(upstream, gateway, line):
+    server = gateway(url_of(upstream))
+    received = send_raw(server, line + f"\r\nauthorization: Bearer {ADA}\r\n\r\n".encode())
+    assert received.startswith((b"HTTP/1.1 400", b"HTTP/1.1 404"))
+    assert BOB not in server.log.text()
+    assert all(line.isprintable() for line in server.log), server.log
+    assert server.log[-1].startswith("ada:"), server.log
+    assert upstream.seen == []
+
+
+def test_a_server_tool_refusal_logs_a_fixed_text(upstream, gateway):
+    server = gateway(url_of(upstream))
+    forged = f"web_search\nbob: POST messages 200, 5 tokens {BOB}"
+    status, answer = post(server, ask(tools=[{"type": forged, "name": "x"}]))
+    assert status == 400 and is_envelope(answer, "invalid_request_error")
+    assert all(line.isprintable() for line in server.log), server.log
+    assert BOB not in server.log.text() and "web_search" not in server.log.text()
+
+
+class QuotingApi(ScriptedApi):
+    """An API whose count_tokens error quotes the request's model back, as the real one does."""
+
+    def _answer(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        model = json.loads(self.rfile.read(length))["model"]
+        message = f"model: {model}"
+        self._json(400, {"type": "error", "error": {"type": "not_found_error", "message": message}})
+
+
+def test_an_api_error_that_quotes_the_request_is_not_logged_as_it_is(gateway):
+    quoting = Upstream()
+    quoting.RequestHandlerClass = QuotingApi
+    start(quoting)
+    try:
+        server = gateway(url_of(quoting))
+        forged = f"x\nbob: POST messages 200, 5 tokens {BOB}"
+        status, answer = post(server, ask(model=forged))
+        assert status == 400 and is_envelope(answer, "not_found_error")
+        assert forged in answer["error"]["message"], "the participant still sees the API's words"
+        assert all(line.isprintable() for line in server.log), server.log
+        assert BOB not in server.log.text()
+    finally:
+        quoting.shutdown()
+        quoting.server_close()
+
+
+def test_a_byte_order_mark_in_the_token_file_is_no_part_of_the_first_name(
+    upstream, gateway, tokens
+):
+    tokens.write_bytes(b"\xef\xbb\xbf" + f"ada {ADA}\nbob {BOB}\n".encode())
+    server = gateway(url_of(upstream))
+    assert post(server, ask(max_tokens=300))[0] == 200
+    assert server.ledger.spent("ada") == COUNTED + 300
+    assert server.log[-1].startswith("ada:"), server.log
+
+
+# --- connections that send nothing -----------------------------------------------------------------
+
+
+def test_a_flood_past_the_connection_cap_is_logged_in_summary(upstream, gateway):
+    server = gateway(url_of(upstream), max_connections=1, client_timeout=WAIT, idle_timeout=WAIT)
+    host, port = server.server_address[:2]
+    held = socket.create_connection((host, port), timeout=WAIT)
+    held.sendall(b"GET /v1/models HTTP/1.1\r\n")  # a head that never ends: the one slot
+    try:
+        for _ in range(200):
+            with socket.create_connection((host, port), timeout=WAIT) as other:
+                assert other.recv(12).startswith(b"HTTP/1.1 529")
+    finally:
+        held.close()
+    refused = [line for line in server.log if "refused" in line]
+    assert refused, "the refusals are logged"
+    assert len(refused) < 200, "one line per refused connection would let a flood fill the disk"
+
+
+def test_a_kept_alive_connection_that_goes_quiet_gives_up_its_slot(upstream, gateway):
+    server = gateway(url_of(upstream), client_timeout=WAIT * 2, idle_timeout=0.2)
+    host, port = server.server_address[:2]
+    with socket.create_connection((host, port), timeout=WAIT) as client:
+        client.sendall(f"GET /v1/models HTTP/1.1\r\nauthorization: Bearer {ADA}\r\n\r\n".encode())
+        received = b""
+        while chunk := client.recv(65536):  # the gateway closes it long before WAIT
+            received += chunk
+    assert received.startswith(b"HTTP/1.1 200")
+    assert received.count(b"HTTP/1.1") == 1
+
+
+# --- count_tokens is checked like Messages; bodies that cannot be forwarded -----------------
+
+
+def count(server: Gateway, body: bytes) -> tuple[int, dict]:
+    headers = {"authorization": f"Bearer {ADA}", "content-type": "application/json"}
+    headers["content-length"] = str(len(body))
+    status, _, answer = raw(server, "POST", "/v1/messages/count_tokens", headers, body)
+    return status, answer
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"tools": [{"type": "web_search_20250305", "name": "web_search"}]},
+        {"mcp_servers": [{"type": "url", "url": "http://127.0.0.1:9", "name": "x"}]},
+        {"thread": {"id": "thr_1"}},
+        {"fallbacks": [{"model": MODEL}]},
+        {"container": "c_1"},
+    ],
+)
+def test_count_tokens_refuses_what_messages_refuses(upstream, gateway, extra):
+    server = gateway(url_of(upstream))
+    request = {"model": MODEL, "messages": [{"role": "user", "content": "Hi"}], **extra}
+    status, answer = count(server, json.dumps(request).encode())
+    assert status == 400 and is_envelope(answer, "invalid_request_error")
+    assert upstream.seen == [], "nothing reached the API"
+    ok = {"model": MODEL, "messages": [{"role": "user", "content": "Hi"}]}
+    assert count(server, json.dumps(ok).encode()) == (200, {"input_tokens": COUNTED})
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"model": "\\ud800", "max_tokens": 10, "messages": []}',  # a lone surrogate
+        b'{"model": "m", "max_tokens": 10, "messages": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    ],
+    ids=["lone surrogate", "nested 100,000 deep"],
+)
+def test_a_body_that_cannot_be_forwarded_is_a_400(upstream, gateway, body):
+    server = gateway(url_of(upstream), max_body=1_000_000)
+    status, answer = post(server, body)
+    assert status == 400 and is_envelope(answer, "invalid_request_error")
+    assert count(server, body)[0] == 400
+    assert upstream.seen == []
+
+
+def test_a_connection_that_never_speaks_gives_up_its_slot(upstream, gateway):
+    server = gateway(url_of(upstream), client_timeout=WAIT * 2, idle_timeout=0.2)
+    host, port = server.server_address[:2]
+    with socket.create_connection((host, port), timeout=WAIT) as client:
+        assert client.recv(65536) == b"", "closed, long before --client-timeout"

@@ -168,8 +168,18 @@ def json_body(body: bytes) -> dict:
         raise Refused(400, "invalid_request_error", "the request body is not UTF-8") from None
     except ValueError:
         raise Refused(400, "invalid_request_error", "the request body is not valid JSON") from None
+    except RecursionError:
+        raise Refused(400, "invalid_request_error", "the request body is nested too deep") from None
     if not isinstance(request, dict):
         raise Refused(400, "invalid_request_error", "the request body is not a JSON object")
+    try:
+        canonical(request)  # what will be forwarded must serialise: no lone surrogate in it
+    except UnicodeEncodeError:
+        raise Refused(
+            400, "invalid_request_error", "the request body holds an unpaired UTF-16 surrogate"
+        ) from None
+    except RecursionError:
+        raise Refused(400, "invalid_request_error", "the request body is nested too deep") from None
     return request
 
 
@@ -252,6 +262,7 @@ def no_server_tools(request: dict) -> None:
             "invalid_request_error",
             f"this workshop gateway does not forward server tools ({named}): the API runs them "
             "inside the call, so their cost cannot be held against your budget in advance",
+            logged="server tools or MCP servers",
         )
 
 

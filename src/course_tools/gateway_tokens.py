@@ -70,7 +70,7 @@ class TokenFile:
     def refresh(self) -> None:
         """Read the file again; parse it and say so when its text changed."""
         try:
-            text = self.path.read_text(encoding="utf-8")
+            text = self.path.read_text(encoding="utf-8-sig")  # a BOM is no part of a name
         except (OSError, UnicodeDecodeError):
             text = ""
             problem = f"token file {self.path.name} cannot be read: every token is refused"

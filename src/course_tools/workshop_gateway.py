@@ -27,20 +27,22 @@ For each request, in this order, before anything reaches the API:
   silently); server tools, MCP servers and server-side threads are refused, since the input
   they add cannot be counted in advance, and so is every top-level field the hold cannot bound
   (`fallbacks`, `context_management`, anything not on `gateway_requests.BOUNDED_FIELDS`);
-  a body that names a key twice or is not UTF-8 is refused, and what is forwarded is the
-  gateway's own serialisation of the object it checked;
+  a body that names a key twice, is not UTF-8, holds an unpaired surrogate or is nested too
+  deep is refused, and what is forwarded is the gateway's own serialisation of the object it
+  checked; a count_tokens body gets the same checks, `max_tokens` apart;
 - for a Messages call, the worst case (the input, counted by the API's count_tokens, plus
   `max_tokens`) is held against the participant's `--budget` before forwarding, and refused
   (403) when spent + held + worst case would pass it (the participant's own budget, when the
   token file gives one). The answer's `usage` then replaces the hold; an error answer releases
-  it; an answer whose usage is unknown (a body or a stream cut off) keeps the whole hold as
-  spent.
+  it; an answer whose usage is unknown (a body or a stream cut off, or no answer at all once
+  the request was sent) keeps the whole hold as spent.
 
 Every refusal comes back in the API's error envelope, every forwarded call is counted, and the
 ledger is kept on disk (`--ledger`), so a restart neither forgets nor forgives. One line is
 logged per request with the participant's name (whenever a known token arrived, even with a
-malformed request), never a token, a request line or a header. `python -m
-course_tools.workshop_usage ledger.json` prints the room's usage.
+malformed request), never a token, a request line or a header, and escaped: no control
+character reaches it. `python -m course_tools.workshop_usage ledger.json` prints the room's
+usage.
 
 Only the standard library is used, so it runs with any Python 3.11.
 """
@@ -135,6 +137,18 @@ HTTP_LAYER_ERRORS = {
 }
 
 
+# The methods the log names; any other word in that place is logged as "(bad method)", since
+# whatever a client puts there would otherwise be written into the log as it is.
+METHODS = frozenset({"GET", "POST", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
+def log_safe(text: str) -> str:
+    """`text` with every control character (newlines, escapes, bells) written as an escape."""
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
+    )
+
+
 MAX_HEADER_LINE = 65_536
 MAX_HEADERS = 100
 
@@ -176,16 +190,20 @@ class GatewayHandler(BaseHTTPRequestHandler):
         self.command, self.request_version = "", "HTTP/1.1"
         self.requestline, self.path, self.headers = "", "", None
         self._line = f"unknown token from {self.client_address[0]}:"
-        self._reader.deadline = time.monotonic() + self.server.client_timeout
+        # A connection that sends nothing (new, or kept alive after a request) keeps its slot
+        # only for the short idle timeout; once a byte arrives, the head has --client-timeout.
+        idle = min(self.server.idle_timeout, self.server.client_timeout)
+        self._reader.deadline = time.monotonic() + idle
         problem, line, header_lines = None, b"", []
         try:
             if not self.rfile.peek(1):  # the participant closed an idle connection
                 self.close_connection = True
                 return
-        except (TimeoutError, OSError):  # idle for --client-timeout: let it go, nothing to say
+        except (TimeoutError, OSError):  # idle too long: let it go, nothing to say
             self.close_connection = True
             self._reader.deadline = None
             return
+        self._reader.deadline = time.monotonic() + self.server.client_timeout
         try:
             line = self.rfile.readline(65_537)
             if len(line) > 65_536:
@@ -210,6 +228,8 @@ class GatewayHandler(BaseHTTPRequestHandler):
             problem = 400
         if problem is None and words[2] not in ("HTTP/1.1", "HTTP/1.0"):
             problem = 505 if words[2].startswith("HTTP/") else 400
+        if problem is None and any(ord(c) < 32 or ord(c) == 127 for c in " ".join(words)):
+            problem = 400  # a control character in the request line: never read, never logged
         if problem is None:
             self.command, self.path, version = words
             connection = (self.headers.get("connection") or "").lower()
@@ -231,7 +251,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
             lines.append(header)
 
     def _handle(self, problem: int | None) -> None:
-        method = self.command or "(unreadable)"
+        method = self.command if self.command in METHODS else "(bad method)"
         try:
             participant = None
             if self.headers is not None:
@@ -258,7 +278,13 @@ class GatewayHandler(BaseHTTPRequestHandler):
             if route.name == "messages":
                 self._messages(participant.name, route, body)
             else:
-                if body:
+                if route.name == "count_tokens":  # what Messages refuses, count_tokens does too
+                    request = checks.json_body(body)
+                    checks.no_thread(request)
+                    checks.no_server_tools(request)
+                    checks.only_bounded_fields(request)
+                    body = checks.canonical(request)
+                elif body:
                     body = checks.canonical(checks.json_body(body))
                 self.server.ledger.count_call(participant.name, route.name)
                 self._forward(method, route, body, None)
@@ -281,7 +307,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
                 self._hold = None
 
     def _log(self, status: int, note: str) -> None:
-        self.server.log(f"{self._line} {status}, {note}")
+        self.server.log(log_safe(f"{self._line} {status}, {note}"))
 
     def _read_body(self) -> bytes:
         """The whole body, within --client-timeout in all (a trickle of bytes does not reset it)."""
@@ -369,12 +395,21 @@ class GatewayHandler(BaseHTTPRequestHandler):
             answer = self._upstream(method, route.upstream_path, body or None)
         except urllib.error.HTTPError as error:
             answer = error  # the API's own error: not billed, passed back as it is
-        except (OSError, http.client.HTTPException) as error:
+        except urllib.error.URLError as error:  # urllib's word for: the request never left
             if hold:
                 self.server.ledger.release(hold)
                 self._hold = None
             raise Refused(
                 502, "api_error", f"the gateway cannot reach the API ({type(error).__name__})"
+            ) from None
+        except (OSError, http.client.HTTPException) as error:
+            # The request was sent and no answer came back: the API may have done (and billed)
+            # the work, so the hold stays open and _handle settles it as spent.
+            raise Refused(
+                502,
+                "api_error",
+                f"the API sent no answer ({type(error).__name__}); the request may have run, "
+                "so what it could have used is counted",
             ) from None
         status = answer.getcode()
         settled: list[str] = []
@@ -501,7 +536,12 @@ def _api_error(status: int, data: bytes) -> Refused:
     """The API's error answer, as a refusal with the same status, type and message."""
     try:
         error = json.loads(data)["error"]
-        return Refused(status, str(error["type"]), str(error["message"]))
+        return Refused(
+            status,
+            str(error["type"]),
+            str(error["message"]),
+            logged=f"the API answered {status} to the count",  # its message quotes the request
+        )
     except (ValueError, KeyError, TypeError):
         return Refused(status, "api_error", f"the API answered {status}")
 
@@ -527,6 +567,7 @@ class Gateway(ThreadingHTTPServer):
         client_timeout: float = 30.0,
         upstream_timeout: float = 600.0,
         max_connections: int = 100,
+        idle_timeout: float = 5.0,
         log: Callable[[str], None] = _print,
     ) -> None:
         self.log = log
@@ -540,12 +581,15 @@ class Gateway(ThreadingHTTPServer):
         self.upstream_timeout = upstream_timeout
         self.connections = threading.BoundedSemaphore(max_connections)
         self.max_connections = max_connections
+        self.idle_timeout = idle_timeout
+        self._turned_away = 0  # connections refused since the last line that said so
+        self._turned_away_logged = float("-inf")
         super().__init__(address, GatewayHandler)
 
     def process_request(self, request, client_address) -> None:
         """A thread per connection, up to --max-connections; past it, a 529 and the door."""
         if not self.connections.acquire(blocking=False):
-            self.log(f"connection from {client_address[0]}: refused, {self.max_connections} open")
+            self._log_turned_away()
             data = Refused(
                 529, "overloaded_error", "the workshop gateway is busy; try again shortly"
             ).envelope()
@@ -565,6 +609,16 @@ class Gateway(ThreadingHTTPServer):
         except BaseException:
             self.connections.release()
             raise
+
+    def _log_turned_away(self) -> None:
+        """One line a second at most, with how many were turned away: a flood fills no disk."""
+        self._turned_away += 1
+        now = time.monotonic()
+        if now - self._turned_away_logged >= 1.0:
+            self.log(
+                f"{self._turned_away} connection(s) refused: {self.max_connections} already open"
+            )
+            self._turned_away, self._turned_away_logged = 0, now
 
     def process_request_thread(self, request, client_address) -> None:
         try:

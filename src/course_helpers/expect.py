@@ -117,13 +117,9 @@ def what_it_did(answer: Any) -> str:
     text = " ".join(text.split())
     if len(text) > SHOWN_CHARS:
         text = text[: SHOWN_CHARS - 1].rstrip() + "…"
-    stop = _field_or_none(answer, "stop_reason")
+    stop = read_field(answer, "stop_reason")
     if text:
         return f"the model answered in words instead: “{text}”"
     if stop:
         return f"the model stopped ({stop}) without a tool call"
     return "the model answered without a tool call"
-
-
-def _field_or_none(item: Any, name: str) -> Any:
-    return item.get(name) if isinstance(item, dict) else getattr(item, name, None)

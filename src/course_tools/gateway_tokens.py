@@ -93,11 +93,6 @@ class TokenFile:
         with self._lock:
             return self._names.get(token) if token else None
 
-    def name_for(self, token: str) -> str | None:
-        """The participant's name, or None for a token that is not (or no longer) in the file."""
-        found = self.participant(token)
-        return found.name if found else None
-
     def __len__(self) -> int:
         with self._lock:
             return len(self._names)

@@ -65,6 +65,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from course_helpers.truncate import visible
 from course_tools import gateway_requests as checks
 from course_tools.gateway_ledger import Hold, Ledger
 from course_tools.gateway_requests import Refused, Route
@@ -140,13 +141,6 @@ HTTP_LAYER_ERRORS = {
 # The methods the log names; any other word in that place is logged as "(bad method)", since
 # whatever a client puts there would otherwise be written into the log as it is.
 METHODS = frozenset({"GET", "POST", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"})
-
-
-def log_safe(text: str) -> str:
-    """`text` with every control character (newlines, escapes, bells) written as an escape."""
-    return "".join(
-        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
-    )
 
 
 MAX_HEADER_LINE = 65_536
@@ -307,7 +301,8 @@ class GatewayHandler(BaseHTTPRequestHandler):
                 self._hold = None
 
     def _log(self, status: int, note: str) -> None:
-        self.server.log(log_safe(f"{self._line} {status}, {note}"))
+        # Escaped: no newline, escape code or bell from anywhere can forge or hide a log line.
+        self.server.log(visible(f"{self._line} {status}, {note}"))
 
     def _read_body(self) -> bytes:
         """The whole body, within --client-timeout in all (a trickle of bytes does not reset it)."""

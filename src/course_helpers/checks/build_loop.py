@@ -43,6 +43,7 @@ from course_helpers.checks.common import (
     run_learner,
     short_repr,
     text_of,
+    word_count_tools,
 )
 from course_helpers.client import MODEL
 from course_helpers.dispatch import run_tool
@@ -180,15 +181,8 @@ def check_simple_dispatcher(run_tool: Callable) -> None:
 def _check_other_tools(run_tool: Callable) -> None:
     """A second, different tools dict: run_tool looks the tool up in the one it is given."""
     __tracebackhide__ = True
-    from course_helpers.tools import tool
-
-    @tool
-    def count_words(text: str) -> str:
-        """Count the words of a text. Returns the count as a line such as '3 words'."""
-        return f"{len(text.split())} words"
-
     call = tool_call_block("count_words", "toolu_check_3", text="one two three")
-    result = run_learner(run_tool, {"count_words": count_words}, call, name="run_tool")
+    result = run_learner(run_tool, word_count_tools(), call, name="run_tool")
     text = verify_result_block(result, call, "run_tool", "count_words (from a second tools dict)")
     if "3 words" not in text or result.get("is_error"):
         fail(

@@ -206,6 +206,18 @@ def require_pairing(messages: list, situation: str, hint: str = "see notebook 03
         fail(f"{situation}: {problems[0]}", hint)
 
 
+def word_count_tools() -> dict[str, Any]:
+    """A second tools dict, unlike the exercise's: a check passes it to see run_tool uses it."""
+    from course_helpers.tools import tool
+
+    @tool
+    def count_words(text: str) -> str:
+        """Count the words of a text. Returns the count as a line such as '3 words'."""
+        return f"{len(text.split())} words"
+
+    return {"count_words": count_words}
+
+
 def short_repr(value: Any, width: int = 70) -> str:
     return clip(repr(value), width)
 

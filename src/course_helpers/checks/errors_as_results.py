@@ -33,6 +33,7 @@ from course_helpers.checks.common import (
     passed,
     run_learner,
     short_repr,
+    word_count_tools,
 )
 
 
@@ -114,15 +115,8 @@ def check_dispatcher(run_tool: Callable) -> None:
 def _check_names_listed(run_tool: Callable) -> None:
     """With another tools dict, the unknown-tool message lists that dict's names."""
     __tracebackhide__ = True
-    from course_helpers.tools import tool
-
-    @tool
-    def count_words(text: str) -> str:
-        """Count the words of a text. Returns the count as a line such as '3 words'."""
-        return f"{len(text.split())} words"
-
     call = tool_call_block("wordcount", "toolu_unknown_2", text="one two")
-    result = run_learner(run_tool, {"count_words": count_words}, call, name="run_tool")
+    result = run_learner(run_tool, word_count_tools(), call, name="run_tool")
     text = verify_result_block(result, call, "run_tool", "an unknown tool wordcount")
     if "count_words" not in text:
         fail(

@@ -399,7 +399,10 @@ class GatewayHandler(BaseHTTPRequestHandler):
             ) from None
         except (OSError, http.client.HTTPException) as error:
             # The request was sent and no answer came back: the API may have done (and billed)
-            # the work, so the hold stays open and _handle settles it as spent.
+            # the work, so the hold is spent, settled before the participant hears back.
+            if hold:
+                self.server.ledger.settle(hold, hold.tokens)
+                self._hold = None
             raise Refused(
                 502,
                 "api_error",

@@ -19,8 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from course_helpers import bubblewrap
-from course_helpers.commands import run_command
+from course_helpers.plumbing import command_sandbox
+from course_helpers.plumbing.commands import run_command
 
 TIMEOUT = 1.0
 SHAPES = {
@@ -70,9 +70,9 @@ def start_cost(cwd: str, sandbox: str) -> float:
 
 
 def main() -> None:
-    sandboxes = ["none"] + (["bubblewrap"] if bubblewrap.available() else [])
+    sandboxes = ["none"] + (["bubblewrap"] if command_sandbox.available() else [])
     if len(sandboxes) == 1:
-        print(f"(bubblewrap not measured: {bubblewrap.problem()})")
+        print(f"(bubblewrap not measured: {command_sandbox.problem()})")
     with tempfile.TemporaryDirectory() as cwd:
         for sandbox in sandboxes:
             worst = 0.0

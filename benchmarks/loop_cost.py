@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/loop_cost.py   (or `make bench`)
 
-Both loops are the course's `run_agent` (`course_helpers.agent`) running the delivery audit of
+Both loops are the course's `run_agent` (`course_helpers.lessons.agent`) running the delivery audit of
 notebook 10 (22 logs) on the offline course model, each from an empty prompt cache, and both are
 counted with the course model's token estimates and the documented prices (cache writes 1.25,
 reads 0.1 of a base input token, output tokens 5):
@@ -11,9 +11,9 @@ reads 0.1 of a base input token, output tokens 5):
   kept whole (up to the dispatcher's 4,000 characters), no `cache_control`;
 - reference: the four levers of notebook 10: the handbook without that rule, so the model reads
   several logs per turn (parallel tool calls); logs shortened by meaning
-  (`course_helpers.cost.shorten.keep_what_matters`, with `result_limit=1000` as a safety net);
+  (`course_helpers.lessons.cost.shorten.keep_what_matters`, with `result_limit=1000` as a safety net);
   cache breakpoints on the tools, the system prompt and the moving end of the conversation
-  (`prepare=course_helpers.cost.caching.with_cache`).
+  (`prepare=course_helpers.lessons.cost.caching.with_cache`).
 
 Prints the calls, tokens and bills of both, how far the reference's input is from the floor for
 its own prompts (every new token written once, the rest read from the cache) and, last, the
@@ -42,8 +42,8 @@ def fresh_client():
 
 
 def measure(system: str, tools: list, **levers):
-    from course_helpers.agent import run_agent
     from course_helpers.fixtures.delivery_audit import AUDIT_TASK
+    from course_helpers.lessons.agent import run_agent
 
     messages = [{"role": "user", "content": AUDIT_TASK}]
     return run_agent(
@@ -57,19 +57,19 @@ def measure(system: str, tools: list, **levers):
 
 
 def main() -> int:
-    from course_helpers.cost import (
+    from course_helpers.fixtures.delivery_audit import (
+        AUDIT_TOOLS,
+        HANDBOOK,
+        HANDBOOK_ONE_PER_TURN,
+        delivery_log,
+    )
+    from course_helpers.lessons.cost import (
         billed,
         billed_input,
         cache_floor,
         keep_what_matters,
         prompt_tokens,
         with_cache,
-    )
-    from course_helpers.fixtures.delivery_audit import (
-        AUDIT_TOOLS,
-        HANDBOOK,
-        HANDBOOK_ONE_PER_TURN,
-        delivery_log,
     )
 
     guarded = [

@@ -183,13 +183,13 @@ def notebook_executor():
 
 @pytest.fixture
 def layout(tmp_path):
-    """A Sandbox on a project folder and, beside it, an 'outside' folder with a file that must
+    """A FileSandbox on a project folder and, beside it, an 'outside' folder with a file that must
     not change (the security tests: tests/test_security.py, tests/test_hostile_corpus.py)."""
-    from course_helpers.sandbox import Sandbox
+    from course_helpers.plumbing.file_sandbox import FileSandbox
 
     project = tmp_path / "project"
     outside = tmp_path / "outside"
     project.mkdir()
     outside.mkdir()
     (outside / "victim.txt").write_text("original\n")
-    return Sandbox(project), project, outside
+    return FileSandbox(project), project, outside

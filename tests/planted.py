@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 from course_helpers.fixtures.pr_repo import PrRepo, git
-from course_helpers.host_git import UnsafeRepository
+from course_helpers.plumbing.host_git import UnsafeRepository
 
 MARKER = "ran-on-the-host"
 

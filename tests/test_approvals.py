@@ -6,8 +6,8 @@ from collections import Counter
 import pytest
 from IPython.core.error import StdinNotImplementedError
 
-from course_helpers.approvals import ApprovalPolicy, Decision, Gate
-from course_helpers.policies import AllowAll, AskInTerminal, DenyAll, Scripted
+from course_helpers.approvers import AllowAll, AskInTerminal, DenyAll, Scripted
+from course_helpers.lessons.gate import ApprovalPolicy, Decision, Gate
 
 MERGE = ("merge_pr", {"pr": 482})
 

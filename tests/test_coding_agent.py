@@ -17,18 +17,7 @@ import anthropic
 import pytest
 from sdk_messages import message
 
-from course_helpers.approvals import Gate
-from course_helpers.coding_agent import (
-    DANGEROUS,
-    MAX_STEPS,
-    add_user_line,
-    agent_environment,
-    chat,
-    coding_tools,
-    terminal_lines,
-)
-from course_helpers.commands import run_command
-from course_helpers.dispatch import run_tool
+from course_helpers.approvers import Scripted
 from course_helpers.fixtures.shop_project import (
     BUG_LINE,
     EMPTY_CART_ERROR,
@@ -37,10 +26,21 @@ from course_helpers.fixtures.shop_project import (
     SHOP_TOTAL_FILE,
     copy_shop_project,
 )
+from course_helpers.lessons.coding_agent import (
+    DANGEROUS,
+    MAX_STEPS,
+    add_user_line,
+    agent_environment,
+    chat,
+    coding_tools,
+    terminal_lines,
+)
+from course_helpers.lessons.dispatch import dispatch
+from course_helpers.lessons.gate import Gate
+from course_helpers.lessons.pairing import pairing_problems
 from course_helpers.offline import CourseModelApp
-from course_helpers.pairing import check_pairing
-from course_helpers.policies import Scripted
-from course_helpers.sandbox import Sandbox
+from course_helpers.plumbing.commands import run_command
+from course_helpers.plumbing.file_sandbox import FileSandbox
 
 TASK = "Find where the cart total is computed and add a test for the empty cart."
 
@@ -54,11 +54,11 @@ def client() -> anthropic.Anthropic:
 
 
 @pytest.fixture
-def shop(tmp_path: Path) -> Sandbox:
-    return Sandbox(copy_shop_project(tmp_path / "shop"))
+def shop(tmp_path: Path) -> FileSandbox:
+    return FileSandbox(copy_shop_project(tmp_path / "shop"))
 
 
-def pytest_in(sandbox: Sandbox):
+def pytest_in(sandbox: FileSandbox):
     """Run the project's tests ourselves, the way the agent does."""
     return run_command(
         "python -m pytest -q", cwd=sandbox.root, timeout=120, env=agent_environment()
@@ -91,7 +91,7 @@ def test_the_whole_task_edits_and_tests_on_disk(client, shop, capsys) -> None:
 
     assert [run.ending for run in runs] == ["end_turn"]
     messages = runs[0].messages
-    assert check_pairing(messages) == []
+    assert pairing_problems(messages) == []
     # The test was written, and the fix.
     test_text = (shop.root / SHOP_TEST_FILE).read_text()
     assert "def test_empty_cart_total_is_zero" in test_text
@@ -150,7 +150,7 @@ def test_after_a_decline_the_next_line_decides(client, shop) -> None:
     assert "test_empty_cart_total_is_zero" in (shop.root / SHOP_TEST_FILE).read_text()
     assert BUG_LINE in (shop.root / SHOP_TOTAL_FILE).read_text(), "the declined fix was written"
     assert runs[-1].final_text.rstrip().endswith("?")
-    assert check_pairing(runs[-1].messages) == []
+    assert pairing_problems(runs[-1].messages) == []
 
 
 def test_step_limit_hands_back_and_the_next_line_carries_on(client, shop) -> None:
@@ -158,10 +158,10 @@ def test_step_limit_hands_back_and_the_next_line_carries_on(client, shop) -> Non
     messages: list = []
     (run,) = chat(client, shop, [TASK], approve=gate, messages=messages, max_steps=2)
     assert run.ending == "step_limit" and run.steps == 2
-    assert check_pairing(messages) == []
+    assert pairing_problems(messages) == []
     (run,) = chat(client, shop, ["Carry on."], approve=gate, messages=messages)
     assert run.ending == "end_turn"
-    assert check_pairing(messages) == []
+    assert pairing_problems(messages) == []
     assert pytest_in(shop).exit_code == 0
     assert MAX_STEPS == 30
 
@@ -187,7 +187,7 @@ def test_sandbox_refusals_are_error_results(shop, tmp_path, monkeypatch, path) -
         ("list_files", {"path": path}),
     ):
         block = {"type": "tool_use", "id": "toolu_x", "name": name, "input": arguments}
-        result = run_tool(tools, block)
+        result = dispatch(tools, block)
         assert result["is_error"] is True, (name, path, result["content"])
         assert "s3cret" not in result["content"]
     assert (outside / "secret.txt").read_text() == "s3cret"
@@ -207,7 +207,7 @@ def test_arguments_are_validated_before_anything_runs(shop) -> None:
     ]
     for name, arguments in bad:
         block = {"type": "tool_use", "id": "toolu_x", "name": name, "input": arguments}
-        result = run_tool(tools, block)
+        result = dispatch(tools, block)
         assert result["is_error"] and result["content"].startswith("Invalid arguments"), name
     assert not (shop.root / "x.txt").exists()
 
@@ -268,7 +268,7 @@ def test_any_stop_reason_but_tool_use_hands_control_back(shop, stop_reason, caps
     runs = chat(fake, shop, ["first line", "second line"], approve=Gate(Scripted([]), DANGEROUS))
     assert [run.ending for run in runs] == [stop_reason, "end_turn"]
     assert fake.calls == 3, "the first line should take two calls, the second one"
-    assert check_pairing(runs[-1].messages) == []
+    assert pairing_problems(runs[-1].messages) == []
     assert f"[{stop_reason}: control is back with you]" in capsys.readouterr().out
 
 

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from time_limit import time_limit
 
-from course_helpers import bubblewrap, commands
-from course_helpers.commands import CommandResult, run_command, safe_environment
-from course_helpers.truncate import cut_marker
+from course_helpers.plumbing import command_sandbox, commands
+from course_helpers.plumbing.commands import CommandResult, run_command, safe_environment
+from course_helpers.plumbing.truncate import cut_marker
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 
@@ -362,7 +362,7 @@ def test_tool_text_for_a_timeout(tmp_path):
 
 
 def test_fallback_warns_once_and_runs_plainly(tmp_path, monkeypatch):
-    monkeypatch.setattr(bubblewrap, "problem", lambda: "bubblewrap (bwrap) is not installed")
+    monkeypatch.setattr(command_sandbox, "problem", lambda: "bubblewrap (bwrap) is not installed")
     monkeypatch.setattr(commands, "_warned", False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -12,19 +12,6 @@ from pathlib import Path
 import anthropic
 import pytest
 
-from course_helpers.agent import run_agent
-from course_helpers.cost import (
-    Budget,
-    billed,
-    billed_input,
-    cache_floor,
-    keep_what_matters,
-    plot_turns,
-    prompt_tokens,
-    token_count,
-    turns_table,
-    with_cache,
-)
 from course_helpers.fixtures.delivery_audit import (
     AUDIT_TASK,
     AUDIT_TOOLS,
@@ -37,10 +24,22 @@ from course_helpers.fixtures.delivery_audit import (
     SHIPMENTS,
     delivery_log,
 )
+from course_helpers.lessons.agent import run_agent
+from course_helpers.lessons.cost import (
+    Budget,
+    billed,
+    billed_input,
+    cache_floor,
+    keep_what_matters,
+    prompt_tokens,
+    token_count,
+    with_cache,
+)
+from course_helpers.lessons.pairing import pairing_problems
+from course_helpers.measurement.cost_tables import plot_turns, turns_table
 from course_helpers.offline import CourseModel, CourseModelApp
 from course_helpers.offline.scenarios.delivery_audit import PARALLEL_READS
-from course_helpers.pairing import check_pairing
-from course_helpers.truncate import truncate
+from course_helpers.plumbing.truncate import truncate
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -221,7 +220,7 @@ def test_parallel_calls_take_fewer_turns_for_the_same_report():
     assert parallel.steps == batches + 2 and parallel.final_text == serial.final_text
     calls = [len(tool_calls_of(m)) for m in parallel.messages if m["role"] == "assistant"]
     assert calls == [1, PARALLEL_READS, PARALLEL_READS, len(SHIPMENTS) - 2 * PARALLEL_READS, 0]
-    assert check_pairing(parallel.messages) == []  # every batch answered in one message
+    assert pairing_problems(parallel.messages) == []  # every batch answered in one message
     assert sum(billed(u) for u in parallel.usage) < 0.3 * sum(billed(u) for u in serial.usage)
     # The same handbook with disable_parallel_tool_use: back to one log per turn.
     one_at_a_time = audit(
@@ -261,7 +260,7 @@ def test_budget_ends_the_run_before_the_call_that_would_overspend():
     costs = [billed(u) for u in run.usage]
     assert budget.last == costs[-1] and budget.growth == max(0.0, costs[-1] - costs[-2])
     assert budget.spent <= budget.limit < budget.spent + budget.last + budget.growth
-    assert check_pairing(run.messages) == []
+    assert pairing_problems(run.messages) == []
     assert str(budget).endswith(f"in {run.steps} calls")
     # The estimate held: the call it refused would really have overspent.
     whole = audit()
@@ -271,7 +270,7 @@ def test_budget_ends_the_run_before_the_call_that_would_overspend():
 def test_variant_model_does_not_break_the_run():
     run = audit(client_for(CourseModel(variant=True)), system=HANDBOOK, prepare=with_cache)
     assert run.ending == "end_turn"
-    assert check_pairing(run.messages) == []
+    assert pairing_problems(run.messages) == []
 
 
 def test_benchmark_meets_its_target():

@@ -1,8 +1,8 @@
 """The dispatcher answers every tool_use with a well-formed tool_result and never raises.
 
 Hypothesis throws any tool name, any JSON input and any exception a tool can raise at
-`run_tool`; whatever happens, the answer is a tool_result for the same id. KeyboardInterrupt
-is not an Exception: it passes through `run_tool` and is the loop's job (tests/test_loop.py).
+`dispatch`; whatever happens, the answer is a tool_result for the same id. KeyboardInterrupt
+is not an Exception: it passes through `dispatch` and is the loop's job (tests/test_loop.py).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from course_helpers.approvals import Decision, Gate
-from course_helpers.dispatch import RESULT_LIMIT, run_tool
-from course_helpers.policies import Scripted
-from course_helpers.tools import Tool, tool
+from course_helpers.approvers import Scripted
+from course_helpers.lessons.dispatch import RESULT_LIMIT, dispatch
+from course_helpers.lessons.gate import Decision, Gate
+from course_helpers.lessons.tools import Tool, tool
 
 
 @tool
@@ -74,7 +74,7 @@ def assert_well_formed(result: dict, tool_id: str) -> None:
 @settings(max_examples=150, deadline=None)
 @given(name=st.text(max_size=30), tool_input=json_inputs, tool_id=st.text(min_size=1, max_size=20))
 def test_any_name_and_input_get_a_result(name: str, tool_input: dict, tool_id: str) -> None:
-    result = run_tool(TOOLS, block(name, tool_input, tool_id))
+    result = dispatch(TOOLS, block(name, tool_input, tool_id))
     assert_well_formed(result, tool_id)
     if name not in TOOLS:
         assert result["is_error"] is True
@@ -85,7 +85,7 @@ def test_any_name_and_input_get_a_result(name: str, tool_input: dict, tool_id: s
 @settings(max_examples=100, deadline=None)
 @given(tool_input=json_values)
 def test_any_json_input_for_a_real_tool_gets_a_result(tool_input: object) -> None:
-    result = run_tool(TOOLS, block("read_file", tool_input))
+    result = dispatch(TOOLS, block("read_file", tool_input))
     assert_well_formed(result, "toolu_01")
     valid = isinstance(tool_input, dict) and set(tool_input) == {"path"}
     if not valid:
@@ -107,7 +107,7 @@ def test_any_exception_from_a_tool_becomes_an_error_result(
     # ExceptionGroup and friends are covered by a test of their own below.
 
     broken = Tool("explode", "Always fails.", explode, get_diff.arguments)
-    result = run_tool([broken], block("explode", {"pr": 1}))
+    result = dispatch([broken], block("explode", {"pr": 1}))
     assert_well_formed(result, "toolu_01")
     assert result["is_error"] is True
     assert result["content"].startswith(f"explode failed with {kind.__name__}")
@@ -117,7 +117,7 @@ def test_any_exception_from_a_tool_becomes_an_error_result(
 @given(value=json_values)
 def test_any_return_value_becomes_text(value: object) -> None:
     returns = Tool("returns", "Returns a value.", lambda **_: value, read_file.arguments)
-    result = run_tool([returns], block("returns", {"path": "x"}))
+    result = dispatch([returns], block("returns", {"path": "x"}))
     assert_well_formed(result, "toolu_01")
     assert result["is_error"] is False
 
@@ -126,7 +126,7 @@ def test_sdk_objects_work_like_dicts() -> None:
     from anthropic.types import ToolUseBlock
 
     sdk_block = ToolUseBlock(type="tool_use", id="toolu_9", name="get_diff", input={"pr": 482})
-    assert run_tool(TOOLS, sdk_block) == {
+    assert dispatch(TOOLS, sdk_block) == {
         "type": "tool_result",
         "tool_use_id": "toolu_9",
         "content": "diff --git a/x b/x",
@@ -135,7 +135,7 @@ def test_sdk_objects_work_like_dicts() -> None:
 
 
 def test_the_tool_raising_names_the_tool_and_keeps_its_message() -> None:
-    result = run_tool(TOOLS, block("get_diff", {"pr": 999}))
+    result = dispatch(TOOLS, block("get_diff", {"pr": 999}))
     assert result["is_error"] is True
     assert result["content"] == (
         "get_diff failed with LookupError: PR #999 does not exist (open PRs: #482, #483)"
@@ -143,11 +143,11 @@ def test_the_tool_raising_names_the_tool_and_keeps_its_message() -> None:
 
 
 def test_validation_problems_are_listed_in_plain_words() -> None:
-    result = run_tool(TOOLS, block("get_diff", {"pull": 482}))
+    result = dispatch(TOOLS, block("get_diff", {"pull": 482}))
     assert result["is_error"] is True
     assert "- pr: this argument is required but was not given" in result["content"]
     assert "- pull: this tool has no such argument" in result["content"]
-    wrong_type = run_tool(TOOLS, block("get_diff", {"pr": "latest"}))
+    wrong_type = dispatch(TOOLS, block("get_diff", {"pr": "latest"}))
     assert "- pr: Input should be a valid integer" in wrong_type["content"]
     assert '(got "latest")' in wrong_type["content"]
 
@@ -159,10 +159,10 @@ def test_checks_run_in_order_unknown_before_invalid_before_permission() -> None:
         asked.append(name)
         return False
 
-    assert "Unknown tool" in run_tool(TOOLS, block("nope", {}), approve=approve)["content"]
-    assert "Invalid arguments" in run_tool(TOOLS, block("get_diff", {}), approve=approve)["content"]
+    assert "Unknown tool" in dispatch(TOOLS, block("nope", {}), approve=approve)["content"]
+    assert "Invalid arguments" in dispatch(TOOLS, block("get_diff", {}), approve=approve)["content"]
     assert asked == []  # neither was worth asking a person about
-    declined = run_tool(TOOLS, block("get_diff", {"pr": 482}), approve=approve)
+    declined = dispatch(TOOLS, block("get_diff", {"pr": 482}), approve=approve)
     assert asked == ["get_diff"]
     assert declined["is_error"] is True
     assert declined["content"].startswith(
@@ -172,15 +172,15 @@ def test_checks_run_in_order_unknown_before_invalid_before_permission() -> None:
 
 def test_permission_accepts_decisions_and_policies() -> None:
     decision = Decision(False, "merging is for people", "reviewer")
-    result = run_tool(TOOLS, block("get_diff", {"pr": 482}), approve=lambda n, i: decision)
+    result = dispatch(TOOLS, block("get_diff", {"pr": 482}), approve=lambda n, i: decision)
     assert result["content"].startswith(
         "The approval policy reviewer declined get_diff (merging is for people); no person"
     )
     person = Decision(False, "clicked Deny", "person")
-    result = run_tool(TOOLS, block("get_diff", {"pr": 482}), approve=lambda n, i: person)
+    result = dispatch(TOOLS, block("get_diff", {"pr": 482}), approve=lambda n, i: person)
     assert result["content"].startswith("The user declined to run get_diff (clicked Deny).")
     gate = Gate(Scripted({"get_diff": True}), dangerous={"get_diff"})
-    assert run_tool(TOOLS, block("get_diff", {"pr": 482}), approve=gate)["is_error"] is False
+    assert dispatch(TOOLS, block("get_diff", {"pr": 482}), approve=gate)["is_error"] is False
     assert gate.audit_log[0]["allowed"] is True
 
 
@@ -188,14 +188,14 @@ def test_an_approval_check_that_raises_declines_the_call() -> None:
     def broken(name: str, tool_input: dict) -> bool:
         raise RuntimeError("approval service down")
 
-    result = run_tool(TOOLS, block("get_diff", {"pr": 482}), approve=broken)
+    result = dispatch(TOOLS, block("get_diff", {"pr": 482}), approve=broken)
     assert result["is_error"] is True
     assert "approval service down" in result["content"]
 
 
 def test_long_output_is_truncated() -> None:
     huge = Tool("huge", "Prints a lot.", lambda **_: "x" * 50_000, read_file.arguments)
-    content = run_tool([huge], block("huge", {"path": "x"}))["content"]
+    content = dispatch([huge], block("huge", {"path": "x"}))["content"]
     assert len(content) < RESULT_LIMIT + 100
     assert "characters cut from the middle" in content
 
@@ -206,7 +206,7 @@ def test_keyboard_interrupt_is_not_swallowed() -> None:
 
     stopper = Tool("stopper", "Ctrl-C.", interrupted, read_file.arguments)
     with pytest.raises(KeyboardInterrupt):
-        run_tool([stopper], block("stopper", {"path": "x"}))
+        dispatch([stopper], block("stopper", {"path": "x"}))
 
 
 def test_an_exception_group_from_a_tool_becomes_an_error_result() -> None:
@@ -214,6 +214,6 @@ def test_an_exception_group_from_a_tool_becomes_an_error_result() -> None:
         raise ExceptionGroup("two things failed", [ValueError("a"), OSError("b")])
 
     broken = Tool("explode", "Always fails.", explode, get_diff.arguments)
-    result = run_tool([broken], block("explode", {"pr": 1}))
+    result = dispatch([broken], block("explode", {"pr": 1}))
     assert result["is_error"] is True
     assert result["content"].startswith("explode failed with ExceptionGroup: two things failed")

@@ -3,7 +3,7 @@
 For each exercise of notebooks 01-05, 07 and 08, several plausible wrong solutions (not only the
 blank) must fail with a message that names their actual mistake, and equivalent correct
 solutions (another style, another valid choice) must pass. The requirement each check enforces
-is written in its module's docstring (`course_helpers.checks.<module>`).
+is written in its module's docstring (`course_helpers.exercise_checks.<module>`).
 
 The variants are written here as a learner would write them in the exercise notebook: plain
 functions, the course's helpers imported the way the notebooks import them.
@@ -20,9 +20,8 @@ import anthropic
 import pydantic
 import pytest
 
-from course_helpers.agent import tool_calls
-from course_helpers.approvals import Decision
-from course_helpers.checks import (
+from course_helpers.client import MODEL
+from course_helpers.exercise_checks import (
     CheckFailed,
     check_agent_turn,
     check_ask,
@@ -41,10 +40,11 @@ from course_helpers.checks import (
     check_tool_schema,
     check_tool_turn,
 )
-from course_helpers.client import MODEL
-from course_helpers.dispatch import run_tool as course_run_tool
-from course_helpers.sandbox import PathRefused
-from course_helpers.tools import tool
+from course_helpers.lessons.agent import tool_calls
+from course_helpers.lessons.dispatch import dispatch as course_dispatch
+from course_helpers.lessons.gate import Decision
+from course_helpers.lessons.tools import tool
+from course_helpers.plumbing.file_sandbox import PathRefused
 
 
 def text_of(response) -> str:
@@ -348,7 +348,7 @@ def currency_tool_checks_inside():
 
 def _with_doc(made):
     """@tool reads the docstring; the variants above share one, set here."""
-    from course_helpers.tools import Tool
+    from course_helpers.lessons.tools import Tool
 
     return Tool(made.name, " ".join(DOC.split()), made.function, made.arguments)
 
@@ -853,7 +853,7 @@ def make_loop(
     return agent_loop
 
 
-# -- 05 · run_tool that never raises, and approve ------------------------------------------------
+# -- 05 · dispatch that never raises, and approve ------------------------------------------------
 
 
 def error_result(block, message):
@@ -867,7 +867,7 @@ def make_dispatcher(
     only: sys.exit escapes), "everything" (BaseException, Ctrl-C included)."""
     caught = Exception if catch == "exception" else BaseException
 
-    def run_tool(tools, block, approve=None):
+    def dispatch(tools, block, approve=None):
         if unknown == "raise":
             chosen = tools[block.name]
         else:
@@ -898,7 +898,7 @@ def make_dispatcher(
             return error_result(block, f"{block.name} failed: {error}")
         return {"type": "tool_result", "tool_use_id": block.id, "content": str(output)}
 
-    return run_tool
+    return dispatch
 
 
 def dispatcher_via_run(tools, block, approve=None):
@@ -1180,7 +1180,7 @@ def make_turn(
                 return "max_tokens"
             if not wants_tools:
                 return response.stop_reason
-            results = [course_run_tool(registry, call) for call in calls]
+            results = [course_dispatch(registry, call) for call in calls]
             messages.append({"role": "user", "content": results})
         return "step_limit"
 
@@ -1199,7 +1199,7 @@ def turn_chat(client, messages, tools, line, *, max_steps=30, max_tokens=2048):
     messages.append({"role": "assistant", "content": response.content})
     if response.stop_reason == "tool_use":
         registry = {t.name: t for t in tools}
-        results = [course_run_tool(registry, call) for call in tool_calls(response)]
+        results = [course_dispatch(registry, call) for call in tool_calls(response)]
         messages.append({"role": "user", "content": results})
     return response.stop_reason
 
@@ -1650,7 +1650,7 @@ def make_turn_variant(*, keep_final=True, cap=16_000, cut_text="continue"):
             if response.stop_reason != "tool_use":
                 return response.stop_reason
             messages.append(
-                {"role": "user", "content": [course_run_tool(registry, c) for c in calls]}
+                {"role": "user", "content": [course_dispatch(registry, c) for c in calls]}
             )
         return "step_limit"
 
@@ -2219,7 +2219,7 @@ def test_a_failed_check_shows_only_its_two_lines_in_jupyter() -> None:
 
 
 def test_an_exercise_not_written_yet_says_so() -> None:
-    from course_helpers.checks import NotWrittenYet
+    from course_helpers.exercise_checks import NotWrittenYet
 
     def add_tool_turn(messages, response):
         raise NotWrittenYet
@@ -2231,7 +2231,7 @@ def test_an_exercise_not_written_yet_says_so() -> None:
 
 
 def _unwritten(*args, **kwargs):
-    from course_helpers.checks import NotWrittenYet
+    from course_helpers.exercise_checks import NotWrittenYet
 
     raise NotWrittenYet
 
@@ -2241,7 +2241,7 @@ class UnwrittenGate:
         self.counts = Counter()
 
     def decide(self, tool_name, tool_input):
-        from course_helpers.checks import NotWrittenYet
+        from course_helpers.exercise_checks import NotWrittenYet
 
         raise NotWrittenYet
 

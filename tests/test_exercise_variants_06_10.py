@@ -3,7 +3,7 @@
 For every exercise: plausible wrong solutions, each failing with a hint that names its own
 mistake (and each message different), and equivalent correct solutions that pass. The
 requirements each check enforces are listed in the docstrings of
-`course_helpers.checks.stop_reasons` and `course_helpers.checks.count_cost`.
+`course_helpers.exercise_checks.stop_reasons` and `course_helpers.exercise_checks.count_cost`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import copy
 
 import pytest
 
-from course_helpers.agent import AgentRun, run_agent, tool_calls
-from course_helpers.checks import (
+from course_helpers.client import MODEL
+from course_helpers.exercise_checks import (
     CheckFailed,
     check_budget_loop,
     check_cache_breakpoints,
@@ -21,12 +21,12 @@ from course_helpers.checks import (
     check_pause_and_refusal,
     check_recover_cut_off,
 )
-from course_helpers.checks.common import recording_client
-from course_helpers.client import MODEL
-from course_helpers.controller import CutOff, Ending, Refused, controlled
-from course_helpers.cost import Budget, billed, billed_input
-from course_helpers.dispatch import run_tool
-from course_helpers.history import drop_refused_turn
+from course_helpers.exercise_checks.common import recording_client
+from course_helpers.lessons.agent import AgentRun, run_agent, tool_calls
+from course_helpers.lessons.controller import CutOff, Ending, Refused, controlled
+from course_helpers.lessons.cost import Budget, billed, billed_input
+from course_helpers.lessons.dispatch import dispatch
+from course_helpers.lessons.history import drop_refused_turn
 
 CONTINUE = "Continue exactly where you stopped, without repeating anything or apologising."
 
@@ -545,7 +545,7 @@ def breakpoints_last_message_only(request: dict) -> dict:
 
 def breakpoints_last_system_block(request: dict) -> dict:
     """What `with_cache` does: a marker on the last system block, here the day's note."""
-    from course_helpers.cost import with_cache
+    from course_helpers.lessons.cost import with_cache
 
     return with_cache(request)
 
@@ -620,7 +620,7 @@ def make_budget_loop(
                 return response.stop_reason
             if stop_unanswered and sum(costs) > limit:
                 return "budget_limit"  # before the results: the tool_use stays unanswered
-            results = [run_tool(registry, b) for b in tool_calls(response)]
+            results = [dispatch(registry, b) for b in tool_calls(response)]
             messages.append({"role": "user", "content": results})
             if check_after and sum(costs) > limit:
                 return "budget_limit"

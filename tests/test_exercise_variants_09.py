@@ -6,15 +6,20 @@ from __future__ import annotations
 import pytest
 
 from course_helpers import MODEL
-from course_helpers.checks import (
+from course_helpers.exercise_checks import (
     CheckFailed,
     check_choose,
     check_hybrid,
     check_with_replacements,
 )
-from course_helpers.workflows.agent import run_support_agent
-from course_helpers.workflows.router import HANDLERS, run_router
-from course_helpers.workflows.steps import Attempt, look_up_orders, orders_in_question, triage
+from course_helpers.lessons.workflows.agent import run_support_agent
+from course_helpers.lessons.workflows.router import HANDLERS, run_router
+from course_helpers.lessons.workflows.steps import (
+    Attempt,
+    look_up_orders,
+    orders_in_question,
+    triage,
+)
 
 # -- exercise 1: with_replacements -------------------------------------------------------------
 
@@ -562,7 +567,7 @@ def wrong_handler_first_then_agent(client, desk, ticket):
 
 def wrong_refund_step_before_the_agent(client, desk, ticket):
     """No handler call before the agent, but the refund step asks the desk first all the same."""
-    from course_helpers.workflows.steps import refund_step
+    from course_helpers.lessons.workflows.steps import refund_step
 
     attempt = Attempt(reply="")
     found = triage(client, ticket, attempt)

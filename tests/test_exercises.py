@@ -258,14 +258,14 @@ MISTAKES = {
 
 
 def test_exercise_03_correct_version_passes(capsys) -> None:
-    from course_helpers.checks import check_tool_turn
+    from course_helpers.exercise_checks import check_tool_turn
 
     check_tool_turn(correct)
     assert "passed" in capsys.readouterr().out
 
 
 def test_exercise_03_typical_mistakes_get_different_messages() -> None:
-    from course_helpers.checks import CheckFailed, check_tool_turn
+    from course_helpers.exercise_checks import CheckFailed, check_tool_turn
 
     messages = {}
     for label, (mistake, expected) in MISTAKES.items():
@@ -279,7 +279,7 @@ def test_exercise_03_typical_mistakes_get_different_messages() -> None:
 
 
 def test_checks_survive_a_learner_function_that_raises() -> None:
-    from course_helpers.checks import CheckFailed, check_tool_turn
+    from course_helpers.exercise_checks import CheckFailed, check_tool_turn
 
     def broken(messages, response):
         raise KeyError("city")

@@ -11,10 +11,10 @@ import anthropic
 import httpx2
 import pytest
 
-from course_helpers.agent import run_agent
+from course_helpers.lessons.agent import run_agent
+from course_helpers.lessons.pairing import pairing_problems
+from course_helpers.lessons.tools import tool
 from course_helpers.offline import CourseModelApp
-from course_helpers.pairing import check_pairing
-from course_helpers.tools import tool
 
 
 @pytest.fixture(autouse=True)
@@ -71,14 +71,14 @@ def review(client: anthropic.Anthropic, **options):
 
     def checked(sample):
         def sample_checked(history, **changes):
-            turns.append(check_pairing(history))
+            turns.append(pairing_problems(history))
             return sample(history, **changes)
 
         return sample_checked
 
     run = run_agent(client, messages=messages, tools=TOOLS, wrap_sample=checked, **options)
     assert all(problems == [] for problems in turns)
-    assert check_pairing(messages) == []
+    assert pairing_problems(messages) == []
     return run
 
 
@@ -118,7 +118,7 @@ def test_a_fault_in_the_middle_of_a_run_keeps_the_history(server: Counting) -> N
     server.app.faults.inject("overloaded")
     failed = run_agent(client, messages=messages, tools=TOOLS)
     assert failed.ending == "error" and len(messages) == 3
-    assert check_pairing(messages) == []
+    assert pairing_problems(messages) == []
     finished = run_agent(client, messages=messages, tools=TOOLS)  # same history, next attempt
     assert finished.ending == "end_turn" and len(messages) == 4
 

@@ -1,7 +1,7 @@
-"""The reference loop (course_helpers.loop) against the course model, history checked every turn.
+"""The reference loop (course_helpers.lessons.loop) against the course model, history checked every turn.
 
 Every test builds its SDK client over a fresh `CourseModelApp`, so no state (faults, prompt
-cache) leaks between tests. `check_pairing` runs before every call through `wrap_sample`.
+cache) leaks between tests. `pairing_problems` runs before every call through `wrap_sample`.
 """
 
 from __future__ import annotations
@@ -11,22 +11,22 @@ from functools import partial
 import anthropic
 import pytest
 
-from course_helpers.agent import AgentRun, answer_unfinished, kept, run_agent, tool_calls
 from course_helpers.client import MODEL
-from course_helpers.controller import (
+from course_helpers.fixtures.pr_repo import build_pr_repo
+from course_helpers.lessons.agent import AgentRun, answer_unfinished, kept, run_agent, tool_calls
+from course_helpers.lessons.controller import (
     CONTINUE,
     MAX_TOKENS_CEILING,
     STREAM_ABOVE,
     Ending,
     max_output_tokens,
 )
-from course_helpers.dispatch import run_tool
-from course_helpers.fixtures.pr_repo import build_pr_repo
-from course_helpers.history import compact_history, drop_refused_turn
-from course_helpers.loop import agent_loop, agent_turns, sampler
+from course_helpers.lessons.dispatch import dispatch
+from course_helpers.lessons.history import compact_history, drop_refused_turn
+from course_helpers.lessons.loop import agent_loop, agent_turns, sampler
+from course_helpers.lessons.pairing import pairing_problems
+from course_helpers.lessons.tools import Tool, tool
 from course_helpers.offline import CourseModelApp
-from course_helpers.pairing import check_pairing
-from course_helpers.tools import Tool, tool
 from course_helpers.widgets import LoopStepper
 
 WEB_SEARCH = {"type": "web_search_20260318", "name": "web_search"}
@@ -73,7 +73,7 @@ def checked(sample):
     """wrap_sample: the history must be valid every time it is sent."""
 
     def sample_checked(messages, **changes):
-        assert check_pairing(messages) == [], check_pairing(messages)
+        assert pairing_problems(messages) == [], pairing_problems(messages)
         return sample(messages, **changes)
 
     return sample_checked
@@ -130,7 +130,7 @@ def test_step_limit_is_respected(client, tools) -> None:
     run = run_agent(client, messages=messages, tools=tools, max_steps=2, wrap_sample=checked)
     assert run.ending == "step_limit" and run.steps == 2
     assert len(messages) == 5  # two full turns, and the history ends with results
-    assert check_pairing(messages) == []
+    assert pairing_problems(messages) == []
     again = run_agent(client, messages=messages, tools=tools, wrap_sample=checked)
     assert again.ending == "end_turn" and again.steps == 1  # it resumes where it stopped
 
@@ -155,7 +155,7 @@ def test_a_wrapped_sampler_ends_the_run_with_its_own_ending(client, tools) -> No
     run = run_agent(client, messages=messages, tools=tools, wrap_sample=two_calls)
     assert (run.ending, run.detail, run.steps) == ("budget_limit", "two calls is enough", 2)
     assert seen == [1, 3, 5]  # asked before every call, and once more before the one not made
-    assert check_pairing(messages) == []
+    assert pairing_problems(messages) == []
 
 
 def test_prepare_changes_only_what_is_sent(client, tools) -> None:
@@ -280,8 +280,8 @@ def test_only_a_real_continuation_is_read_as_one_turn(client) -> None:
 @pytest.mark.parametrize("max_tokens", [6, 20, 45])
 def test_support_agent_solves_every_case_when_cut_off_and_continued(client, max_tokens) -> None:
     from course_helpers.fixtures.support_desk import CASES, Desk
-    from course_helpers.workflows.agent import AGENT_SYSTEM
-    from course_helpers.workflows.measure import judge
+    from course_helpers.lessons.workflows.agent import AGENT_SYSTEM
+    from course_helpers.lessons.workflows.measure import judge
 
     for case in CASES:
         desk = Desk()
@@ -443,7 +443,7 @@ def test_drop_refused_turn_keeps_the_results_that_answer_the_turn_before() -> No
     ]
     removed = drop_refused_turn(messages)
     assert len(removed) == 1 and messages[-1] == {"role": "user", "content": [result]}
-    assert check_pairing(messages) == []
+    assert pairing_problems(messages) == []
     assert drop_refused_turn([]) == []
 
 
@@ -483,7 +483,7 @@ def test_keyboard_interrupt_in_a_tool_leaves_a_valid_history(client, tools) -> N
         client, messages=messages, tools=[tools["get_diff"], read_file], wrap_sample=checked
     )
     assert run.ending == "aborted"
-    assert check_pairing(messages) == []
+    assert pairing_problems(messages) == []
     last = messages[-1]["content"][0]
     assert last["is_error"] is True and "interrupted by the user" in last["content"].lower()
     follow_up = [*messages, {"role": "user", "content": "Go on without reading files."}]
@@ -501,7 +501,7 @@ def test_answer_unfinished_answers_every_call_after_an_interrupt() -> None:
         return "ok"
 
     run = AgentRun([])
-    run_one = kept(partial(run_tool, {"slow": slow}), run)
+    run_one = kept(partial(dispatch, {"slow": slow}), run)
     calls = [
         {"type": "tool_use", "id": f"toolu_{n}", "name": "slow", "input": {"n": n}}
         for n in (1, 2, 3)
@@ -522,7 +522,7 @@ def test_compact_history_keeps_pairs_valid(client, tools) -> None:
     before = len(messages)
     removed = compact_history(messages, keep_turns=2)
     assert removed > 0 and len(messages) == before - removed
-    assert check_pairing(messages) == []
+    assert pairing_problems(messages) == []
     assert "earlier messages were removed" in messages[0]["content"][-1]["text"]
     assert compact_history(messages[:2]) == 0
 
@@ -555,7 +555,7 @@ def stepper_for(client, tools, messages: list) -> LoopStepper:
     reviewer = {name: tools[name] for name in ("get_diff", "read_file")}
     definitions = [t.definition() for t in reviewer.values()]
     sample = sampler(client, model=MODEL, max_tokens=2048, tools=definitions)
-    return LoopStepper(sample, partial(run_tool, reviewer), messages)
+    return LoopStepper(sample, partial(dispatch, reviewer), messages)
 
 
 def test_stepper_runs_one_turn_per_step(client, tools) -> None:
@@ -566,7 +566,7 @@ def test_stepper_runs_one_turn_per_step(client, tools) -> None:
     for _ in range(3):
         stepper.step()
         sizes.append(len(messages))
-        assert check_pairing(messages) == []
+        assert pairing_problems(messages) == []
     assert sizes == [3, 5, 6]
     assert stepper.done and stepper.button.disabled
     assert stepper.button.description == "Next turn"

@@ -30,15 +30,15 @@ import pytest
 from processes import gone_within, kill_all, living
 from time_limit import time_limit
 
-from course_helpers import bubblewrap, commands
-from course_helpers.commands import run_command
+from course_helpers.plumbing import command_sandbox, commands
+from course_helpers.plumbing.commands import run_command
 
 
 def _on_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
 
 
-PROBLEM = bubblewrap.problem() if Path("/proc/self/stat").exists() else "needs Linux"
+PROBLEM = command_sandbox.problem() if Path("/proc/self/stat").exists() else "needs Linux"
 if PROBLEM is not None and not _on_ci():
     pytest.skip(f"bubblewrap not usable here: {PROBLEM}", allow_module_level=True)
 
@@ -52,12 +52,12 @@ def bubblewrap_is_mandatory_on_ci():
         yield
 
 
-# The child processes below import only course_helpers.commands and what it needs, not the
+# The child processes below import only course_helpers.plumbing.commands and what it needs, not the
 # package's __init__ (which loads the SDK and takes seconds).
 LIGHT_IMPORT = (
     "import sys, types\n"
     "package = types.ModuleType('course_helpers')\n"
-    f"package.__path__ = [{str(Path(commands.__file__).parent)!r}]\n"
+    f"package.__path__ = [{str(Path(commands.__file__).parents[1])!r}]\n"
     "sys.modules['course_helpers'] = package\n"
 )
 SECRET = "course-test-secret-7f3a"  # made up; lives only in the environment of `parent`
@@ -73,7 +73,7 @@ def parent(tmp_path: Path, command: str, sandbox: str, timeout: float = 10):
     project.mkdir(exist_ok=True)
     script = LIGHT_IMPORT + textwrap.dedent(
         f"""
-        from course_helpers.commands import run_command
+        from course_helpers.plumbing.commands import run_command
         result = run_command({command!r}, cwd={str(project)!r}, timeout={timeout!r},
                              sandbox={sandbox!r})
         print(result.as_tool_text())
@@ -175,7 +175,7 @@ def test_command_dies_with_the_process_that_runs_it(tmp_path):
     project = tmp_path / "project"
     project.mkdir()
     script = LIGHT_IMPORT + (
-        "from course_helpers.commands import run_command\n"
+        "from course_helpers.plumbing.commands import run_command\n"
         f"run_command({marker!r}, cwd={str(project)!r}, timeout=60, sandbox='bubblewrap')\n"
     )
     runner = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.DEVNULL)
@@ -371,14 +371,14 @@ def test_files_python_pytest_or_a_shell_would_run_run_only_inside_the_sandbox(tm
     With the plain runner (the control) the planted conftest.py writes the marker: the door
     is real. Inside bubblewrap it runs too, and the marker beside the project stays absent.
     """
-    from course_helpers.coding_agent import agent_environment
     from course_helpers.fixtures.shop_project import copy_shop_project
-    from course_helpers.sandbox import Sandbox
+    from course_helpers.lessons.coding_agent import agent_environment
+    from course_helpers.plumbing.file_sandbox import FileSandbox
 
     outside = tmp_path / "outside"
     outside.mkdir()
     marker = outside / planted.MARKER
-    box = Sandbox(copy_shop_project(tmp_path / "project"))
+    box = FileSandbox(copy_shop_project(tmp_path / "project"))
     for name, text in SELF_STARTERS.items():
         box.write_text(name, text.format(marker=str(marker)))
     box.write_text("tests/conftest.py", "open('conftest-ran-here', 'w').close()\n")

@@ -1,6 +1,6 @@
-"""course_helpers.pairing: `check_pairing` agrees with the API, `results_message` keeps the rules.
+"""course_helpers.lessons.pairing: `pairing_problems` agrees with the API, `results_message` keeps the rules.
 
-Every broken history below is proven both ways: `check_pairing` reports it, and the offline
+Every broken history below is proven both ways: `pairing_problems` reports it, and the offline
 course model (which validates like the real API) rejects it. Every good history passes both.
 """
 
@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from anthropic.types import Message
 
+from course_helpers.lessons.pairing import pairing_problems, results_message
 from course_helpers.offline.errors import ApiError
 from course_helpers.offline.validation import validate_messages_request
-from course_helpers.pairing import check_pairing, results_message
 
 # A model that does not think by default: the hand-written turns below carry no thinking block.
 MODEL = "claude-opus-4-8"
@@ -77,7 +77,7 @@ GOOD = {
     ],
 }
 
-# name -> (history, words that must appear in check_pairing's report)
+# name -> (history, words that must appear in pairing_problems's report)
 BROKEN = {
     "assistant text kept, tool_use dropped": (
         [QUESTION, assistant(text("I'll check both.")), user(result("toolu_A"), result("toolu_B"))],
@@ -136,14 +136,14 @@ def api_rejects(messages: list[dict]) -> str | None:
 
 @pytest.mark.parametrize("name", list(GOOD))
 def test_good_histories_have_no_problems(name: str) -> None:
-    assert check_pairing(GOOD[name]) == []
+    assert pairing_problems(GOOD[name]) == []
     assert api_rejects(GOOD[name]) is None
 
 
 @pytest.mark.parametrize("name", list(BROKEN))
 def test_each_broken_history_is_reported(name: str) -> None:
     history, words = BROKEN[name]
-    problems = check_pairing(history)
+    problems = pairing_problems(history)
     assert problems, f"{name}: not reported"
     report = "\n".join(problems)
     for word in words:
@@ -158,13 +158,13 @@ def test_the_api_rejects_each_broken_history_too(name: str) -> None:
 
 def test_each_problem_is_reported_once() -> None:
     history, _ = BROKEN["text before the results"]
-    assert len(check_pairing(history)) == 2  # one per late result, nothing else
+    assert len(pairing_problems(history)) == 2  # one per late result, nothing else
     history, _ = BROKEN["one result missing"]
-    assert len(check_pairing(history)) == 1
+    assert len(pairing_problems(history)) == 1
 
 
 def test_a_history_ending_in_a_tool_use_is_not_ready_to_send() -> None:
-    problems = check_pairing([QUESTION, TURN])
+    problems = pairing_problems([QUESTION, TURN])
     assert len(problems) == 2
     assert all("has no tool_result yet" in p for p in problems)
 
@@ -172,11 +172,11 @@ def test_a_history_ending_in_a_tool_use_is_not_ready_to_send() -> None:
 def test_sdk_objects_are_read_like_dicts() -> None:
     response = sdk_message(TURN["content"])
     history = [QUESTION, {"role": "assistant", "content": response.content}]
-    assert len(check_pairing(history)) == 2
+    assert len(pairing_problems(history)) == 2
     history.append(user(result("toolu_A"), result("toolu_B")))
-    assert check_pairing(history) == []
+    assert pairing_problems(history) == []
     history[-1] = user(result("toolu_A"))
-    assert check_pairing(history) == [
+    assert pairing_problems(history) == [
         "messages[1]: tool_use toolu_B (get_weather) has no tool_result in the next message, "
         "messages[2]"
     ]
@@ -213,7 +213,7 @@ def test_results_message_answers_every_call_in_order() -> None:
         ],
     }
     history = [QUESTION, {"role": "assistant", "content": response.content}, message]
-    assert check_pairing(history) == []
+    assert pairing_problems(history) == []
     assert api_rejects([QUESTION, TURN, message]) is None
 
 

@@ -1,132 +1,39 @@
-"""Code built in a notebook and promoted to course_helpers stays identical in both places.
+"""What the learner builds is written once, in the notebooks, and kept apart from course machinery.
 
-Mark a notebook cell for promotion by making its first line exactly
+A notebook cell whose first line is exactly `# Saved in course_helpers.lessons.<module>` is part
+of that module. `make promote` (`course_tools.promote`) writes every module of
+`course_helpers/lessons/` from those cells, comments included, below a preamble that holds only
+the module's docstring and imports. The tests here hold that in place:
 
-    # Saved in course_helpers.loop
+1. every learner module is byte for byte what `make promote` writes (else: run it);
+2. a preamble holds no code, so every line a learner module runs is shown in a notebook;
+3. every module in `lessons/` is written from a notebook, and no cell is saved anywhere else;
+4. the import graph keeps the two kinds apart: what you build never imports the course's front
+   (exercise checks, widgets, measurement, display, the offline model, ready-made approvers),
+   and machinery reaches into `lessons/` only where this file lists it, with the reason;
+5. copies of learner code elsewhere (exercise 04's solution loop, `agent_turns`) are tested
+   against the saved code, and hints that quote the loop read it from the saved module.
 
-Three rules follow, checked on the syntax trees (`ast.dump`: comments and formatting may differ,
-code, constants and docstrings may not). Imports are left out on both sides: a notebook imports
-in its first cell, a module at its top.
-
-1. Every statement of a promoted cell is in the module, unchanged (a `def` or `class` is found
-   by name, so a difference shows as a diff).
-2. Every statement of a module that has promoted cells is shown in one of them: what the
-   learner is said to build is all in the notebooks, constants included.
-3. Every other module of course_helpers says, in the first line of its docstring, that it is
-   course machinery (the client, display, widgets, checks, the offline model, fixtures...).
-
-The modules are read as source, never imported, and notebooks are never executed here.
+Modules are read as source, never imported (except the loop, for rule 5), and no notebook is run.
 """
 
 from __future__ import annotations
 
 import ast
-import difflib
-import re
-from dataclasses import dataclass
+import inspect
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from course_tools import execute_notebooks as executor
+from course_tools import promote
+from course_tools.execute_notebooks import course_notebooks
 
-MARKER = re.compile(r"^# Saved in (course_helpers(?:\.[A-Za-z_][A-Za-z0-9_]*)+)$")
-ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = ROOT / "src" / "course_helpers"
-DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-MACHINERY = re.compile(r"course machinery", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class PromotedCell:
-    """A notebook cell marked `# Saved in course_helpers.<module>`."""
-
-    notebook: str
-    index: int
-    module: str
-    source: str
-
-
-def promoted_cells(nb: nbformat.NotebookNode, notebook: str = "") -> list[PromotedCell]:
-    """Every code cell whose first line is the promotion marker."""
-    found = []
-    for index, cell in enumerate(nb.cells):
-        first_line = cell.source.split("\n", 1)[0].rstrip() if cell.cell_type == "code" else ""
-        if match := MARKER.match(first_line):
-            found.append(PromotedCell(notebook, index, match.group(1), cell.source))
-    return found
-
-
-def statements(source: str) -> list[ast.stmt]:
-    """The top-level statements that count: no docstring, nothing that only imports."""
-    body = ast.parse(source).body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-        body = body[1:]
-    return [node for node in body if not is_import(node)]
-
-
-def is_import(node: ast.stmt) -> bool:
-    """Imports, `if TYPE_CHECKING:` blocks (imports for annotations) and `__all__`."""
-    if isinstance(node, ast.Import | ast.ImportFrom):
-        return True
-    if isinstance(node, ast.If):
-        return ast.unparse(node.test) == "TYPE_CHECKING"
-    return isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "__all__"
-
-
-def label(node: ast.stmt) -> str:
-    """A short name for a statement: the name it defines, or its first line."""
-    if isinstance(node, DEFINITIONS):
-        return node.name
-    return ast.unparse(node).splitlines()[0][:60]
-
-
-def unified_diff(name: str, expected: ast.AST, actual: ast.AST, module: str) -> str:
-    """A readable diff of two definitions, as `ast.unparse` writes them."""
-    return "\n".join(
-        difflib.unified_diff(
-            ast.unparse(expected).splitlines(),
-            ast.unparse(actual).splitlines(),
-            fromfile=f"{module}.{name}",
-            tofile=f"notebook cell: {name}",
-            lineterm="",
-        )
-    )
-
-
-def compare(cell_source: str, module_source: str, module: str) -> list[str]:
-    """Rule 1: one problem per statement of the cell missing from, or differing in, the module."""
-    in_module = statements(module_source)
-    by_name = {node.name: node for node in in_module if isinstance(node, DEFINITIONS)}
-    dumps = {ast.dump(node) for node in in_module}
-    problems = []
-    for node in statements(cell_source):
-        if ast.dump(node) in dumps:
-            continue
-        promoted = by_name.get(node.name) if isinstance(node, DEFINITIONS) else None
-        if promoted is not None:
-            problems.append(
-                f"{node.name}: differs from {module}\n{unified_diff(node.name, promoted, node, module)}"
-            )
-        elif isinstance(node, DEFINITIONS):
-            problems.append(f"{node.name}: not defined at the top level of {module}")
-        else:
-            problems.append(f"`{label(node)}`: not in {module}")
-    return problems
-
-
-def not_shown(module_source: str, cell_sources: list[str]) -> list[str]:
-    """Rule 2: the statements of a module that no promoted cell shows."""
-    shown = {ast.dump(node) for source in cell_sources for node in statements(source)}
-    return [label(node) for node in statements(module_source) if ast.dump(node) not in shown]
-
-
-def module_path(module: str) -> Path:
-    """The source file of a course_helpers module, found without importing it."""
-    parts = module.split(".")[1:]
-    candidate = PACKAGE.joinpath(*parts)
-    return candidate / "__init__.py" if candidate.is_dir() else candidate.with_suffix(".py")
+ROOT = promote.ROOT
+PACKAGE = promote.PACKAGE
+LESSONS = promote.LESSONS
+CELLS = promote.all_saved_cells()
+LEARNER_MODULES = sorted({cell.module for cell in CELLS})
 
 
 def module_name(path: Path) -> str:
@@ -135,139 +42,272 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def all_promoted_cells() -> list[PromotedCell]:
-    cells = []
-    for path in executor.course_notebooks():
-        nb = nbformat.read(path, as_version=4)
-        cells += promoted_cells(nb, str(path.relative_to(ROOT)))
-    return cells
+# -- 1 and 2: the modules are what the notebooks say ----------------------------------------------
 
 
-CELLS = all_promoted_cells()
-LEARNER_MODULES = sorted({cell.module for cell in CELLS})
-
-
-def test_promoted_code_matches_course_helpers(notebook_path: Path) -> None:
-    nb = nbformat.read(notebook_path, as_version=4)
-    name = notebook_path.relative_to(ROOT) if notebook_path.is_relative_to(ROOT) else notebook_path
-    problems = []
-    for cell in promoted_cells(nb):
-        path = module_path(cell.module)
-        if not path.is_file():
-            problems.append(f"{name}, cell {cell.index}: {cell.module} has no source file")
-            continue
-        problems += [
-            f"{name}, cell {cell.index}: {problem}"
-            for problem in compare(cell.source, path.read_text(encoding="utf-8"), cell.module)
-        ]
-    if problems:
-        pytest.fail("\n\n".join(problems), pytrace=False)
+def test_every_learner_module_is_what_make_promote_writes() -> None:
+    stale = [
+        str(path.relative_to(ROOT))
+        for path, text in promote.expected_modules(CELLS).items()
+        if not path.is_file() or path.read_text(encoding="utf-8") != text
+    ]
+    assert not stale, (
+        f"out of date with the notebooks' saved cells: {', '.join(stale)}. "
+        "Edit the notebook cell (never the module below its generated line), then run "
+        "`make promote`."
+    )
 
 
 @pytest.mark.parametrize("module", LEARNER_MODULES)
-def test_every_line_of_a_learner_module_is_shown_in_a_notebook(module: str) -> None:
-    sources = [cell.source for cell in CELLS if cell.module == module]
-    missing = not_shown(module_path(module).read_text(encoding="utf-8"), sources)
-    assert not missing, (
-        f"{module} has code that no '# Saved in {module}' cell shows: {', '.join(missing)}. "
-        "Show it in the notebook that teaches it, or move it to a course-machinery module."
-    )
-
-
-def says_machinery(path: Path) -> bool:
-    """The first paragraph of the module's docstring, or of an enclosing package's, says
-    "course machinery" (so `offline/__init__.py` covers the whole offline model)."""
-    for candidate in [path, *(folder / "__init__.py" for folder in path.parents)]:
-        if candidate == PACKAGE.parent / "__init__.py" or not candidate.is_relative_to(PACKAGE):
-            break
-        if candidate.is_file():
-            docstring = ast.get_docstring(ast.parse(candidate.read_text(encoding="utf-8"))) or ""
-            if MACHINERY.search(docstring.split("\n\n", 1)[0]):
-                return True
-    return False
-
-
-def test_every_other_module_says_it_is_course_machinery() -> None:
-    unmarked = [
-        module_name(path)
-        for path in sorted(PACKAGE.rglob("*.py"))
-        if module_name(path) not in LEARNER_MODULES
-        and statements(path.read_text(encoding="utf-8"))  # not a file of imports only
-        and not says_machinery(path)
+def test_a_preamble_holds_only_a_docstring_and_imports(module: str) -> None:
+    path = promote.module_path(module)
+    head = promote.preamble(path, module)
+    extra = [
+        ast.unparse(node).splitlines()[0]
+        for node in ast.parse(head).body
+        if not promote.in_preamble(node)
     ]
-    assert not unmarked, (
-        "neither shown in a notebook nor marked as course machinery in the first paragraph "
-        f"of their docstring (or their package's): {', '.join(unmarked)}"
+    assert not extra, (
+        f"{module}: the part above the generated line runs code no notebook shows: {extra}. "
+        "Move it into a '# Saved in' cell of the notebook that teaches it, then `make promote`."
     )
 
 
-# The rules themselves, on sources in memory: proof that the tests above can fail.
-
-MODULE = '''
-"""A promoted module."""
-
-import json
-
-LIMIT = 20
+# -- 3: lessons/ is exactly what the notebooks save -----------------------------------------------
 
 
-def run_tool(name, args):
-    """Run one tool."""
-    return TOOLS[name](**args)
+def test_every_module_in_lessons_is_written_from_a_notebook() -> None:
+    in_folder = {
+        module_name(path): path
+        for path in sorted(LESSONS.rglob("*.py"))
+        if path.name != "__init__.py"
+    }
+    unsaved = sorted(set(in_folder) - set(LEARNER_MODULES))
+    assert not unsaved, (
+        f"modules in course_helpers/lessons/ that no notebook builds: {', '.join(unsaved)}. "
+        "lessons/ holds only what the learner builds: show it in a '# Saved in' cell, or move "
+        "the module to the course machinery (outside lessons/)."
+    )
 
 
-class Loop:
-    steps = 20
-'''
+def test_package_files_in_lessons_only_import() -> None:
+    for path in sorted(LESSONS.rglob("__init__.py")):
+        body = ast.parse(path.read_text(encoding="utf-8")).body
+        code = [ast.unparse(n).splitlines()[0] for n in body if not promote.in_preamble(n)]
+        assert not code, f"{path.relative_to(ROOT)} runs code no notebook shows: {code}"
 
-CELL = """# Saved in course_helpers.loop
-# A comment and other formatting do not count, nor do imports.
+
+def test_no_cell_is_saved_outside_lessons(notebook_path: Path) -> None:
+    nb = nbformat.read(notebook_path, as_version=4)
+    outside = [
+        f"cell {index}: {cell.source.splitlines()[0]}"
+        for index, cell in enumerate(nb.cells)
+        if cell.cell_type == "code"
+        and cell.source.startswith("# Saved in")
+        and not promote.marked_module(cell.source)
+    ]
+    assert not outside, (
+        f"{notebook_path.name}: cells saved outside course_helpers.lessons (or with a marker "
+        f"`make promote` cannot read): {outside}"
+    )
+
+
+def test_only_lesson_notebooks_save_cells() -> None:
+    lessons = set(promote.lesson_notebooks())
+    saving = [
+        path.relative_to(ROOT)
+        for path in course_notebooks()
+        if path not in lessons
+        and any(
+            c.cell_type == "code" and c.source.startswith("# Saved in")
+            for c in nbformat.read(path, as_version=4).cells
+        )
+    ]
+    assert not saving, f"only lessons save code into course_helpers.lessons: {saving}"
+
+
+# -- 4: the import graph ---------------------------------------------------------------------------
+
+# What the learner's modules may import from the course: the client (the model id), the parts
+# that word results and check pairing (support), process and file plumbing, and the fixtures
+# (the shop, the support desk) their tools work on.
+LESSONS_MAY_IMPORT = {"client", "support", "plumbing", "fixtures", "lessons"}
+
+# Machinery below the lessons that still reaches into lessons/, and why. Everything else that
+# imports learner code is the course's front (exercise checks, widgets, measurement, approvers),
+# which exists to drive what you built.
+ALLOWED_REACH_INTO_LESSONS = {
+    (
+        "course_helpers.plumbing.file_sandbox",
+        "course_helpers.lessons.path_guard",
+    ): "the file sandbox runs the two path checks you build in notebook 07",
+    (
+        "course_helpers.support.pairing_rules",
+        "course_helpers.lessons.pairing",
+    ): "the per-message rules read blocks with notebook 03's read_field",
+    (
+        "course_helpers.support.expect",
+        "course_helpers.lessons.pairing",
+    ): "reads response blocks the way notebook 03's pairing code does",
+    (
+        "course_helpers.fixtures.delivery_audit",
+        "course_helpers.lessons.tools",
+    ): "the fixture's tools are described with notebook 02's @tool",
+    (
+        "course_helpers.fixtures.support_desk",
+        "course_helpers.lessons.tools",
+    ): "the fixture's tools are described with notebook 02's @tool",
+    (
+        "course_helpers.offline.scenarios.guard",
+        "course_helpers.lessons.dispatch",
+    ): "the course model recognises the dispatcher's wording of a declined call",
+}
+FRONT = {"exercise_checks", "widgets", "measurement", "approvers"}
+
+
+def imports_of(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.module.startswith("course_helpers")
+        ):
+            for alias in node.names:  # `from course_helpers.lessons import pairing` names a module
+                child = f"{node.module}.{alias.name}"
+                is_module = promote.module_path(child).is_file() or (
+                    promote.module_path(child).with_suffix("").is_dir()
+                )
+                found.add(child if is_module else node.module)
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("course_helpers")}
+    return found
+
+
+def area(module: str) -> str:
+    """`course_helpers.plumbing.commands` → plumbing; `course_helpers.client` → client."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def test_learner_modules_import_only_what_lies_below_them() -> None:
+    wrong = [
+        f"{module_name(path)} imports {target}"
+        for path in sorted(LESSONS.rglob("*.py"))
+        for target in sorted(imports_of(path))
+        if area(target) not in LESSONS_MAY_IMPORT
+    ]
+    assert not wrong, (
+        "what the learner builds may use the client, support, plumbing and fixtures, never the "
+        f"course's checks, widgets, display, measurement or offline model: {wrong}"
+    )
+
+
+def test_machinery_reaches_into_lessons_only_where_listed() -> None:
+    reaching = {
+        (module_name(path), target)
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if not path.is_relative_to(LESSONS) and area(module_name(path)) not in FRONT
+        for target in imports_of(path)
+        if area(target) == "lessons"
+    }
+    unlisted = sorted(reaching - set(ALLOWED_REACH_INTO_LESSONS))
+    assert not unlisted, (
+        f"course machinery imports learner code without a listed reason: {unlisted}. Add the "
+        "pair and its reason to ALLOWED_REACH_INTO_LESSONS (and README's maintainer notes), or "
+        "move the module to the course's front."
+    )
+    gone = sorted(set(ALLOWED_REACH_INTO_LESSONS) - reaching)
+    assert not gone, f"listed but no longer imported, remove from the list: {gone}"
+
+
+# -- 5: copies and quotes of learner code ----------------------------------------------------------
+
+
+def function_body(source: str, name: str) -> list[ast.stmt]:
+    """The statements of `name` in `source`, without its docstring."""
+    node = next(
+        n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef) and n.name == name
+    )
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    return body
+
+
+def test_exercise_04s_solution_loop_is_notebook_04s_loop() -> None:
+    from course_tools.make_exercises import BEGIN, END
+
+    solution = ROOT / "notebooks/exercises/solutions/04_build_the_loop_exercises.ipynb"
+    nb = nbformat.read(solution, as_version=4)
+    cell = next(
+        c.source for c in nb.cells if c.cell_type == "code" and "def agent_loop" in c.source
+    )
+    kept = "\n".join(
+        line for line in cell.splitlines() if not (BEGIN.match(line) or END.match(line))
+    )
+    saved = promote.module_path("course_helpers.lessons.loop").read_text(encoding="utf-8")
+    ours = [ast.dump(s) for s in function_body(kept, "agent_loop")]
+    theirs = [ast.dump(s) for s in function_body(saved, "agent_loop")]
+    assert ours == theirs, (
+        "exercise 04's solution writes a loop that differs from notebook 04's: change both "
+        "together (the solution is the lesson's loop, written by the learner)"
+    )
+
+
+def test_hints_quote_the_saved_loop() -> None:
+    from course_helpers.exercise_checks import build_loop
+    from course_helpers.lessons.loop import agent_loop
+
+    source = inspect.getsource(agent_loop)
+    for line in (build_loop.SAMPLE_LINE, build_loop.RUN_CALLS_LINE):
+        assert line in source
+
+
+# -- The generator itself, on sources in memory: proof that the rules above can fail. ------------
+
+
+CELL = """# Saved in course_helpers.lessons.loop
+# A comment stays.
 import os
+from typing import Any
 
-LIMIT = 20
 
-
-def run_tool(name, args):
-    \"\"\"Run one tool.\"\"\"
-    return TOOLS[name](
-        **args
-    )
+def run(x: Any) -> str:
+    return os.fspath(x)  # so does this one
 """
 
 
-def test_compare_accepts_identical_statements() -> None:
-    assert compare(CELL, MODULE, "course_helpers.loop") == []
+def test_cell_body_drops_the_marker_and_leading_imports_but_keeps_comments() -> None:
+    body = promote.cell_body(CELL)
+    assert body.startswith("# A comment stays.\n")
+    assert "import" not in body
+    assert "# so does this one" in body
 
 
-def test_compare_reports_a_changed_definition() -> None:
-    changed = MODULE.replace("steps = 20", "steps = 30")
-    problems = compare("class Loop:\n    steps = 20\n", changed, "course_helpers.loop")
-    assert len(problems) == 1
-    assert problems[0].startswith("Loop: differs from course_helpers.loop")
-    assert "-    steps = 30" in problems[0] and "+    steps = 20" in problems[0]
+def test_imports_after_code_are_kept() -> None:
+    cell = "# Saved in course_helpers.lessons.loop\nx = 1\nimport os\n"
+    assert promote.cell_body(cell) == "x = 1\nimport os\n"
 
 
-def test_compare_reports_a_changed_constant_and_a_missing_name() -> None:
-    cell = "LIMIT = 30\n\ndef dispatch():\n    pass\n\nprint(LIMIT)\n"
-    assert compare(cell, MODULE, "course_helpers.loop") == [
-        "`LIMIT = 30`: not in course_helpers.loop",
-        "dispatch: not defined at the top level of course_helpers.loop",
-        "`print(LIMIT)`: not in course_helpers.loop",
-    ]
+def test_render_names_each_cell_and_changes_with_a_comment() -> None:
+    cell = promote.SavedCell("notebooks/04_x.ipynb", 3, "course_helpers.lessons.loop", CELL)
+    text = promote.render("course_helpers.lessons.loop", [cell], '"""Doc."""\n')
+    assert "# From notebooks/04_x.ipynb\n# A comment stays." in text
+    assert promote.GENERATED.format(module="course_helpers.lessons.loop") in text
+    edited = promote.SavedCell(cell.notebook, 3, cell.module, CELL.replace("stays", "moved"))
+    assert promote.render(cell.module, [edited], '"""Doc."""\n') != text
 
 
-def test_not_shown_lists_what_no_cell_shows() -> None:
-    assert not_shown(MODULE, [CELL]) == ["Loop"]
-    assert not_shown(MODULE, [CELL, "class Loop:\n    steps = 20\n"]) == []
-
-
-def test_marker_must_be_the_exact_first_line() -> None:
-    nb = nbformat.v4.new_notebook(
-        cells=[
-            nbformat.v4.new_code_cell(CELL),
-            nbformat.v4.new_code_cell("x = 1\n# Saved in course_helpers.loop"),
-            nbformat.v4.new_code_cell("# saved in course_helpers.loop"),
-            nbformat.v4.new_markdown_cell("# Saved in course_helpers.loop"),
-        ]
+def test_the_marker_must_be_the_exact_first_line() -> None:
+    assert promote.marked_module("# Saved in course_helpers.lessons.loop\nx = 1") == (
+        "course_helpers.lessons.loop"
     )
-    assert [(c.index, c.module) for c in promoted_cells(nb)] == [(0, "course_helpers.loop")]
+    assert promote.marked_module("x = 1\n# Saved in course_helpers.lessons.loop") is None
+    assert promote.marked_module("# saved in course_helpers.lessons.loop") is None
+    assert promote.marked_module("# Saved in course_helpers.loop") is None
+
+
+def test_a_preamble_with_code_is_caught() -> None:
+    head = '"""Doc."""\nimport os\nLIMIT = 3\n'
+    assert [promote.in_preamble(n) for n in ast.parse(head).body] == [True, True, False]

@@ -25,16 +25,16 @@ import pytest
 from notebook_runner import NotebookRunner, problem
 from test_live_path import compatible_environment
 
-from course_helpers.agent import AgentRun
-from course_helpers.expect import (
+from course_helpers.lessons.agent import AgentRun
+from course_helpers.offline.engine import CourseModel
+from course_helpers.offline.serve import start_server
+from course_helpers.support.expect import (
     ModelWentAnotherWay,
     needs_ending,
     needs_json,
     needs_tool_calls,
     needs_turn,
 )
-from course_helpers.offline.engine import CourseModel
-from course_helpers.offline.serve import start_server
 
 COURSE_STOP = ModelWentAnotherWay.__name__
 
@@ -220,7 +220,7 @@ def test_a_kernel_shows_the_stop_as_one_message_and_later_cells_say_the_same(
 ) -> None:
     """What Jupyter receives: the message alone as the traceback, for the cell and the next one."""
     cells = [
-        "from course_helpers.expect import needs_tool_calls\n"
+        "from course_helpers.support.expect import needs_tool_calls\n"
         "answer = {'role': 'assistant', 'content': [{'type': 'text', 'text': 'Sunny, I think.'}]}\n"
         "calls = needs_tool_calls(answer)",
         "needs_tool_calls(answer)\nprint(calls)",

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from time_limit import time_limit
 
-from course_helpers.sandbox import PathRefused, Sandbox
+from course_helpers.plumbing.file_sandbox import FileSandbox, PathRefused
 
 
 @pytest.fixture(autouse=True)
@@ -61,7 +61,7 @@ def tree(tmp_path):
 
 @pytest.fixture
 def sandbox(tree):
-    return Sandbox(tree)
+    return FileSandbox(tree)
 
 
 def contents(folder: Path) -> dict[str, bytes]:
@@ -276,7 +276,7 @@ def test_path_objects_are_accepted(sandbox, tree):
 
 def test_root_given_through_a_symlink_is_resolved_first(tree, tmp_path):
     os.symlink(tree, tmp_path / "alias")
-    sandbox = Sandbox(tmp_path / "alias")
+    sandbox = FileSandbox(tmp_path / "alias")
     assert sandbox.root == tree.resolve()
     assert sandbox.read_text("src/app.py") == "print('hi')\n"
     with pytest.raises(PathRefused):
@@ -285,7 +285,7 @@ def test_root_given_through_a_symlink_is_resolved_first(tree, tmp_path):
 
 def test_root_must_be_an_existing_folder(tmp_path):
     with pytest.raises(NotADirectoryError):
-        Sandbox(tmp_path / "missing")
+        FileSandbox(tmp_path / "missing")
 
 
 def test_a_file_named_like_an_escape_is_just_a_file(sandbox):
@@ -391,7 +391,7 @@ def small(tmp_path):
     stand_in = tmp_path / "etc"  # a link to a folder outside, never to the real /etc
     (stand_in / "ssl").mkdir(parents=True)
     os.symlink(stand_in, root / "etc_link")
-    return Sandbox(root)
+    return FileSandbox(root)
 
 
 def test_list_files_is_sorted_relative_and_skips_tool_folders(small):

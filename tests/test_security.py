@@ -22,12 +22,12 @@ import planted
 import pytest
 from time_limit import time_limit
 
-from course_helpers.approvals import Decision, Gate
-from course_helpers.dispatch import RESULT_LIMIT, is_yes, run_tool
-from course_helpers.policies import SHOW_LIMIT, AskInTerminal, DenyAll, Scripted, describe_call
-from course_helpers.sandbox import PathRefused, Sandbox
-from course_helpers.tools import tool
-from course_helpers.truncate import cut_marker, visible
+from course_helpers.approvers import SHOW_LIMIT, AskInTerminal, DenyAll, Scripted, describe_call
+from course_helpers.lessons.dispatch import RESULT_LIMIT, dispatch, is_yes
+from course_helpers.lessons.gate import Decision, Gate
+from course_helpers.lessons.tools import tool
+from course_helpers.plumbing.file_sandbox import FileSandbox, PathRefused
+from course_helpers.plumbing.truncate import cut_marker, visible
 
 
 @pytest.fixture(autouse=True)
@@ -136,7 +136,7 @@ def test_hard_link_to_an_outside_file_is_neither_read_nor_written(layout):
 
 def swap_after_check(monkeypatch, box, folder, target):
     """Make resolve() replace `folder` by a link to `target` right after it checked the path."""
-    original = Sandbox.resolve
+    original = FileSandbox.resolve
 
     def resolve_then_swap(self, path):
         real = original(self, path)
@@ -147,7 +147,7 @@ def swap_after_check(monkeypatch, box, folder, target):
             folder.symlink_to(target, target_is_directory=True)
         return real
 
-    monkeypatch.setattr(Sandbox, "resolve", resolve_then_swap)
+    monkeypatch.setattr(FileSandbox, "resolve", resolve_then_swap)
 
 
 def test_folder_swapped_for_a_link_after_the_check_is_not_written_through(layout, monkeypatch):
@@ -180,7 +180,7 @@ def test_folder_swapped_for_a_link_is_not_listed_through(layout, monkeypatch):
 def test_file_swapped_for_a_link_after_the_check_is_not_written_through(layout, monkeypatch):
     box, project, outside = layout
     (project / "victim.txt").write_text("inside\n")
-    original = Sandbox.resolve
+    original = FileSandbox.resolve
 
     def resolve_then_swap(self, path):
         real = original(self, path)
@@ -190,7 +190,7 @@ def test_file_swapped_for_a_link_after_the_check_is_not_written_through(layout, 
             target.symlink_to(outside / "victim.txt")
         return real
 
-    monkeypatch.setattr(Sandbox, "resolve", resolve_then_swap)
+    monkeypatch.setattr(FileSandbox, "resolve", resolve_then_swap)
     with pytest.raises(PathRefused):
         box.write_text("victim.txt", "pwned")
     assert (outside / "victim.txt").read_text() == "original\n"
@@ -290,7 +290,7 @@ def test_any_exception_but_ctrl_c_becomes_an_error_result(raised, kind):
         """Fails."""
         raise raised
 
-    result = run_tool([fragile], call("fragile", x=1))
+    result = dispatch([fragile], call("fragile", x=1))
     assert result["tool_use_id"] == "toolu_1" and result["is_error"] is True
     assert result["content"].startswith(f"fragile failed with {kind}")
 
@@ -305,7 +305,7 @@ def test_argparse_exiting_on_bad_arguments_is_an_error_result():
         parser.add_argument("--count", type=int, required=True)
         return str(parser.parse_args(args.split()).count)
 
-    result = run_tool([cli], call("cli", args="--count many"))
+    result = dispatch([cli], call("cli", args="--count many"))
     assert result["is_error"] is True and "SystemExit" in result["content"]
 
 
@@ -316,7 +316,7 @@ def test_ctrl_c_still_stops(monkeypatch):
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        run_tool([slow], call("slow", x=1))
+        dispatch([slow], call("slow", x=1))
 
 
 def test_an_approval_function_that_exits_denies_the_call():
@@ -331,7 +331,7 @@ def test_an_approval_function_that_exits_denies_the_call():
     def approve(name, tool_input):
         sys.exit("nope")
 
-    result = run_tool([merge_pr], call("merge_pr", pr=1), approve=approve)
+    result = dispatch([merge_pr], call("merge_pr", pr=1), approve=approve)
     assert result["is_error"] is True and ran == []
     assert "SystemExit" in result["content"]
 
@@ -341,8 +341,8 @@ def test_the_loop_goes_on_after_a_tool_calls_sys_exit():
 
     from sdk_messages import message
 
-    from course_helpers.agent import run_agent
-    from course_helpers.pairing import check_pairing
+    from course_helpers.lessons.agent import run_agent
+    from course_helpers.lessons.pairing import pairing_problems
 
     @tool
     def get_diff(pr: int) -> str:
@@ -360,7 +360,7 @@ def test_the_loop_goes_on_after_a_tool_calls_sys_exit():
     messages = [{"role": "user", "content": "Review PR #1."}]
     run = run_agent(client, messages=messages, tools=[get_diff], max_steps=4)
     assert run.ending == "end_turn" and replies == []
-    assert check_pairing(messages) == []
+    assert pairing_problems(messages) == []
     result = messages[2]["content"][0]
     assert result["tool_use_id"] == "toolu_a" and result["is_error"] is True
     assert "SystemExit" in result["content"]
@@ -398,7 +398,7 @@ def echo(text: str) -> str:
     ids=["huge-name", "huge-argument-name", "many-arguments", "huge-bad-value", "not-an-object"],
 )
 def test_error_results_are_bounded(block):
-    result = run_tool([echo], block)
+    result = dispatch([echo], block)
     assert result["is_error"] is True
     assert len(result["content"]) <= BOUND
 
@@ -409,7 +409,7 @@ def test_a_huge_failure_message_is_bounded():
         """Fails loudly."""
         raise ValueError("boom " * 500_000)
 
-    result = run_tool([loud], call("loud", x=1), result_limit=300)
+    result = dispatch([loud], call("loud", x=1), result_limit=300)
     assert result["is_error"] and len(result["content"]) <= 300 + len(cut_marker(10**9))
 
 
@@ -417,7 +417,7 @@ def test_a_huge_decline_reason_is_bounded():
     def approve(name, tool_input):
         return Decision(False, "no " * 500_000, "reviewer")
 
-    result = run_tool([echo], call("echo", text="hi"), approve=approve)
+    result = dispatch([echo], call("echo", text="hi"), approve=approve)
     assert result["is_error"] and len(result["content"]) <= BOUND
 
 
@@ -473,14 +473,14 @@ def test_anything_but_an_explicit_yes_denies(answer):
         ran.append(pr)
         return "merged"
 
-    result = run_tool([merge_pr], call("merge_pr", pr=1), approve=lambda name, args: answer)
+    result = dispatch([merge_pr], call("merge_pr", pr=1), approve=lambda name, args: answer)
     assert ran == [] and result["is_error"] is True
 
 
 @pytest.mark.parametrize("answer", YES, ids=repr)
 def test_an_explicit_yes_approves(answer):
     assert is_yes(answer)
-    result = run_tool([echo], call("echo", text="hi"), approve=lambda name, args: answer)
+    result = dispatch([echo], call("echo", text="hi"), approve=lambda name, args: answer)
     assert result == {
         "type": "tool_result",
         "tool_use_id": "toolu_1",
@@ -492,7 +492,7 @@ def test_an_explicit_yes_approves(answer):
 def test_input_as_the_approval_function_fails_closed(monkeypatch):
     """The learner's `approve=lambda name, args: input("ok? ")`, answered "no"."""
     monkeypatch.setattr("builtins.input", lambda prompt="": "no")
-    result = run_tool([echo], call("echo", text="hi"), approve=lambda n, a: input("ok? "))
+    result = dispatch([echo], call("echo", text="hi"), approve=lambda n, a: input("ok? "))
     assert result["is_error"] is True
 
 
@@ -509,17 +509,17 @@ def test_the_gate_records_only_true_or_false(allowed):
 
 
 def test_a_policy_decision_says_no_person_was_asked():
-    result = run_tool([echo], call("echo", text="x"), approve=Gate(DenyAll(), {"echo"}))
+    result = dispatch([echo], call("echo", text="x"), approve=Gate(DenyAll(), {"echo"}))
     assert "The user" not in result["content"]
     assert "DenyAll declined echo" in result["content"]
     assert "no person was asked" in result["content"]
-    scripted = run_tool([echo], call("echo", text="x"), approve=Gate(Scripted([False]), {"echo"}))
+    scripted = dispatch([echo], call("echo", text="x"), approve=Gate(Scripted([False]), {"echo"}))
     assert "Scripted declined echo (the script says no); no person was asked" in scripted["content"]
 
 
 def test_a_person_declining_is_reported_as_the_user():
     gate = Gate(AskInTerminal(ask=lambda prompt: "n"), {"echo"})
-    result = run_tool([echo], call("echo", text="x"), approve=gate)
+    result = dispatch([echo], call("echo", text="x"), approve=gate)
     assert result["content"].startswith("The user declined to run echo")
 
 
@@ -615,7 +615,7 @@ def test_deeply_nested_input_is_an_error_result_not_a_crash():
         {"type": "tool_use", "id": "toolu_1", "name": "echo", "input": nested},
         {"type": "tool_use", "id": "toolu_1", "name": "echo", "input": {"text": nested}},
     ):
-        result = run_tool([echo], block)
+        result = dispatch([echo], block)
         assert result["tool_use_id"] == "toolu_1" and result["is_error"] is True
 
 
@@ -632,8 +632,8 @@ CONFIGURED = {door for door in DOORS if "git config" in planted.plants(Path("/un
 @pytest.fixture
 def planted_repo(tmp_path):
     """Build notebook 07's repository; plant(door) runs that door's plant with the plain runner."""
-    from course_helpers.commands import run_command
     from course_helpers.fixtures.pr_repo import build_pr_repo
+    from course_helpers.plumbing.commands import run_command
 
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -666,7 +666,7 @@ def test_host_git_runs_nothing_a_command_planted(planted_repo, door):
 
 def test_a_refusal_names_the_settings_and_says_why(planted_repo):
     from course_helpers.fixtures.pr_repo import git
-    from course_helpers.host_git import UnsafeRepository
+    from course_helpers.plumbing.host_git import UnsafeRepository
 
     repo, _ = planted_repo("fsmonitor")
     with pytest.raises(UnsafeRepository, match=r"sets core\.fsmonitor\. A setting there can name"):
@@ -674,7 +674,7 @@ def test_a_refusal_names_the_settings_and_says_why(planted_repo):
 
 
 def test_host_git_gets_no_secret_and_no_git_variable_of_the_process(tmp_path, monkeypatch):
-    from course_helpers.host_git import git_environment
+    from course_helpers.plumbing.host_git import git_environment
 
     monkeypatch.setenv("PAYMENTS_API_TOKEN", "made-up-token")
     monkeypatch.setenv("GIT_DIR", str(tmp_path / "elsewhere"))

@@ -12,7 +12,7 @@ from types import ModuleType
 import pydantic
 import pytest
 
-from course_helpers.tools import Tool, tool
+from course_helpers.lessons.tools import Tool, tool
 
 WEATHER_MODULE = '''
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Annotated, Literal
 
 import pydantic
 
-from course_helpers.tools import tool
+from course_helpers.lessons.tools import tool
 
 Unit = Literal["celsius", "fahrenheit"]
 

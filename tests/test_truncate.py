@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from course_helpers.truncate import HeadTail, cut_marker, truncate
+from course_helpers.plumbing.truncate import HeadTail, cut_marker, truncate
 
 MARKER = re.compile(r"\n\[\.\.\. ([\d,]+) characters cut from the middle \.\.\.\]\n")
 

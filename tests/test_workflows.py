@@ -15,6 +15,29 @@ import anthropic
 import pytest
 
 from course_helpers.fixtures.support_desk import CASES, ORDERS, Desk, RefundRefused
+from course_helpers.lessons.workflows import agent as agent_module
+from course_helpers.lessons.workflows import steps as steps_module
+from course_helpers.lessons.workflows.agent import AGENT_SYSTEM, run_support_agent
+from course_helpers.lessons.workflows.chain import CHECK_SYSTEM, DRAFT_SYSTEM
+from course_helpers.lessons.workflows.measure import judge, modelled_seconds
+from course_helpers.lessons.workflows.router import HANDLER_SYSTEMS
+from course_helpers.lessons.workflows.steps import (
+    ESCALATION,
+    MAX_CALLS,
+    MAX_TOKENS,
+    TRIAGE_SYSTEM,
+    TRIAGE_TOOL,
+    facts_message,
+)
+from course_helpers.measurement.workflow_plots import plot_results
+from course_helpers.measurement.workflows import (
+    APPROACHES,
+    compare,
+    results_table,
+    run_case,
+    spread,
+    summary_table,
+)
 from course_helpers.offline import CourseModel, CourseModelApp
 from course_helpers.offline.conversation import Conversation
 from course_helpers.offline.scenarios.support_desk import (
@@ -24,29 +47,6 @@ from course_helpers.offline.scenarios.support_desk import (
     split_requests,
     support_desk,
     told_to_follow_refund_policy,
-)
-from course_helpers.workflows import agent as agent_module
-from course_helpers.workflows import steps as steps_module
-from course_helpers.workflows.agent import AGENT_SYSTEM, run_support_agent
-from course_helpers.workflows.chain import CHECK_SYSTEM, DRAFT_SYSTEM
-from course_helpers.workflows.harness import (
-    APPROACHES,
-    compare,
-    results_table,
-    run_case,
-    spread,
-    summary_table,
-)
-from course_helpers.workflows.measure import judge, modelled_seconds
-from course_helpers.workflows.plots import plot_results
-from course_helpers.workflows.router import HANDLER_SYSTEMS
-from course_helpers.workflows.steps import (
-    ESCALATION,
-    MAX_CALLS,
-    MAX_TOKENS,
-    TRIAGE_SYSTEM,
-    TRIAGE_TOOL,
-    facts_message,
 )
 
 CASE = {c.name.split()[0]: c for c in CASES}
@@ -222,7 +222,7 @@ def test_without_the_refund_policy_the_agent_makes_the_workflows_requests():
     assert plain_system != AGENT_SYSTEM
 
     def agent_without_policy(desk):
-        from course_helpers.agent import run_agent
+        from course_helpers.lessons.agent import run_agent
 
         run_agent(
             client,
@@ -487,7 +487,7 @@ def test_a_category_in_the_facts_narrows_the_reply_as_the_box_states():
 def test_a_call_cut_off_at_max_tokens_ends_every_approach_alike(approach, monkeypatch):
     """Same output-token rules for all four: max_tokens never grows, nothing is continued or
     retried, and the cut-off run goes to a person, marked as capped."""
-    from course_helpers.checks.common import recording_client
+    from course_helpers.exercise_checks.common import recording_client
 
     monkeypatch.setattr(steps_module, "MAX_TOKENS", 40)
     monkeypatch.setattr(agent_module, "MAX_TOKENS", 40)
@@ -502,7 +502,7 @@ def test_a_call_cut_off_at_max_tokens_ends_every_approach_alike(approach, monkey
 
 
 def test_every_approach_gets_the_same_budget(results):
-    from course_helpers.checks.common import recording_client
+    from course_helpers.exercise_checks.common import recording_client
 
     for approach, run in APPROACHES.items():
         client, recorder = recording_client()
@@ -674,7 +674,7 @@ def test_a_form_instruction_never_produces_input_the_schema_rejects(instruction)
 def test_a_refusal_that_names_another_order_is_looked_up_and_refunded():
     """Without the refund policy the agent asks for A1003, the desk refuses and names the later
     order A1004; the next turn looks A1004 up and asks for it."""
-    from course_helpers.agent import run_agent
+    from course_helpers.lessons.agent import run_agent
 
     ticket = "I was charged twice for the same chef's knife, order #A1003. Please fix this."
     desk = Desk()
@@ -731,9 +731,9 @@ def test_facts_count_only_in_their_own_block_after_the_ticket():
 def test_the_refund_writer_names_no_missing_order_number_without_its_category(monkeypatch):
     """The router's refund handler passes the orders in question: without the category key the
     reply still answers from the facts, and never says the ticket has no order number."""
+    from course_helpers.lessons.workflows import router as router_module
+    from course_helpers.lessons.workflows.steps import Attempt, read_form
     from course_helpers.offline.scenarios.support_desk import triage_form
-    from course_helpers.workflows import router as router_module
-    from course_helpers.workflows.steps import Attempt, read_form
 
     ticket = CASE["U5"].ticket
     captured: list[dict] = []

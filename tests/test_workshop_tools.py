@@ -22,7 +22,7 @@ def test_the_cost_counts_the_learners_calls_and_not_the_checks(tmp_path: Path) -
         tmp_path / "lesson.ipynb",
         code(
             "from course_helpers import MODEL, make_client\n"
-            "from course_helpers.checks import check_is_complete\n"
+            "from course_helpers.exercise_checks import check_is_complete\n"
             "client = make_client(quiet=True)\n"
             "ask = [{'role': 'user', 'content': 'Hello!'}]\n"
             "first = client.messages.create(model=MODEL, max_tokens=100, messages=ask)\n"

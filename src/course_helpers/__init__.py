@@ -1,21 +1,21 @@
-"""Helpers for the course "The Agent Loop, built step by step": what you build, and the course
-machinery around it (this file is course machinery: it only hands out `make_client` and `MODEL`).
+"""Helpers for the course "The Agent Loop, built step by step".
 
-Two kinds of module live here, and each says which it is in its first lines.
+Two kinds of code live here, apart by folder:
 
-What you build, each module saved from the notebook that teaches it (a test keeps every line
-of the module identical to the notebook's cells):
+    lessons/          what you build: each module written from the notebook cells marked
+                      `# Saved in course_helpers.lessons.<module>` (run `make promote`)
 
-    tools (02)      pairing (03)     loop (04)         dispatch (05)
-    history, controller, agent (06)  approvals, paths (07)   coding_agent (08)
-    workflows (09)  cost (10)
-
-Course machinery, which the notebooks use and explain but you do not build: `client` (which
-backend answers), `display`, `widgets` and `approval_widgets` (how histories and runs are
-shown, and the buttons), `policies` (ready-made approval policies and the prompt a person
-reads), `commands`, `bubblewrap`, `sandbox` and `truncate` (what keeps tools safe and short),
-`checks` (the exercises' checks), `fixtures` (sample projects and data) and `offline` (the
-course model).
+    everything else   course machinery, which the notebooks use and explain but you do not build:
+      client            which backend answers, and the model id (this file hands it out)
+      offline/          the course model: a local stand-in for the Messages API
+      exercise_checks/  the exercise notebooks' automatic checks
+      display/          transcripts of histories and runs
+      widgets/          the loop stepper and the approval buttons
+      approvers         ready-made approval policies, and what a person reads before saying yes
+      plumbing/         commands, the file and command sandboxes, git on the host, truncation
+      support/          small parts the code you build imports (result wording, pairing rules)
+      measurement/      notebooks 09 and 10's harness, tables and charts
+      fixtures/         sample projects and data the agents work on
 """
 
 __all__ = ["MODEL", "banner", "detect_backend", "make_async_client", "make_client"]
@@ -24,7 +24,7 @@ __all__ = ["MODEL", "banner", "detect_backend", "make_async_client", "make_clien
 def __getattr__(name: str):
     """`from course_helpers import make_client` works as usual, but the SDK (two seconds to
     import) is only loaded when one of these names is used: a process that needs only, say,
-    `course_helpers.commands` starts fast."""
+    `course_helpers.plumbing.commands` starts fast."""
     if name in __all__:
         from course_helpers import client
 

@@ -13,7 +13,7 @@ own message. The placeholder is given inside the block by lines `# BLANK: <code>
 lines allowed, in order); without any, it is `pass`. Indentation follows the BEGIN line.
 
 The course's convention for a function to write is `# BLANK: raise NotWrittenYet` (from
-`course_helpers.checks`): a cell that calls it then says in one line that it is not written
+`course_helpers.exercise_checks`): a cell that calls it then says in one line that it is not written
 yet, and its check fails with the same words, instead of running a placeholder that returns
 something plausible (an empty list of problems reads like success).
 

@@ -29,7 +29,7 @@ from pathlib import Path
 import nbformat
 
 from course_helpers.client import MODEL
-from course_helpers.cost.usage import token_count
+from course_helpers.lessons.cost.usage import token_count
 from course_tools import execute_notebooks as executor
 
 # US dollars per million tokens: input, output, cache write (5 minutes), cache write (1 hour),
@@ -54,7 +54,7 @@ def _record_usage(respond, _path={path!r}):
         outcome = respond(self, body, *args, **kwargs)
         frame = _sys._getframe(1)
         while frame is not None:
-            if frame.f_globals.get("__name__", "").startswith("course_helpers.checks"):
+            if frame.f_globals.get("__name__", "").startswith("course_helpers.exercise_checks"):
                 return outcome  # an exercise check: always offline, never billed
             frame = frame.f_back
         record = {{"usage": outcome.message.get("usage") or {{}}, "max_tokens": body.get("max_tokens")}}

@@ -65,7 +65,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from course_helpers.truncate import visible
+from course_helpers.plumbing.truncate import visible
 from course_tools import gateway_requests as checks
 from course_tools.gateway_ledger import Hold, Ledger
 from course_tools.gateway_requests import Refused, Route

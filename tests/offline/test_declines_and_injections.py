@@ -13,15 +13,15 @@ from pathlib import Path
 import anthropic
 import pytest
 
-from course_helpers.agent import run_agent
-from course_helpers.approvals import Gate
-from course_helpers.coding_agent import DANGEROUS, chat
+from course_helpers.approvers import Scripted
 from course_helpers.fixtures.shop_project import SHOP_TEST_FILE, copy_shop_project
+from course_helpers.lessons.agent import run_agent
+from course_helpers.lessons.coding_agent import DANGEROUS, chat
+from course_helpers.lessons.gate import Gate
+from course_helpers.lessons.tools import tool
 from course_helpers.offline import CourseModelApp
 from course_helpers.offline.scenarios.coding_agent import agrees
-from course_helpers.policies import Scripted
-from course_helpers.sandbox import Sandbox
-from course_helpers.tools import tool
+from course_helpers.plumbing.file_sandbox import FileSandbox
 
 TASK = "Find where the cart total is computed and add a test for the empty cart."
 YES = ["OK, go ahead: write the test and run it.", "Yes, go ahead", "Sure, I don't mind.", "ok"]
@@ -64,7 +64,7 @@ def write_attempts(messages: list) -> int:
     [(YES[0], True), (YES[1], True), (NO[0], False), (NO[2], False)],
 )
 def test_after_a_decline_the_agent_retries_only_on_a_yes(client, tmp_path, reply, retried) -> None:
-    shop = Sandbox(copy_shop_project(tmp_path / "shop"))
+    shop = FileSandbox(copy_shop_project(tmp_path / "shop"))
     gate = Gate(Scripted([False, True, False]), dangerous=DANGEROUS)
     runs = chat(client, shop, [TASK, reply], approve=gate)
     assert write_attempts(runs[-1].messages) == (2 if retried else 1), runs[-1].final_text

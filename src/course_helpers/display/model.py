@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from course_helpers.display.plain import as_list, to_plain
-from course_helpers.truncate import clip, visible
+from course_helpers.plumbing.truncate import clip, visible
 
 MAX_LINES = 20  # long text is folded after this many lines
 ORPHAN = "(no matching tool_use)"

@@ -26,7 +26,7 @@ from course_helpers.display.model import (
     meta,
     more_lines,
 )
-from course_helpers.truncate import clip
+from course_helpers.plumbing.truncate import clip
 
 WIDTH = 100  # no text/plain line is longer than this
 HEADER_WIDTH = 72  # turn headers are padded with ─ to this width

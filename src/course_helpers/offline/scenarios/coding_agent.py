@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import re
 
-from course_helpers.commands import EXIT_CODE, TIMED_OUT
 from course_helpers.fixtures.shop_project import (
     BUG_LINE,
     EMPTY_CART_TEST,
@@ -34,7 +33,8 @@ from course_helpers.fixtures.shop_project import (
 from course_helpers.offline.conversation import Conversation, ToolCall
 from course_helpers.offline.policy import Reply, call, say, scenario, text, tool_use
 from course_helpers.offline.scenarios.guard import POLICY_DECLINED
-from course_helpers.truncate import cut_marker
+from course_helpers.plumbing.commands import EXIT_CODE, TIMED_OUT
+from course_helpers.plumbing.truncate import cut_marker
 
 TEST_COMMAND = "python -m pytest -q"
 _TASK = re.compile(r"cart total|empty cart", re.IGNORECASE)

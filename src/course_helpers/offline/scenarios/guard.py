@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import re
 
-from course_helpers.commands import EXIT_CODE, TIMED_OUT
-from course_helpers.dispatch import NO_PERSON
+from course_helpers.lessons.dispatch import NO_PERSON
 from course_helpers.offline.conversation import Conversation
 from course_helpers.offline.policy import Reply, call, say, scenario
+from course_helpers.plumbing.commands import EXIT_CODE, TIMED_OUT
 
 _TASK = re.compile(r"\b(?:summari[sz]e|read|what does)\b", re.IGNORECASE)
 _FILE = re.compile(r"\b[\w./-]+\.(?:md|txt|rst)\b")

@@ -1,0 +1,81 @@
+"""Course machinery: automatic checks for the exercise notebooks (notebooks/exercises/).
+
+Each `check_xxx(learner_code)` runs your code against the offline course model and small
+fixtures, and examines the *protocol and behaviour*: the requests your code sent, the history it
+built, the results it returned. It never judges the model's wording. On success it prints
+`✓ <name>: passed`; on failure it raises `CheckFailed` with one or two lines: what is wrong, and
+a hint.
+
+The checks always talk to the offline course model, even when you have an API key: they need
+answers that are the same every time, and they must not cost anything. A `Recorder` sits
+between the SDK and the course model and keeps every request body and response, so a check can
+look at exactly what went over the wire.
+
+The checks of each notebook live in their own module (`single_call` for 01 ... `count_cost`
+for 10), with `common` for the plumbing they share. Import them from here. Each module's
+docstring lists the requirements its checks enforce, one line each; tests in
+`tests/test_exercise_variants.py` prove them both ways with wrong and right solutions written
+as a learner would write them.
+
+In Jupyter a failed check shows its two lines only (see `common.CheckFailed`); an exercise
+that is not written yet says so (`common.NotWrittenYet`).
+"""
+
+from __future__ import annotations
+
+from course_helpers.exercise_checks.build_loop import check_loop, check_simple_dispatcher
+from course_helpers.exercise_checks.coding_agent import check_agent_turn, check_search_code
+from course_helpers.exercise_checks.common import CheckFailed, NotWrittenYet
+from course_helpers.exercise_checks.count_cost import check_budget_loop, check_cache_breakpoints
+from course_helpers.exercise_checks.describe_tools import (
+    check_currency_tool,
+    check_forced_call,
+    check_tool_schema,
+)
+from course_helpers.exercise_checks.errors_as_results import check_declined_call, check_dispatcher
+from course_helpers.exercise_checks.guard_tools import check_gate, check_sandbox
+from course_helpers.exercise_checks.pair_results import check_fix_history, check_tool_turn
+from course_helpers.exercise_checks.single_call import (
+    check_ask,
+    check_ask_in_full,
+    check_is_complete,
+)
+from course_helpers.exercise_checks.stop_reasons import (
+    check_cut_offs,
+    check_pause_and_refusal,
+    check_recover_cut_off,
+)
+from course_helpers.exercise_checks.workflow_or_agent import (
+    check_choose,
+    check_hybrid,
+    check_with_replacements,
+)
+
+__all__ = [
+    "CheckFailed",
+    "NotWrittenYet",
+    "check_ask",
+    "check_ask_in_full",
+    "check_is_complete",
+    "check_tool_schema",
+    "check_currency_tool",
+    "check_forced_call",
+    "check_tool_turn",
+    "check_fix_history",
+    "check_simple_dispatcher",
+    "check_loop",
+    "check_dispatcher",
+    "check_declined_call",
+    "check_recover_cut_off",
+    "check_cut_offs",
+    "check_pause_and_refusal",
+    "check_sandbox",
+    "check_gate",
+    "check_search_code",
+    "check_agent_turn",
+    "check_with_replacements",
+    "check_choose",
+    "check_hybrid",
+    "check_cache_breakpoints",
+    "check_budget_loop",
+]

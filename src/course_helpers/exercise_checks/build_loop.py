@@ -1,0 +1,523 @@
+"""Checks for notebook 04, Build the loop.
+
+Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
+
+`check_simple_dispatcher(run_tool)`, `run_tool(tools, block)`:
+- returns a `tool_result` dict with the call's id and non-empty content (string or blocks);
+- looks the tool up in the `tools` dict it is given, on every call (a second, different dict
+  too);
+- runs the named tool once with the block's input, and its output is in the content;
+- a tool that raises becomes `is_error: true` with the exception's words; nothing escapes.
+
+`check_loop(agent_loop)`, `agent_loop(sample, run_tool, messages, max_steps)` reviewing PR #482
+(`sample` and `run_tool` are given by the check: notebook 04's `sampler` and the course's
+dispatcher):
+- it calls the model through `sample`, and runs the calls through `run_tool`;
+- the history grows by two per turn, each assistant turn the response's whole content;
+- the final answer is appended too, and the last response is returned;
+- it goes on while the model asks for tools;
+- a turn with two calls in parallel (the weather in Paris and Tokyo): both calls run, once each,
+  and their results go back in ONE user message, the next message after that turn;
+- it stops on any stop_reason but `tool_use`: an answer cut off by `max_tokens` inside its
+  `tool_use` is returned as it is, one call, nothing run (its input is half-written);
+- with `max_steps=2`: exactly two calls, then a `RuntimeError` (e.g. StepLimitReached) with a
+  message, and a history that keeps both turns, the last one's calls answered (not dropped).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import anthropic
+
+from course_helpers.client import MODEL
+from course_helpers.exercise_checks.common import (
+    Recorder,
+    as_plain,
+    fail,
+    passed,
+    recording_client,
+    require_pairing,
+    run_learner,
+    short_repr,
+    text_of,
+    word_count_tools,
+)
+from course_helpers.lessons.dispatch import dispatch
+from course_helpers.lessons.loop import agent_loop as saved_loop
+from course_helpers.lessons.loop import sampler
+from course_helpers.lessons.pairing import content_blocks, read_field
+
+
+def loop_line(start: str) -> str:
+    """The line of notebook 04's saved loop that starts with `start`, without its comment.
+
+    Hints quote the loop as it is saved in `course_helpers.lessons.loop`, so a change to the
+    loop in notebook 04 (then `make promote`) changes the hints with it.
+    """
+    for line in inspect.getsource(saved_loop).splitlines():
+        code = line.split("  #", 1)[0].strip()
+        if code.startswith(start):
+            return code
+    raise LookupError(f"notebook 04's loop has no line starting with {start!r}")
+
+
+SAMPLE_LINE = loop_line("response = ")
+RUN_CALLS_LINE = loop_line("results = ")
+
+
+@dataclass
+class ReviewerKit:
+    """The PR reviewer's tools over a real fixture repository, with a log of every run."""
+
+    tools: dict
+    ran: list[tuple[str, dict]]
+    folder: Any
+
+    def close(self) -> None:
+        self.folder.cleanup()
+
+
+def reviewer_kit(with_list_files: bool = False) -> ReviewerKit:
+    """get_diff and read_file (and list_files) over a fresh copy of the PR fixture repository."""
+    import tempfile
+    from pathlib import Path
+
+    from course_helpers.fixtures.pr_repo import build_pr_repo
+    from course_helpers.lessons.tools import tool
+
+    folder = tempfile.TemporaryDirectory()
+    repo = build_pr_repo(Path(folder.name) / "invoicing")
+    ran: list[tuple[str, dict]] = []
+
+    @tool
+    def get_diff(pr: int) -> str:
+        """Return the unified diff of pull request number `pr`. Fails if it does not exist."""
+        ran.append(("get_diff", {"pr": pr}))
+        return repo.get_diff(pr)
+
+    @tool
+    def read_file(path: str) -> str:
+        """Return the text of one file of the repository, as the pull request leaves it."""
+        ran.append(("read_file", {"path": path}))
+        return repo.read_file(path)
+
+    @tool
+    def list_files() -> list[str]:
+        """List every file path in the repository."""
+        ran.append(("list_files", {}))
+        return repo.list_files()
+
+    chosen = [get_diff, read_file, list_files] if with_list_files else [get_diff, read_file]
+    return ReviewerKit({t.name: t for t in chosen}, ran, folder)
+
+
+def tool_call_block(name: str, tool_id: str, **tool_input: Any) -> Any:
+    """A tool_use block written by hand, the way the SDK gives it to your code."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(type="tool_use", id=tool_id, name=name, input=tool_input)
+
+
+def verify_result_block(result: Any, call: Any, label: str, what: str) -> str:
+    """A result must be a tool_result block for this call; return its content as text."""
+    __tracebackhide__ = True
+    if not isinstance(result, dict):
+        fail(
+            f"{label} returned {short_repr(result)} for {what}, not a tool_result block (a dict).",
+            "return {'type': 'tool_result', 'tool_use_id': block.id, 'content': ...}.",
+        )
+    if result.get("type") != "tool_result":
+        fail(
+            f"the block {label} returned for {what} has type {result.get('type')!r}.",
+            "its 'type' must be 'tool_result'.",
+        )
+    if result.get("tool_use_id") != call.id:
+        fail(
+            f"the result for {what} has tool_use_id {result.get('tool_use_id')!r}; the call's id "
+            f"is {call.id!r}.",
+            "copy it from the block: 'tool_use_id': block.id.",
+        )
+    content = result.get("content")
+    if not isinstance(content, str | list) or not content:
+        fail(
+            f"the result for {what} has content {short_repr(content)}; the API takes a non-empty "
+            "string or a list of blocks.",
+            "turn what the tool returned into text, e.g. str(output).",
+        )
+    return content if isinstance(content, str) else text_of(content)
+
+
+def check_simple_dispatcher(run_tool: Callable) -> None:
+    """04 · `run_tool(tools, block)`: look the tool up, run it, wrap what it returns."""
+    __tracebackhide__ = True
+    kit = reviewer_kit()
+    try:
+        call = tool_call_block("read_file", "toolu_check_1", path="invoicing/checkout.py")
+        result = run_learner(run_tool, kit.tools, call, name="run_tool")
+        text = verify_result_block(result, call, "run_tool", "read_file")
+        if kit.ran != [("read_file", {"path": "invoicing/checkout.py"})]:
+            fail(
+                f"run_tool ran {kit.ran or 'nothing'} for one read_file call.",
+                "look the tool up by block.name and run it once with block.input.",
+            )
+        if "apply_discount" not in text:
+            fail(
+                "the result does not hold the file's text that read_file returned.",
+                "put the tool's output in 'content'.",
+            )
+        if result.get("is_error"):
+            fail("the result of a call that worked is marked is_error.", "only on a failure.")
+        call = tool_call_block("get_diff", "toolu_check_2", pr=999)
+        try:
+            result = run_tool(kit.tools, call)
+        except Exception as error:
+            fail(
+                f"run_tool let the tool's {type(error).__name__} escape for get_diff(pr=999).",
+                "catch the exception and return it as a result with 'is_error': True.",
+            )
+        text = verify_result_block(result, call, "run_tool", "get_diff(pr=999)")
+        if result.get("is_error") is not True:
+            fail(
+                "the result for get_diff(pr=999), which failed, does not have is_error: True.",
+                "set 'is_error': True when the tool raises.",
+            )
+        if "999" not in text:
+            fail(
+                f"the error result for get_diff(pr=999) does not say what failed: {short_repr(text)}.",
+                "put the exception's message in the content, e.g. f'Error: {error}'.",
+            )
+        _check_other_tools(run_tool)
+    finally:
+        kit.close()
+    passed("run_tool looks up, runs and wraps")
+
+
+def _check_other_tools(run_tool: Callable) -> None:
+    """A second, different tools dict: run_tool looks the tool up in the one it is given."""
+    __tracebackhide__ = True
+    call = tool_call_block("count_words", "toolu_check_3", text="one two three")
+    result = run_learner(run_tool, word_count_tools(), call, name="run_tool")
+    text = verify_result_block(result, call, "run_tool", "count_words (from a second tools dict)")
+    if "3 words" not in text or result.get("is_error"):
+        fail(
+            "called with a second, different tools dict, run_tool did not run its count_words "
+            f"tool (it answered {short_repr(text)}): it looks tools up somewhere else than in "
+            "the dict it is given (one kept from an earlier call?).",
+            "look the tool up in the `tools` parameter, on every call: tools[block.name].",
+        )
+
+
+def seams(client: Any, kit: ReviewerKit) -> tuple[Callable, Callable]:
+    """The loop's two functions for the reviewer: notebook 04's sampler, the course's dispatcher."""
+    definitions = [t.definition() for t in kit.tools.values()]
+    sample = sampler(client, model=MODEL, max_tokens=2048, tools=definitions)
+    return sample, partial(dispatch, kit.tools)
+
+
+def check_loop(agent_loop: Callable) -> None:
+    """04 · `agent_loop(sample, run_tool, messages, max_steps)`: five phases, step limit."""
+    __tracebackhide__ = True
+    kit = reviewer_kit()
+    try:
+        client, recorder = recording_client()
+        sample, run_one = seams(client, kit)
+        messages = [{"role": "user", "content": "Review PR #482."}]
+
+        def first_run(*args: Any) -> Any:
+            __tracebackhide__ = True
+            try:
+                return agent_loop(*args)
+            except anthropic.APIStatusError:
+                # The API refused the history: say which rule the loop broke, if it is ours.
+                _check_turns_whole(messages, recorder)
+                raise
+
+        first_run.__name__ = "agent_loop"
+        final = run_learner(first_run, sample, run_one, messages, 20, name="agent_loop")
+        _check_loop_run(messages, recorder, kit)
+        last = recorder.responses[-1]["body"]
+        if last.get("stop_reason") == "tool_use":
+            fail(
+                f"agent_loop stopped after {len(recorder.requests)} calls though the model still "
+                "asked for tools.",
+                "go round until stop_reason is not 'tool_use' (or the step limit).",
+            )
+        if getattr(final, "stop_reason", None) != last.get("stop_reason"):
+            fail(
+                f"agent_loop returned {short_repr(final)}, not the last response.",
+                "return the response that ended the loop.",
+            )
+        _check_parallel_calls(agent_loop)
+        _check_cut_off_stop(agent_loop, kit)
+        _check_step_limit(agent_loop, kit)
+    finally:
+        kit.close()
+    passed("agent_loop runs the five phases and respects the step limit")
+
+
+def _check_loop_run(messages: list, recorder: Recorder, kit: ReviewerKit) -> None:
+    __tracebackhide__ = True
+    if not recorder.requests:
+        fail("agent_loop made no call to the model.", f"phase 1: {SAMPLE_LINE}.")
+    for step, sent in enumerate(recorder.messages_sent, start=1):
+        expected = 1 + 2 * (step - 1)
+        if len(sent) != expected:
+            fail(
+                f"call {step} sent {len(sent)} messages; expected {expected} (the history grows "
+                "by two per turn: the assistant's turn and the results).",
+                "append the assistant's content and one user message of results every turn.",
+            )
+    if len(recorder.requests) > 1 and not kit.ran:
+        fail(
+            "the model asked for tools, but none ran.",
+            f"phase 3: {RUN_CALLS_LINE}.",
+        )
+    turns = [m for m in messages if read_field(m, "role") == "assistant"]
+    answers = [r["body"].get("content", []) for r in recorder.responses]
+    _check_turns_whole(messages, recorder)
+    if len(turns) != len(answers):
+        fail(
+            f"messages holds {len(turns)} assistant turns for {len(answers)} responses; the "
+            "final answer (or a turn) is missing.",
+            "append every response's content, the last one included, before you return.",
+        )
+    require_pairing(messages, "the history breaks a pairing rule", "see notebook 03.")
+
+
+def _check_turns_whole(messages: list, recorder: Recorder) -> None:
+    """Each assistant turn kept so far is the whole content of its response."""
+    __tracebackhide__ = True
+    turns = [m for m in messages if read_field(m, "role") == "assistant"]
+    answers = [r["body"].get("content", []) for r in recorder.responses if r["status"] == 200]
+    for step, (turn, answer) in enumerate(zip(turns, answers, strict=False), start=1):
+        if as_plain(content_blocks(turn)) != answer:
+            fail(
+                f"assistant turn {step} in messages is not the response's whole content "
+                f"(blocks {[read_field(b, 'type') for b in content_blocks(turn)]}, the response "
+                f"had {[b.get('type') for b in answer]}).",
+                "append {'role': 'assistant', 'content': response.content} unchanged: the "
+                "tool_use blocks (and thinking blocks) are part of the turn.",
+            )
+
+
+def _check_step_limit(agent_loop: Callable, kit: ReviewerKit) -> None:
+    __tracebackhide__ = True
+    client, recorder = recording_client()
+    sample, run_one = seams(client, kit)
+    messages = [{"role": "user", "content": "Review PR #482."}]
+    try:
+        agent_loop(sample, run_one, messages, 2)
+    except Exception as error:
+        raised: Exception | None = error
+    else:
+        raised = None
+    calls = len(recorder.requests)
+    if calls > 2:
+        fail(
+            f"with max_steps=2, agent_loop called the model {calls} times.",
+            "count the calls: for step in range(max_steps): ...",
+        )
+    if calls < 2:
+        fail(
+            f"with max_steps=2, agent_loop stopped after {calls} call(s) though the model still "
+            "wanted tools.",
+            "go round until the model stops asking for tools or max_steps calls are made.",
+        )
+    if raised is None:
+        fail(
+            "agent_loop stopped at the step limit without saying so: the caller cannot tell a "
+            "finished review from a cut one.",
+            "after the last step, raise StepLimitReached('...') with a clear message.",
+        )
+    if not isinstance(raised, RuntimeError) or not str(raised):
+        fail(
+            f"at the step limit agent_loop raised {type(raised).__name__}: {raised}.",
+            "raise StepLimitReached (a RuntimeError) with a message that names the limit.",
+        )
+    require_pairing(
+        messages,
+        "at the step limit the history is left broken",
+        "answer the last calls before you stop, so the run can be resumed.",
+    )
+    turns = [m for m in messages if read_field(m, "role") == "assistant"]
+    last = messages[-1] if messages else {}
+    answered = read_field(last, "role") == "user" and any(
+        read_field(b, "type") == "tool_result" for b in content_blocks(last)
+    )
+    if len(turns) != 2 or not answered:
+        fail(
+            f"at the step limit the history holds {len(turns)} assistant turn(s) for 2 calls"
+            f"{'' if answered else ', and does not end with the results of the last calls'}: "
+            "the last turn was dropped or left unanswered instead of answered.",
+            "keep every turn and run the last turn's calls (append their results) before you "
+            "raise, so the run can be resumed.",
+        )
+
+
+def _weather_kit() -> tuple[dict, list[tuple[str, dict]]]:
+    """get_weather for one city (the model calls it once per city, in parallel), with a log."""
+    from course_helpers.lessons.tools import tool
+
+    ran: list[tuple[str, dict]] = []
+    known = {"Paris": "18°C, light rain", "Tokyo": "24°C, clear sky"}
+
+    @tool
+    def get_weather(city: str) -> str:
+        """Get the current weather for one city: temperature and sky, e.g. '18°C, light rain'."""
+        ran.append(("get_weather", {"city": city}))
+        if city not in known:
+            raise LookupError(f"No weather data for {city!r}")
+        return known[city]
+
+    return {"get_weather": get_weather}, ran
+
+
+def _watched(sample: Callable, seen: list[int]) -> Callable:
+    """`sample`, refusing with a clear message a history whose last turn's calls are not all
+    answered in the one message after it (before the API would answer 400)."""
+
+    def sample_watched(messages: list, **changes: Any) -> Any:
+        __tracebackhide__ = True
+        seen.append(len(messages))
+        turns = [i for i, m in enumerate(messages) if read_field(m, "role") == "assistant"]
+        if turns:
+            index = turns[-1]
+            calls = [
+                b for b in content_blocks(messages[index]) if read_field(b, "type") == "tool_use"
+            ]
+            after = messages[index + 1 :]
+            if calls and len(after) > 1:
+                fail(
+                    f"for a turn with {len(calls)} calls in parallel, agent_loop appended "
+                    f"{len(after)} user messages (one per result); the API answers 400: "
+                    '"tool_use ids were found without tool_result blocks immediately after".',
+                    "collect every result in a list, then append ONE user message with all of "
+                    "them: {'role': 'user', 'content': results}.",
+                )
+            if calls and after:
+                answered = {
+                    read_field(b, "tool_use_id")
+                    for b in content_blocks(after[0])
+                    if read_field(b, "type") == "tool_result"
+                }
+                missing = [c for c in calls if read_field(c, "id") not in answered]
+                if missing:
+                    fail(
+                        f"the model asked for {len(calls)} calls in one turn and the results "
+                        f"message answers {len(calls) - len(missing)}: "
+                        f"{read_field(missing[0], 'name')}({read_field(missing[0], 'input')}) "
+                        "has no result, and the API answers 400.",
+                        "run every tool_use block of the response, not only the first: "
+                        f"{RUN_CALLS_LINE}.",
+                    )
+        return sample(messages, **changes)
+
+    return sample_watched
+
+
+def _check_parallel_calls(agent_loop: Callable) -> None:
+    """A turn with two calls in parallel: both run once, both results in one message."""
+    __tracebackhide__ = True
+    tools, ran = _weather_kit()
+    client, recorder = recording_client()
+    definitions = [t.definition() for t in tools.values()]
+    seen: list[int] = []
+    sample = _watched(sampler(client, model=MODEL, max_tokens=1024, tools=definitions), seen)
+    runs: list[str] = []
+
+    def run_one(call: Any) -> Any:
+        runs.append(str(read_field(call, "id")))
+        return dispatch(tools, call)
+
+    messages = [{"role": "user", "content": "What's the weather in Paris and Tokyo?"}]
+    run_learner(agent_loop, sample, run_one, messages, 20, name="agent_loop")
+    first = recorder.responses[0]["body"] if recorder.responses else {}
+    asked = [b["id"] for b in first.get("content", []) if b.get("type") == "tool_use"]
+    if len(recorder.requests) < 2:
+        fail(
+            f"asked the weather in Paris and Tokyo, the model made {len(asked)} calls in one "
+            "turn, and agent_loop stopped after that first call to the model.",
+            "run the calls, append their results, and call the model again.",
+        )
+    repeated = [i for i in set(runs) if runs.count(i) > 1]
+    if repeated or sorted(runs) != sorted(asked):
+        fail(
+            f"for a turn with {len(asked)} calls in parallel, run_tool was called {len(runs)} "
+            f"times ({len(set(runs) & set(asked))} of the calls ran"
+            + (", some more than once)." if repeated else ")."),
+            "call run_tool once for each tool_use block of the response.",
+        )
+    _check_loop_run_counts(messages, recorder)
+    require_pairing(messages, "after a turn with two parallel calls, the history breaks a rule")
+
+
+def _check_loop_run_counts(messages: list, recorder: Recorder) -> None:
+    __tracebackhide__ = True
+    for step, sent in enumerate(recorder.messages_sent, start=1):
+        expected = 1 + 2 * (step - 1)
+        if len(sent) != expected:
+            fail(
+                f"after a turn with two calls in parallel, call {step} sent {len(sent)} "
+                f"messages; expected {expected} (the assistant's turn, then ONE message with "
+                "both results).",
+                "append all the results of a turn in one user message.",
+            )
+
+
+def _check_cut_off_stop(agent_loop: Callable, kit: ReviewerKit) -> None:
+    """An answer cut off by max_tokens inside its tool_use: returned, nothing run."""
+    __tracebackhide__ = True
+    from course_helpers.exercise_checks.stop_reasons import cutting_limit
+
+    client, recorder = recording_client()
+    definitions = [t.definition() for t in kit.tools.values()]
+    limit, _ = cutting_limit(definitions)
+    sample = sampler(client, model=MODEL, max_tokens=limit, tools=definitions)
+    runs: list[Any] = []
+
+    def run_one(call: Any) -> Any:
+        runs.append(call)
+        return dispatch(kit.tools, call)
+
+    messages = [{"role": "user", "content": "Review PR #482."}]
+    try:
+        final = agent_loop(sample, run_one, messages, 20)
+    except Exception as error:
+        raised: Exception | None = error
+        final = None
+    else:
+        raised = None
+    if runs:
+        call = runs[0]
+        fail(
+            f"agent_loop ran {read_field(call, 'name')}({read_field(call, 'input')}) from an "
+            "answer cut off by max_tokens: its input is half-written (stop_reason "
+            "'max_tokens', not 'tool_use').",
+            "run tools only when stop_reason == 'tool_use'; on any other stop_reason, return "
+            "the response.",
+        )
+    if raised is not None and not isinstance(raised, anthropic.APIStatusError):
+        fail(
+            f"for an answer cut off by max_tokens, agent_loop raised {type(raised).__name__}: "
+            f"{raised}.",
+            "on any stop_reason but 'tool_use', append the turn and return the response: the "
+            "caller decides what to do (notebook 06).",
+        )
+    if len(recorder.requests) != 1 or raised is not None:
+        fail(
+            f"for an answer cut off by max_tokens, agent_loop called the model "
+            f"{len(recorder.requests)} times; expected one call, then the response returned.",
+            "stop unless stop_reason == 'tool_use' (max_tokens, end_turn, refusal... all end "
+            "the loop).",
+        )
+    if getattr(final, "stop_reason", None) != "max_tokens":
+        fail(
+            f"for an answer cut off by max_tokens, agent_loop returned {short_repr(final)}, not "
+            "the response.",
+            "return the response that ended the loop, whatever its stop_reason.",
+        )

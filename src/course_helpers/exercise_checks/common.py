@@ -1,0 +1,235 @@
+"""Course machinery (exercise checks): failures, the recording client, small readers.
+
+What a learner sees when a check fails: the check's two lines (what is wrong, and a hint),
+not a traceback into this module. `CheckFailed` is an `AssertionError`, so plain Python and
+pytest still see an ordinary exception with a full traceback; only IPython (Jupyter) asks the
+exception how to show itself (`_render_traceback_`) and gets the two lines.
+
+A blank exercise raises `NotWrittenYet` from its placeholder. Called from a demo cell it says,
+in one line, that the function is not written yet; called by a check it becomes a CheckFailed
+that says the same, never "passed" and never a list of problems that reads like success.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anthropic
+import httpx2
+
+from course_helpers.client import MODEL
+from course_helpers.lessons.pairing import content_blocks, pairing_problems, read_field
+from course_helpers.plumbing.truncate import clip
+
+
+class CheckFailed(AssertionError):
+    """Your code does not do what the exercise asks yet. The message says what, and a hint."""
+
+    def _render_traceback_(self) -> list[str]:
+        """What Jupyter shows instead of a traceback: the message and the hint, in red."""
+        lines = str(self).splitlines() or ["the check failed"]
+        return [f"\x1b[31m✗ {lines[0]}\x1b[0m", *lines[1:]]
+
+
+class NotWrittenYet(NotImplementedError):
+    """Raised by an exercise's placeholder: the learner has not written this part yet."""
+
+    def __init__(self, what: str | None = None) -> None:
+        if what is None:
+            import sys
+
+            # The function whose placeholder raised: the frame that called this constructor.
+            caller = sys._getframe(1).f_code.co_name
+            what = caller if caller.isidentifier() and caller != "<module>" else "this exercise"
+        self.what = what
+        super().__init__(
+            f"{what} is not written yet: replace the placeholder under '# YOUR CODE HERE' in its "
+            "cell, run that cell, then run this one again."
+        )
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"\x1b[33m… {self}\x1b[0m"]
+
+
+# A request to continue a cut-off answer that tells the model not to repeat itself.
+NEGATION = r"\b(?:without|no|not|never|nor|don't|dont|avoid|skip|omit)\b"
+NO_REPEAT = re.compile(NEGATION + r"[^.!?]{0,30}\b(?:repeat|repetition|restat)", re.IGNORECASE)
+
+
+def fail(what: str, hint: str) -> None:
+    """Raise CheckFailed with the two lines every failed check shows."""
+    raise CheckFailed(f"{what}\nHint: {hint}")
+
+
+def passed(name: str) -> None:
+    print(f"✓ {name}: passed")
+
+
+# -- plumbing: a client whose every request is recorded -----------------------------------------
+
+
+def accepts_forced_tool_choice(model: str) -> bool:
+    """Whether `model` takes tool_choice {"type": "any"} or {"type": "tool", ...}.
+
+    Read from the course model's catalogue, which applies the same rule to every request.
+    """
+    from course_helpers.offline.models import spec_for
+
+    spec = spec_for(str(model))
+    return True if spec is None else spec.forced_tool_choice
+
+
+def max_output_tokens(model: str = MODEL) -> int:
+    """The largest max_tokens `model` accepts, read from the course model's catalogue."""
+    from course_helpers.offline.models import spec_for
+
+    spec = spec_for(str(model))
+    return 128_000 if spec is None else spec.max_output_tokens
+
+
+@dataclass
+class Recorder:
+    """Stands between the SDK and the course model; keeps every request body and response."""
+
+    requests: list[dict] = field(default_factory=list)
+    responses: list[dict] = field(default_factory=list)  # {"status": int, "body": dict}
+
+    def handle(self, request: httpx2.Request) -> httpx2.Response:
+        from course_helpers.offline import default_app
+
+        body = json.loads(request.content or b"{}")
+        is_messages = request.url.path.rstrip("/") == "/v1/messages"
+        if is_messages:
+            self.requests.append(body)
+        response = default_app().handle(request)
+        if is_messages and not body.get("stream"):
+            response.read()
+            self.responses.append({"status": response.status_code, "body": response.json()})
+        return response
+
+    @property
+    def messages_sent(self) -> list[list[dict]]:
+        """The `messages` of every request, in order."""
+        return [r.get("messages", []) for r in self.requests]
+
+
+def recording_client() -> tuple[anthropic.Anthropic, Recorder]:
+    """An SDK client talking to the offline course model, with a Recorder in between."""
+    from course_helpers.offline import default_app
+
+    recorder = Recorder()
+    # The course model's own client, with the recorder as its transport.
+    client = default_app().client(
+        max_retries=0,
+        http_client=httpx2.Client(transport=httpx2.MockTransport(recorder.handle)),
+    )
+    return client, recorder
+
+
+def run_learner(function: Callable, *args: Any, name: str | None = None, **kwargs: Any) -> Any:
+    """Call the learner's function; turn an unexpected exception into a clear CheckFailed."""
+    __tracebackhide__ = True
+    label = name or getattr(function, "__name__", "your function")
+    if not callable(function):
+        fail(
+            f"{label} is a {type(function).__name__}, not a function.",
+            "define it with `def` in the cell above and run that cell.",
+        )
+    try:
+        return function(*args, **kwargs)
+    except CheckFailed:
+        raise
+    except NotWrittenYet:
+        fail(
+            f"{label} is not written yet (it still raises NotWrittenYet).",
+            "replace the placeholder under '# YOUR CODE HERE', run that cell, then this check.",
+        )
+    except anthropic.APIStatusError as error:
+        fail(
+            f"the course model refused a request from {label}: {error.status_code} "
+            f"{api_message(error)}",
+            "the API names the message and block at fault (messages.N.content.M); look there.",
+        )
+    except Exception as error:
+        fail(
+            f"{label} raised {type(error).__name__}: {error}",
+            "run it by hand on the example in the cell above and read the traceback.",
+        )
+
+
+def fail_if_not_written(error: BaseException, label: str) -> None:
+    """For a check that calls the learner's code itself: an unwritten exercise says so."""
+    __tracebackhide__ = True
+    if isinstance(error, NotWrittenYet):
+        fail(
+            f"{label} is not written yet (it still raises NotWrittenYet).",
+            "replace the placeholder under '# YOUR CODE HERE', run that cell, then this check.",
+        )
+
+
+def api_message(error: anthropic.APIStatusError) -> str:
+    body = error.body if isinstance(error.body, dict) else {}
+    inner = body.get("error") if isinstance(body.get("error"), dict) else {}
+    return str(inner.get("message") or error.message)
+
+
+def block_types(message: Any) -> list[str]:
+    return [str(read_field(b, "type")) for b in content_blocks(message)]
+
+
+def as_plain(value: Any) -> Any:
+    """SDK objects and dicts alike, as plain JSON-able data (for comparisons)."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump(exclude_none=True)
+    if isinstance(value, dict):
+        return {k: as_plain(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [as_plain(v) for v in value]
+    return value
+
+
+def text_of(blocks: list[Any]) -> str:
+    return "".join(
+        str(read_field(b, "text") or "") for b in blocks if read_field(b, "type") == "text"
+    )
+
+
+def require_pairing(messages: list, situation: str, hint: str = "see notebook 03.") -> None:
+    """Fail with the first pairing problem of a history, said after `situation`."""
+    __tracebackhide__ = True
+    problems = pairing_problems(messages)
+    if problems:
+        fail(f"{situation}: {problems[0]}", hint)
+
+
+def word_count_tools() -> dict[str, Any]:
+    """A second tools dict, unlike the exercise's: a check passes it to see the dispatcher uses it."""
+    from course_helpers.lessons.tools import tool
+
+    @tool
+    def count_words(text: str) -> str:
+        """Count the words of a text. Returns the count as a line such as '3 words'."""
+        return f"{len(text.split())} words"
+
+    return {"count_words": count_words}
+
+
+def short_repr(value: Any, width: int = 70) -> str:
+    return clip(repr(value), width)
+
+
+def ask_model(client: anthropic.Anthropic, messages: list, **options: Any) -> Any:
+    """Send a history to the course model; a refusal (400) becomes CheckFailed."""
+    __tracebackhide__ = True
+    try:
+        return client.messages.create(model=MODEL, max_tokens=1024, messages=messages, **options)
+    except anthropic.APIStatusError as error:
+        fail(
+            f"the API refuses the history your code built: {error.status_code} "
+            f"{api_message(error)}",
+            "messages.N.content.M in the message points at the block at fault.",
+        )

@@ -1,0 +1,10 @@
+"""Course machinery: process and file plumbing for the agents' tools.
+
+    commands          run a shell command for the agent, and make sure it stops
+    command_sandbox   the operating-system sandbox for those commands (bubblewrap, Linux)
+    file_sandbox      race-free file access inside one project folder (the file tools' door)
+    host_git          git on your machine over a folder an agent could write
+    truncate          shorten tool output before the model reads it
+
+Notebook 07 explains each of them and shows them at work; you use them, you do not build them.
+"""

@@ -1,4 +1,5 @@
 # The two commands a learner needs: `make lab` and `make test`.
+# `make test NB=04` checks only the notebooks whose name starts with 04 (lesson and solution).
 # Both build .venv from requirements.txt first (what the notebooks need), and reinstall when that
 # file changes; `make test` and `make lint` also install requirements-test.txt (the test tools).
 
@@ -15,7 +16,7 @@ JUPYTER_ENV := IPYTHONDIR=$(CURDIR)/.jupyter-run/ipython \
 	JUPYTER_DATA_DIR=$(CURDIR)/.jupyter-run/data \
 	JUPYTER_RUNTIME_DIR=$(CURDIR)/.jupyter-run/runtime
 
-.PHONY: lab test venv notebooks exercises lint format serve bench clean
+.PHONY: lab test venv notebooks exercises exercises-check lint format serve bench clean
 
 venv: $(STAMP)
 
@@ -43,14 +44,23 @@ lab: $(STAMP)
 	@echo "   JupyterLab, or Ctrl-C twice in this terminal."
 	$(JUPYTER_ENV) $(BIN)/jupyter lab $(LAB_FLAGS) $(LAB_ARGS) notebooks/00_start_here.ipynb
 
+# NB=04: only the lesson and the solution whose file name starts with 04, under the same strict
+# nbval (pytest's options come from pyproject.toml). Without NB, the whole suite.
+NB ?=
+NB_PATHS = $(sort $(wildcard notebooks/$(NB)*.ipynb notebooks/exercises/solutions/$(NB)*.ipynb))
+
 test: $(TEST_STAMP)
-	$(JUPYTER_ENV) $(BIN)/python -m pytest
+	$(JUPYTER_ENV) $(BIN)/python -m pytest $(if $(NB),$(or $(NB_PATHS),$(error no notebook name starts with $(NB))))
 
 notebooks: $(STAMP)
 	$(JUPYTER_ENV) $(BIN)/python -m course_tools.execute_notebooks
 
 exercises: $(STAMP)
 	$(BIN)/python -m course_tools.make_exercises
+
+# Exit 1 if a blank exercise notebook is stale against its solution; writes nothing.
+exercises-check: $(STAMP)
+	$(BIN)/python -m course_tools.make_exercises --check
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests benchmarks notebooks

@@ -1,5 +1,8 @@
 """Stored notebooks are clean: executed in order, no errors, no machine paths, the skeleton of §5.
 
+Stored outputs are also quiet in a git diff: nothing in them changes from run to run (a pytest
+run's duration), and HTML is stored a line per element, not as one line of several KB.
+
 Every test here reads the stored files only (nothing is executed); `notebook_path` is
 parametrised by tests/conftest.py over every course notebook (solutions included, blank
 exercises excluded: those are stored unexecuted on purpose).
@@ -21,6 +24,17 @@ NAME_PATTERN = re.compile(r"^\d{2}_[a-z]+(?:_[a-z0-9]+)+\.ipynb$")
 # Binary payloads are base64: long enough to contain "/tmp/" by chance, and never a path.
 BINARY_MIME_TYPES = ("image/png", "image/jpeg", "image/gif")
 OPENING_PHRASES = ("build", "learn", "need")
+# pytest's summary ends with the run's duration ("4 passed in 0.01s"), new on every run.
+PYTEST_TIMING = re.compile(
+    r"\b(?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|no tests ran)"
+    r" in \d+(?:\.\d+)?s\b"
+)
+# A transcript (course_helpers.display.html) writes one element per line. Its longest markup
+# line is an opening tag with its inline style (the JSON block's <pre>: 332 characters); a line
+# of shown text is as long as the message's own line (329 at most in the stored outputs). 400
+# leaves room for both, and still catches HTML written on one line, several KB long and
+# rewritten whole in a diff whenever anything in it changes.
+MAX_HTML_LINE = 400
 
 
 def machine_paths() -> list[str]:
@@ -98,6 +112,29 @@ def machine_path_outputs(nb: nbformat.NotebookNode) -> list[str]:
     ]
 
 
+def timing_outputs(nb: nbformat.NotebookNode) -> list[str]:
+    """A duration changes on every run: stored, it makes a diff of every re-execution."""
+    return [
+        f"cell {i}: {match.group(0)!r} (show the counts without the time)"
+        for i, c in code_cells(nb)
+        for o in c.get("outputs", [])
+        if (match := PYTEST_TIMING.search(output_text(o)))
+    ]
+
+
+def long_html_lines(nb: nbformat.NotebookNode) -> list[str]:
+    """HTML outputs one element per line, so that a diff of them can be read."""
+    problems = []
+    for i, c in code_cells(nb):
+        for o in c.get("outputs", []):
+            page = o.get("data", {}).get("text/html", "")
+            page = "".join(page) if isinstance(page, list) else page
+            longest = max((len(line) for line in page.splitlines()), default=0)
+            if longest > MAX_HTML_LINE:
+                problems.append(f"cell {i}: an HTML line of {longest} characters")
+    return problems
+
+
 def widget_state(nb: nbformat.NotebookNode) -> list[str]:
     return ["metadata.widgets is stored"] if "widgets" in nb.metadata else []
 
@@ -130,6 +167,8 @@ CHECKS = {
     "executed_in_order": execution_problems,
     "no_error_outputs": error_outputs,
     "no_machine_paths": machine_path_outputs,
+    "no_run_timings": timing_outputs,
+    "short_html_lines": long_html_lines,
     "no_widget_state": widget_state,
     "skeleton": skeleton_problems,
 }
@@ -174,6 +213,17 @@ def _machine_path(nb):
     nb.cells[1].outputs = [nbformat.v4.new_output("stream", text=f"saved to {ROOT}/out.txt")]
 
 
+def _pytest_timing(nb):
+    nb.cells[1].outputs = [
+        nbformat.v4.new_output("stream", text="Exit code: 0 · 4 passed in 0.01s")
+    ]
+
+
+def _one_line_html(nb):
+    page = "<div>" + '<span style="color:#1f2328;">x</span>' * 20 + "</div>"
+    nb.cells[1].outputs = [nbformat.v4.new_output("display_data", data={"text/html": page})]
+
+
 def _widget_metadata(nb):
     nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {}}
 
@@ -193,6 +243,8 @@ def _no_opening(nb):
         (_out_of_order, "executed_in_order"),
         (_traceback, "no_error_outputs"),
         (_machine_path, "no_machine_paths"),
+        (_pytest_timing, "no_run_timings"),
+        (_one_line_html, "short_html_lines"),
         (_widget_metadata, "no_widget_state"),
         (_no_summary, "skeleton"),
         (_no_opening, "skeleton"),
@@ -246,3 +298,17 @@ def test_the_link_check_sees_a_dead_link(tmp_path: Path) -> None:
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("[next](../02_x.ipynb)")])
     assert relative_links(nb) == ["../02_x.ipynb"]
     assert not (tmp_path / "../02_x.ipynb").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "timed"),
+    [
+        ("4 passed in 0.01s", True),
+        ("1 failed, 3 passed in 12.30s", True),
+        ("==== 2 errors in 1s ====", True),
+        ("Exit code: 0 · 4 passed", False),
+        ("pytest now reports: 4 passed.", False),
+    ],
+)
+def test_timing_pattern_itself(text: str, timed: bool) -> None:
+    assert bool(PYTEST_TIMING.search(text)) is timed

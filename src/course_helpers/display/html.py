@@ -3,6 +3,13 @@
 One job: lay out resolved turns (`model.py`) as one self-contained HTML fragment, inline styles
 only (no CSS file, no JavaScript), so it looks the same in JupyterLab, VS Code and on GitHub.
 Each `tool_result` links to the call it answers; long text and thinking fold into `<details>`.
+
+The fragment is stored in notebooks, so it is written one element per line: a re-run that changes
+one message changes a few lines of the stored output, not one line of several KB. A newline only
+goes where the browser collapses it (between blocks, or between inline parts already separated by
+a space). Text shown with `white-space:pre-wrap` keeps its own newlines and gets none added: its
+opening tag ends on the next line (`<div style="..."` then `>text`), so the long style and the
+text are on lines of their own.
 """
 
 from __future__ import annotations
@@ -66,22 +73,37 @@ def _e(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
+def _lines(*parts: str) -> str:
+    """Parts of a fragment one per line, empty ones left out."""
+    return "\n".join(part for part in parts if part)
+
+
+def _open(tag: str, style: str, attrs: str = "") -> str:
+    """An opening tag; for pre-wrap text its `>` starts the next line, so the text starts there."""
+    css = _STYLE.get(style, style)
+    end = "\n>" if "white-space:pre-wrap" in css else ">"
+    return f'<{tag}{attrs} style="{css}"{end}'
+
+
 def _span(style: str, text: str, title: str = "") -> str:
     """An inline span with one of the named styles."""
     attr = f' title="{_e(title)}"' if title else ""
-    return f'<span style="{_STYLE[style]}"{attr}>{_e(text)}</span>'
+    return f"{_open('span', style, attr)}{_e(text)}</span>"
 
 
 def _folded_html(text: str, max_lines: int, style: str = "text") -> str:
     """Text in a pre-wrap div; lines after `max_lines` inside a closed <details>."""
     lines = text.split("\n")
-    head = f'<div style="{_STYLE[style]}">{_e(chr(10).join(lines[:max_lines]))}</div>'
+    head = f"{_open('div', style)}{_e(chr(10).join(lines[:max_lines]))}</div>"
     if len(lines) <= max_lines:
         return head
     rest, summary = "\n".join(lines[max_lines:]), more_lines(len(lines) - max_lines)
-    return (
-        f'{head}<details><summary style="{_STYLE["summary"]}">{_e(summary)}</summary>'
-        f'<div style="{_STYLE[style]}">{_e(rest)}</div></details>'
+    return _lines(
+        head,
+        "<details>",
+        f'<summary style="{_STYLE["summary"]}">{_e(summary)}</summary>',
+        f"{_open('div', style)}{_e(rest)}</div>",
+        "</details>",
     )
 
 
@@ -110,7 +132,7 @@ class _HtmlRenderer:
 
     def json(self, value: Any) -> str:
         """Pretty JSON in a scrolling monospace block."""
-        return f'<pre style="{_STYLE["pre"]}">{_e(json_text(value, pretty=True))}</pre>'
+        return f"{_open('pre', 'pre')}{_e(json_text(value, pretty=True))}</pre>"
 
     def call(self, block: Block) -> str:
         """tool_use / server_tool_use: label, name, id, input."""
@@ -121,8 +143,8 @@ class _HtmlRenderer:
             f"<b>{_e(block.name)}</b>",
         ]
         parts += [_span("warn", block.note) if block.note else "", self.ref(block)]
-        head = " ".join(part for part in parts if part)
-        return f'<div{attr} style="{_STYLE["card"]}">{head}{self.json(block.data)}</div>'
+        card = _open("div", "card", attr)
+        return _lines(card, *parts, self.json(block.data), "</div>")
 
     def result_head(self, block: Block) -> str:
         """Chip, link to the call, tool name, ERROR badge, orphan flag, id."""
@@ -131,15 +153,17 @@ class _HtmlRenderer:
         parts.append(_span("error", "ERROR") if block.error else "")
         parts.append(_span("warn", ORPHAN) if block.orphan else "")
         parts.append(self.ref(block))
-        return " ".join(part for part in parts if part)
+        return _lines(*parts)
 
     def result(self, block: Block) -> str:
         """tool_result: head, then its content blocks."""
-        body = "".join(self.block(child, text_style="output") for child in block.children)
-        if not block.children:
-            body = _span("dim", "(no content)")
-        style = _STYLE["error_card" if block.error else "card"]
-        return f'<div style="{style}">{self.result_head(block)}{body}</div>'
+        head = self.result_head(block)
+        if block.children:
+            body = _lines(*(self.block(child, text_style="output") for child in block.children))
+        else:  # right after the head, with no space: as it has always been shown
+            head, body = head + _span("dim", "(no content)"), ""
+        card = _open("div", "error_card" if block.error else "card")
+        return _lines(card, head, body, "</div>")
 
     def search(self, block: Block) -> str:
         """web_search_tool_result: linked titles (http/https urls only) or the error code."""
@@ -153,19 +177,21 @@ class _HtmlRenderer:
                 if safe
                 else name
             )
-            items.append(f"<li>{link} {_span('id', url)}</li>")
-        listing = f'<ul style="margin:2px 0;padding-left:20px;">{"".join(items)}</ul>'
-        style = _STYLE["error_card" if block.error else "card"]
+            items.append(f"<li>{link}\n{_span('id', url)}</li>")
+        listing = _lines('<ul style="margin:2px 0;padding-left:20px;">', *items, "</ul>")
+        card = _open("div", "error_card" if block.error else "card")
         text = _span("dim", block.text)
-        return f'<div style="{style}">{self.result_head(block)} {text}{listing * bool(items)}</div>'
+        return _lines(card, self.result_head(block), text, listing * bool(items), "</div>")
 
     def thinking(self, block: Block) -> str:
         """thinking: closed <details>, dimmed; the signature is never included."""
         count = len(block.text.split("\n"))
         summary = f"thinking · {count} line{'s' * (count != 1)}"
-        return (
-            f'<details style="margin:2px 0;"><summary style="{_STYLE["summary"]}">'
-            f"{_e(summary)}</summary>{_folded_html(block.text, self.max_lines, 'dim')}</details>"
+        return _lines(
+            '<details style="margin:2px 0;">',
+            f'<summary style="{_STYLE["summary"]}">{_e(summary)}</summary>',
+            _folded_html(block.text, self.max_lines, "dim"),
+            "</details>",
         )
 
     def unknown(self, block: Block) -> str:
@@ -173,16 +199,16 @@ class _HtmlRenderer:
         if block.ref or block.orphan:
             head = self.result_head(block)
         else:
-            head = _span("chip", block.type) + (
-                " " + _span("warn", block.note) if block.note else ""
+            head = _lines(
+                _span("chip", block.type), _span("warn", block.note) if block.note else ""
             )
-        return f'<div style="{_STYLE["card"]}">{head}{self.json(block.data)}</div>'
+        return _lines(_open("div", "card"), head, self.json(block.data), "</div>")
 
     def block(self, block: Block, text_style: str = "text") -> str:
         """Dispatch one block by kind (text inside a tool_result uses the `output` style)."""
         if block.kind == "text":
-            note = f'<div style="{_STYLE["dim"]}">{_e(block.note)}</div>' if block.note else ""
-            return _folded_html(block.text, self.max_lines, text_style) + note
+            note = f"{_open('div', 'dim')}{_e(block.note)}</div>" if block.note else ""
+            return _lines(_folded_html(block.text, self.max_lines, text_style), note)
         if block.kind in ("tool_use", "server_tool_use"):
             return self.call(block)
         if block.kind == "tool_result":
@@ -195,7 +221,7 @@ class _HtmlRenderer:
             return f'<div style="margin:2px 0;">{_span("warn", "⚠ " + block.text)}</div>'
         if block.kind in ("redacted", "media"):
             chip, text = _span("chip", block.type), _span("dim", block.text)
-            return f'<div style="margin:2px 0;">{chip} {text}</div>'
+            return _lines('<div style="margin:2px 0;">', chip, text, "</div>")
         return self.unknown(block)
 
     def turn(self, turn: Turn) -> str:
@@ -208,12 +234,12 @@ class _HtmlRenderer:
         about = meta(turn)
         head = f'<div style="{_STYLE["head"]}">{role}{" · " + _e(about) if about else ""}</div>'
         note = f"<div>{_span('warn', '⚠ ' + turn.note)}</div>" if turn.note else ""
-        body = "".join(self.block(block) for block in turn.blocks)
+        body = [self.block(block) for block in turn.blocks]
         style = (
             f"margin:6px 0;padding:4px 8px;border-left:3px solid {colour};"
             f"background:{background};color:{_INK};"
         )
-        return f'<div style="{style}">{head}{note}{body}</div>'
+        return _lines(f'<div style="{style}">', head, note, *body, "</div>")
 
     def render(self, turns: list[Turn], title: str | None) -> str:
         """The whole transcript."""
@@ -221,7 +247,7 @@ class _HtmlRenderer:
         parts += [self.turn(turn) for turn in turns]
         if not turns:
             parts.append(_span("dim", "(no messages)"))
-        return f'<div class="course-transcript" style="{_STYLE["box"]}">{"".join(parts)}</div>'
+        return _lines(_open("div", "box", ' class="course-transcript"'), *parts, "</div>")
 
 
 def _prefix(*parts: Any) -> str:

@@ -16,7 +16,7 @@ JUPYTER_ENV := IPYTHONDIR=$(CURDIR)/.jupyter-run/ipython \
 	JUPYTER_DATA_DIR=$(CURDIR)/.jupyter-run/data \
 	JUPYTER_RUNTIME_DIR=$(CURDIR)/.jupyter-run/runtime
 
-.PHONY: lab test venv notebooks exercises exercises-check lint format serve bench clean
+.PHONY: lab test venv notebooks exercises exercises-check promote lint format serve bench clean
 
 venv: $(STAMP)
 
@@ -39,10 +39,14 @@ LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # Extra options for JupyterLab, e.g. make lab LAB_ARGS="--no-browser --port 8888".
 LAB_ARGS ?=
 
+# LANG_EDITION=ru opens the Russian edition (notebooks/ru/): make lab LANG_EDITION=ru
+LANG_EDITION ?= en
+START := $(if $(filter ru,$(LANG_EDITION)),notebooks/ru/00_start_here.ipynb,notebooks/00_start_here.ipynb)
+
 lab: $(STAMP)
-	@echo "== Starting JupyterLab on notebooks/00_start_here.ipynb. To stop it: File > Shut Down in"
+	@echo "== Starting JupyterLab on $(START). To stop it: File > Shut Down in"
 	@echo "   JupyterLab, or Ctrl-C twice in this terminal."
-	$(JUPYTER_ENV) $(BIN)/jupyter lab $(LAB_FLAGS) $(LAB_ARGS) notebooks/00_start_here.ipynb
+	$(JUPYTER_ENV) $(BIN)/jupyter lab $(LAB_FLAGS) $(LAB_ARGS) $(START)
 
 # NB=04: only the lesson and the solution whose file name starts with 04, under the same strict
 # nbval (pytest's options come from pyproject.toml). Without NB, the whole suite.
@@ -52,11 +56,18 @@ NB_PATHS = $(sort $(wildcard notebooks/$(NB)*.ipynb notebooks/exercises/solution
 test: $(TEST_STAMP)
 	$(JUPYTER_ENV) $(BIN)/python -m pytest $(if $(NB),$(or $(NB_PATHS),$(error no notebook name starts with $(NB))))
 
+# Re-execute every notebook, then copy the new code cells and outputs into the Russian edition.
 notebooks: $(STAMP)
 	$(JUPYTER_ENV) $(BIN)/python -m course_tools.execute_notebooks
+	$(BIN)/python -m course_tools.translations sync
 
 exercises: $(STAMP)
 	$(BIN)/python -m course_tools.make_exercises
+
+# Rewrite course_helpers/lessons/ from the notebook cells marked `# Saved in course_helpers.lessons.X`
+# (edit the cell, never the module); tests/test_promotion.py fails until this has run.
+promote: $(STAMP)
+	$(BIN)/python -m course_tools.promote
 
 # Exit 1 if a blank exercise notebook is stale against its solution; writes nothing.
 exercises-check: $(STAMP)

@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 EXERCISES = NOTEBOOKS / "exercises"
 SOLUTIONS = EXERCISES / "solutions"
+RUSSIAN = NOTEBOOKS / "ru"
 
 KERNEL_NAME = "python3"
 # Removed from every kernel's environment: any of them would switch away from the course model
@@ -64,12 +65,14 @@ def is_course_notebook(path: Path) -> bool:
     """Tell whether `path` (under notebooks/) is executed and tested.
 
     Blank exercise notebooks are generated and stored unexecuted on purpose, so everything under
-    `notebooks/exercises/` is left out except the solutions.
+    `notebooks/exercises/` is left out except the solutions. The Russian edition (`notebooks/ru/`)
+    is left out too: its code cells and outputs are copies of the English ones, which
+    `tests/test_translations.py` checks, so running it would only run the same code twice.
     """
     path = path.resolve()
     if path.suffix != ".ipynb" or ".ipynb_checkpoints" in path.parts:
         return False
-    if not path.is_relative_to(NOTEBOOKS):
+    if not path.is_relative_to(NOTEBOOKS) or path.is_relative_to(RUSSIAN):
         return False
     return not path.is_relative_to(EXERCISES) or path.is_relative_to(SOLUTIONS)
 

@@ -2,7 +2,7 @@
 
 Usage (from the project root; `make exercises` runs it):
 
-    python -m course_tools.make_exercises            # write notebooks/exercises/NN_..._exercises.ipynb
+    python -m course_tools.make_exercises            # write notebooks/exercises/ (and notebooks/ru/exercises/)
     python -m course_tools.make_exercises --check    # exit 1 if a stored exercise notebook is stale
     python -m course_tools.make_exercises --out DIR  # write them somewhere else (used by the tests)
 
@@ -37,6 +37,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "notebooks" / "exercises" / "solutions"
 EXERCISES = ROOT / "notebooks" / "exercises"
+RU_SOLUTIONS = ROOT / "notebooks" / "ru" / "exercises" / "solutions"
 
 BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN SOLUTION\s*$")
 END = re.compile(r"^[ \t]*# END SOLUTION\s*$")
@@ -104,8 +105,8 @@ def exercise_name(solution: Path) -> str:
     return solution.name
 
 
-def solutions() -> list[Path]:
-    return sorted(SOLUTIONS.glob("*.ipynb"))
+def solutions(folder: Path = SOLUTIONS) -> list[Path]:
+    return sorted(folder.glob("*.ipynb"))
 
 
 def render(nb: nbformat.NotebookNode) -> str:
@@ -114,10 +115,11 @@ def render(nb: nbformat.NotebookNode) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
-def generate(out_dir: Path) -> dict[Path, str]:
-    """Every exercise notebook's path in `out_dir` and its text."""
+def generate(out_dir: Path, solutions_dir: Path = SOLUTIONS) -> dict[Path, str]:
+    """Every exercise notebook's path in `out_dir` and its text, from the solutions in
+    `solutions_dir` (the English ones unless told otherwise)."""
     made = {}
-    for path in solutions():
+    for path in solutions(solutions_dir):
         solution = nbformat.read(path, as_version=4)
         exercise = exercise_from(solution, path.name)
         made[out_dir / exercise_name(path)] = render(exercise)
@@ -126,25 +128,32 @@ def generate(out_dir: Path) -> dict[Path, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=EXERCISES, help="where to write them")
+    parser.add_argument("--out", type=Path, default=None, help="where to write the English ones")
     parser.add_argument("--check", action="store_true", help="compare, write nothing")
     args = parser.parse_args(argv)
     try:
-        made = generate(args.out)
+        if args.out is not None:
+            made = generate(args.out)
+        else:  # every edition: English, and the Russian one's solutions if it has them
+            made = generate(EXERCISES)
+            if RU_SOLUTIONS.is_dir():
+                made |= generate(RU_SOLUTIONS.parent, RU_SOLUTIONS)
     except MarkerError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if args.check:
         stale = [p for p, text in made.items() if not p.is_file() or p.read_text("utf-8") != text]
         for path in stale:
-            print(f"stale: {path.name} (run `make exercises`)")
+            print(
+                f"stale: {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path} (run `make exercises`)"
+            )
         return 1 if stale else 0
-    args.out.mkdir(parents=True, exist_ok=True)
     for path, text in made.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
         if not path.is_file() or path.read_text("utf-8") != text:
             path.write_text(text, encoding="utf-8")
-            print(f"wrote {path.name}")
-    print(f"{len(made)} exercise notebooks from {SOLUTIONS.relative_to(ROOT)}")
+            print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    print(f"{len(made)} exercise notebooks from their solutions")
     return 0
 
 

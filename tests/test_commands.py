@@ -373,3 +373,13 @@ def test_fallback_warns_once_and_runs_plainly(tmp_path, monkeypatch):
     assert "WITHOUT an operating-system sandbox" in str(caught[0].message)
     with pytest.raises(RuntimeError, match="not installed"):
         run_command("echo three", cwd=tmp_path, sandbox="bubblewrap")
+
+
+def test_a_process_slow_to_die_is_counted_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a busy machine a killed process is still listed on the next look: one process, one count."""
+    looks = iter([[4242], [4242], [4242], []])
+    monkeypatch.setattr(commands, "_escaped", lambda marker: next(looks))
+    killed: list[int] = []
+    monkeypatch.setattr(commands.os, "kill", lambda pid, sig: killed.append(pid))
+    assert commands._stop_escaped("marker") == 1
+    assert killed == [4242, 4242, 4242]

@@ -321,8 +321,12 @@ def _escaped(marker: str) -> list[int]:
 
 
 def _stop_escaped(marker: str) -> int:
-    """SIGKILL every process that left the group but still carries the marker; how many."""
-    stopped = 0
+    """SIGKILL every process that left the group but still carries the marker; how many.
+
+    A killed process can take a while to die on a busy machine and is then found again on the
+    next look: it is counted once, by its pid.
+    """
+    stopped: set[int] = set()
     for _ in range(5):  # a process may fork while we kill: look again until none is left
         found = [pid for pid in _escaped(marker) if pid != os.getpid()]
         if not found:
@@ -330,11 +334,11 @@ def _stop_escaped(marker: str) -> int:
         for pid in found:
             try:
                 os.kill(pid, signal.SIGKILL)
-                stopped += 1
+                stopped.add(pid)
             except ProcessLookupError:
                 pass
         time.sleep(0.01)
-    return stopped
+    return len(stopped)
 
 
 def _wait_for_group(pgid: int, seconds: float) -> bool:

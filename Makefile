@@ -56,8 +56,10 @@ NB_PATHS = $(sort $(wildcard notebooks/$(NB)*.ipynb notebooks/exercises/solution
 test: $(TEST_STAMP)
 	$(JUPYTER_ENV) $(BIN)/python -m pytest $(if $(NB),$(or $(NB_PATHS),$(error no notebook name starts with $(NB))))
 
-# Re-execute every notebook, then copy the new code cells and outputs into the Russian edition.
+# Rewrite the learner modules from the notebooks (later notebooks import them), re-execute every
+# notebook, then copy the new code cells and outputs into the Russian edition.
 notebooks: $(STAMP)
+	$(BIN)/python -m course_tools.promote
 	$(JUPYTER_ENV) $(BIN)/python -m course_tools.execute_notebooks
 	$(BIN)/python -m course_tools.translations sync
 

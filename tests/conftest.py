@@ -62,13 +62,15 @@ class CourseNotebooksPlugin:
     """
 
     def pytest_ignore_collect(self, collection_path: Path) -> bool | None:
-        """Skip blank exercise notebooks: they are stored unexecuted on purpose."""
+        """Skip blank exercise notebooks (stored unexecuted on purpose) and the Russian edition
+        (its code and outputs are the English ones: tests/test_translations.py checks that)."""
         path = collection_path.resolve()
         blank = path.is_relative_to(executor.EXERCISES) and not (
             path == executor.EXERCISES or path.is_relative_to(executor.SOLUTIONS)
         )
+        russian = path.is_relative_to(executor.RUSSIAN)
         # None, not False, elsewhere: leave every other decision (norecursedirs...) to pytest.
-        return True if blank else None
+        return True if blank or russian else None
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_setup(self, item: pytest.Item):

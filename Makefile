@@ -1,5 +1,6 @@
 # The two commands a learner needs: `make lab` and `make test`.
-# `make test NB=04` checks only the notebooks whose name starts with 04 (lesson and solution).
+# `make test NB=04` checks only the notebooks whose name starts with 04 (lesson and solution),
+# `make notebooks NB=04` re-executes only them.
 # Both build .venv from requirements.txt first (what the notebooks need), and reinstall when that
 # file changes; `make test` and `make lint` also install requirements-test.txt (the test tools).
 
@@ -49,22 +50,28 @@ lab: $(STAMP)
 	$(JUPYTER_ENV) $(BIN)/jupyter lab $(LAB_FLAGS) $(LAB_ARGS) $(START)
 
 # NB=04: only the lesson and the solution whose file name starts with 04, under the same strict
-# nbval (pytest's options come from pyproject.toml). Without NB, the whole suite.
+# nbval (pytest's options come from pyproject.toml), and the same two notebooks on the other
+# models and on the reluctant course model. Without NB, the whole suite.
 NB ?=
 NB_PATHS = $(sort $(wildcard notebooks/$(NB)*.ipynb notebooks/exercises/solutions/$(NB)*.ipynb))
+NB_CHECKED = $(or $(NB_PATHS),$(error no notebook name starts with $(NB)))
+MODEL_TESTS := tests/test_every_model.py tests/test_live_path.py tests/test_reluctant_model.py
 
 test: $(TEST_STAMP)
-	$(JUPYTER_ENV) $(BIN)/python -m pytest $(if $(NB),$(or $(NB_PATHS),$(error no notebook name starts with $(NB))))
+	$(JUPYTER_ENV) $(BIN)/python -m pytest $(if $(NB),$(NB_CHECKED) $(MODEL_TESTS) -k "$(NB)_")
 
 # Rewrite the learner modules from the notebooks (later notebooks import them), re-execute every
 # notebook, then copy the new code cells and outputs into the Russian edition.
 notebooks: $(STAMP)
 	$(BIN)/python -m course_tools.promote
-	$(JUPYTER_ENV) $(BIN)/python -m course_tools.execute_notebooks
+	$(JUPYTER_ENV) $(BIN)/python -m course_tools.execute_notebooks $(if $(NB),$(NB_CHECKED))
 	$(BIN)/python -m course_tools.translations sync
 
+# English blanks from notebooks/exercises/solutions/; the Russian ones come with `translations sync`
+# (which first copies the solutions' code into the Russian solutions).
 exercises: $(STAMP)
 	$(BIN)/python -m course_tools.make_exercises
+	$(BIN)/python -m course_tools.translations sync
 
 # Rewrite course_helpers/lessons/ from the notebook cells marked `# Saved in course_helpers.lessons.X`
 # (edit the cell, never the module); tests/test_promotion.py fails until this has run.

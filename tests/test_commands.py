@@ -2,7 +2,7 @@
 
 These tests exercise the plain runner (`sandbox="none"`): process groups, timeouts, output and
 the environment allow-list, which also apply inside bubblewrap. What bubblewrap adds is tested
-in test_os_sandbox.py. "Dead" is checked by reading /proc ourselves, independently of the module: a process counts as
+in test_command_sandbox.py. "Dead" is checked by reading /proc ourselves, independently of the module: a process counts as
 alive unless it is gone or a zombie (exited, waiting to be collected by its parent).
 """
 

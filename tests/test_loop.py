@@ -589,7 +589,13 @@ def test_stepper_click_and_step_show_the_transcript(client, tools) -> None:
 
 
 def test_the_loop_is_ten_lines_and_its_turn_by_turn_form_differs_in_one_line() -> None:
-    """agent_turns must stay agent_loop with phase 3 (execute) turned into a `yield`; both short."""
+    """agent_turns must stay agent_loop with phase 3 (execute) turned into a `yield`; both short.
+
+    The rule is read from the saved code, not spelled out here: the one differing statement must
+    assign the same name in both, from running every call (`[run_tool(c) for c in <calls>]`)
+    in the loop and from `yield <calls>` in its turn-by-turn form. Notebook 07's prose and
+    README's maintainer notes quote both lines, so they are checked against the code too.
+    """
     import ast
     import inspect
 
@@ -600,17 +606,45 @@ def test_the_loop_is_ten_lines_and_its_turn_by_turn_form_differs_in_one_line() -
         )
         return statements[1:] if has_docstring else statements
 
+    fix = (
+        "agent_turns (notebook 07) must be agent_loop (notebook 04) with only the line that runs "
+        "the calls changed into `<results> = yield <calls>`: change notebook 07's cell together "
+        "with notebook 04's, then `make notebooks`"
+    )
     loop, turns = body(agent_loop), body(agent_turns)
-    assert [type(s) for s in loop] == [type(s) for s in turns] == [ast.For, ast.Raise]
-    assert ast.dump(loop[1]) == ast.dump(turns[1])  # the same step limit
+    assert [type(s) for s in loop] == [type(s) for s in turns] == [ast.For, ast.Raise], fix
+    assert ast.dump(loop[1]) == ast.dump(turns[1]), fix  # the same step limit
     differing = [
-        (ast.unparse(a), ast.unparse(b))
+        (a, b)
         for a, b in zip(loop[0].body, turns[0].body, strict=True)
         if ast.dump(a) != ast.dump(b)
     ]
-    assert differing == [
-        ("results = [run_tool(call) for call in calls]", "results = (yield calls)")
-    ]
+    assert len(differing) == 1, fix
+    ran, yielded = differing[0]
+    assert isinstance(ran, ast.Assign) and isinstance(yielded, ast.Assign), fix
+    assert ast.dump(ran.targets[0]) == ast.dump(yielded.targets[0]), fix
+    assert isinstance(ran.value, ast.ListComp) and isinstance(yielded.value, ast.Yield), fix
+    calls = ran.value.generators[0].iter
+    assert ast.dump(yielded.value.value) == ast.dump(calls), fix
+    assert ast.unparse(ran.value.elt.func) == "run_tool", fix
+
+    # The two lines as the lesson prints them, quoted in notebook 07's prose and the README.
+    loop_line = ast.unparse(ran)
+    turn_line = f"{ast.unparse(yielded.targets[0])} = yield {ast.unparse(calls)}"
+    from pathlib import Path
+
+    import nbformat
+
+    root = Path(__file__).resolve().parents[1]
+    notebook = nbformat.read(root / "notebooks" / "07_guard_dangerous_tools.ipynb", as_version=4)
+    lesson = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    for where, text in (("notebook 07's prose", lesson), ("README.md", readme)):
+        flat = " ".join(text.split())
+        assert loop_line in flat and turn_line in flat, (
+            f"{where} no longer quotes the two lines as the code has them: `{loop_line}` and "
+            f"`{turn_line}`"
+        )
     code_lines = [
         line
         for line in inspect.getsource(agent_loop).splitlines()[1:]

@@ -135,6 +135,21 @@ def long_html_lines(nb: nbformat.NotebookNode) -> list[str]:
     return problems
 
 
+# What the course model answers to a request none of its scenarios recognises (see
+# course_helpers/offline/scenarios/__init__.py): stored in a lesson, it shows the stand-in, not
+# the lesson.
+FALLBACK_REPLY = "I only play the course's scenarios"
+
+
+def fallback_replies(nb: nbformat.NotebookNode) -> list[str]:
+    return [
+        f"cell {i}: the course model's fallback reply: no scenario recognises this request (add "
+        "one in src/course_helpers/offline/scenarios/, README: For maintainers)"
+        for i, c in code_cells(nb)
+        if any(FALLBACK_REPLY in output_text(o) for o in c.get("outputs", []))
+    ]
+
+
 def widget_state(nb: nbformat.NotebookNode) -> list[str]:
     return ["metadata.widgets is stored"] if "widgets" in nb.metadata else []
 
@@ -169,6 +184,7 @@ CHECKS = {
     "no_machine_paths": machine_path_outputs,
     "no_run_timings": timing_outputs,
     "short_html_lines": long_html_lines,
+    "no_fallback_replies": fallback_replies,
     "no_widget_state": widget_state,
     "skeleton": skeleton_problems,
 }
@@ -224,6 +240,11 @@ def _one_line_html(nb):
     nb.cells[1].outputs = [nbformat.v4.new_output("display_data", data={"text/html": page})]
 
 
+def _fallback_reply(nb):
+    text = "I am the offline course model... I only play the course's scenarios, so I cannot"
+    nb.cells[1].outputs = [nbformat.v4.new_output("stream", text=text)]
+
+
 def _widget_metadata(nb):
     nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {}}
 
@@ -245,6 +266,7 @@ def _no_opening(nb):
         (_machine_path, "no_machine_paths"),
         (_pytest_timing, "no_run_timings"),
         (_one_line_html, "short_html_lines"),
+        (_fallback_reply, "no_fallback_replies"),
         (_widget_metadata, "no_widget_state"),
         (_no_summary, "skeleton"),
         (_no_opening, "skeleton"),

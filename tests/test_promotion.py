@@ -73,6 +73,33 @@ def test_a_preamble_holds_only_a_docstring_and_imports(module: str) -> None:
     )
 
 
+def test_the_saved_cells_are_formatted_as_ruff_formats_code() -> None:
+    """`ruff format` leaves lessons/ alone (pyproject.toml): a module it would change is fixed in
+    the notebook cells it comes from, never in the module, which `make promote` rewrites."""
+    import subprocess
+    import sys
+
+    ruff = Path(sys.executable).parent / "ruff"
+    unformatted = []
+    for module in LEARNER_MODULES:
+        path = promote.module_path(module)
+        result = subprocess.run(
+            [str(ruff), "format", "--diff", "--no-cache", "-"],
+            input=path.read_text(encoding="utf-8"),
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if result.returncode != 0:
+            notebooks = sorted({c.notebook for c in CELLS if c.module == module})
+            unformatted.append(f"{module} (cells of {', '.join(notebooks)}):\n{result.stdout}")
+    assert not unformatted, (
+        "format these cells in their notebook as the diff shows (the module is written from "
+        "them), then `make notebooks`:\n" + "\n".join(unformatted)
+    )
+
+
 # -- 3: lessons/ is exactly what the notebooks save -----------------------------------------------
 
 

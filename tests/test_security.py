@@ -4,7 +4,7 @@ Each kind is a promise a module makes: the file tools never block, never write t
 device, a pipe or a second name of a file outside the project, and cannot be raced into
 following a link; a listing cannot be forged by a file name; the dispatcher answers every call
 and bounds every error; the gate approves only an explicit yes; a person approving a call sees
-all of it. The OS sandbox (bubblewrap) is tested in test_os_sandbox.py.
+all of it. The OS sandbox (bubblewrap) is tested in test_command_sandbox.py.
 
 Safety of the suite itself: every link planted here points into the test's temporary folder,
 and every file a test expects to stay untouched lives there too, so even a broken sandbox
@@ -622,7 +622,7 @@ def test_deeply_nested_input_is_an_error_result_not_a_crash():
 # --- 9. git on the host runs nothing a command left in the repository --------------------------
 # Where bubblewrap cannot run, the plain runner lets a command write the repository's .git; the
 # host's git calls (notebook 07's merge_pr, the reviewer's tools) must still run none of it.
-# test_os_sandbox.py has the same plants made inside bubblewrap, where .git is read-only.
+# test_command_sandbox.py has the same plants made inside bubblewrap, where .git is read-only.
 
 DOORS = sorted(planted.plants(Path("/unused")))
 # Doors that need a setting in the repository's configuration: host_git refuses to run there.

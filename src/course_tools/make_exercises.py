@@ -147,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"stale: {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path} (run `make exercises`)"
             )
+        if not stale:
+            print(f"{len(made)} exercise notebooks up to date with their solutions")
         return 1 if stale else 0
     for path, text in made.items():
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -33,7 +33,7 @@ from course_helpers.exercise_checks.describe_tools import (
     check_tool_schema,
 )
 from course_helpers.exercise_checks.errors_as_results import check_declined_call, check_dispatcher
-from course_helpers.exercise_checks.guard_tools import check_gate, check_sandbox
+from course_helpers.exercise_checks.guard_tools import check_gate, check_path_guard
 from course_helpers.exercise_checks.pair_results import check_fix_history, check_tool_turn
 from course_helpers.exercise_checks.single_call import (
     check_ask,
@@ -69,7 +69,7 @@ __all__ = [
     "check_recover_cut_off",
     "check_cut_offs",
     "check_pause_and_refusal",
-    "check_sandbox",
+    "check_path_guard",
     "check_gate",
     "check_search_code",
     "check_agent_turn",

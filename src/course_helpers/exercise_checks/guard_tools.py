@@ -2,7 +2,7 @@
 
 Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
 
-`check_sandbox(resolve)`, `resolve(root, path)`:
+`check_path_guard(resolve)`, `resolve(root, path)`:
 - paths inside the root resolve to that file, `..` inside, a link that stays inside, files not
   yet created, the root itself ('.') and a root given through a symbolic link included;
 - an empty path returns the root or is refused, never crashes;
@@ -57,7 +57,7 @@ def sandbox_fixture(base: Any) -> Any:
     return root
 
 
-def check_sandbox(resolve: Callable) -> None:
+def check_path_guard(resolve: Callable) -> None:
     """07 · `resolve(root, path)`: the real path inside the root, or PathRefused for an escape."""
     __tracebackhide__ = True
     import os

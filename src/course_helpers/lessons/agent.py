@@ -123,17 +123,17 @@ def recorded(sample, run: AgentRun, max_calls: int):
 
 
 # From notebooks/06_handle_every_stop_reason.ipynb
-def kept(run_one, run: AgentRun):
+def kept(run_tool, run: AgentRun):
     """Wrap `run_tool`: keep each call's result in `run.answered`, and log the call."""
 
-    def run_one_kept(call):
-        result = run_one(call)
+    def run_tool_kept(call):
+        result = run_tool(call)
         call_id, name, _ = call_parts(call)
         run.answered[call_id] = result
         run.log.append(f"ran {name}")
         return result
 
-    return run_one_kept
+    return run_tool_kept
 
 
 def answer_unfinished(calls: list[Any], answered: Mapping[str, dict]) -> list[dict]:
@@ -231,16 +231,16 @@ def agent_parts(
         return max_tokens_ceiling or max_output_tokens(client, model)
 
     sample = controlled(sample, run, max_tokens=max_tokens, ceiling=ceiling)
-    run_one = partial(dispatch, registry, approve=approve, result_limit=result_limit)
-    return run, sample, kept(run_one, run)
+    run_tool = partial(dispatch, registry, approve=approve, result_limit=result_limit)
+    return run, sample, kept(run_tool, run)
 
 
 # From notebooks/06_handle_every_stop_reason.ipynb
 def run_agent(client: Any, *, max_steps: int = 20, **options: Any) -> AgentRun:
     """Run notebook 04's loop with every piece in its seams; see `agent_parts` for options."""
-    run, sample, run_one = agent_parts(client, max_steps=max_steps, **options)
+    run, sample, run_tool = agent_parts(client, max_steps=max_steps, **options)
     try:
-        response = agent_loop(sample, run_one, run.messages, max_steps)
+        response = agent_loop(sample, run_tool, run.messages, max_steps)
     except StepLimitReached as limit:
         return run.finish("step_limit", str(limit))
     except Ending as ending:

@@ -1,4 +1,4 @@
-"""The two checks at the heart of the path sandbox (built in notebook 07).
+"""The path guard: two checks every path from the model goes through (built in notebook 07).
 
 A path in a tool call is written by the model, so it is untrusted input. `climbs_out` refuses
 a path whose `..` parts, read as written, go above the project folder; `is_inside` checks the

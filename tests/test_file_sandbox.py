@@ -1,4 +1,4 @@
-"""The path sandbox under attack: every hostile path is refused, every honest one works.
+"""The file sandbox (`FileSandbox`) under attack: every hostile path is refused, every honest one works.
 
 The project lives in tmp/project; tmp/outside holds a secret next to it. Symbolic links are
 planted inside the project to lead out in every way we know.

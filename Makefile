@@ -58,6 +58,7 @@ NB_CHECKED = $(or $(NB_PATHS),$(error no notebook name starts with $(NB)))
 MODEL_TESTS := tests/test_every_model.py tests/test_live_path.py tests/test_reluctant_model.py
 
 test: $(TEST_STAMP)
+	$(if $(NB),$(BIN)/python -m course_tools.make_exercises --check)
 	$(JUPYTER_ENV) $(BIN)/python -m pytest $(if $(NB),$(NB_CHECKED) $(MODEL_TESTS) -k "$(NB)_")
 
 # Rewrite the learner modules from the notebooks (later notebooks import them), re-execute every

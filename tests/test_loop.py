@@ -281,7 +281,7 @@ def test_only_a_real_continuation_is_read_as_one_turn(client) -> None:
 def test_support_agent_solves_every_case_when_cut_off_and_continued(client, max_tokens) -> None:
     from course_helpers.fixtures.support_desk import CASES, Desk
     from course_helpers.lessons.workflows.agent import AGENT_SYSTEM
-    from course_helpers.lessons.workflows.measure import judge
+    from course_helpers.lessons.workflows.scoring import judge
 
     for case in CASES:
         desk = Desk()
@@ -636,10 +636,19 @@ def test_the_loop_is_ten_lines_and_its_turn_by_turn_form_differs_in_one_line() -
     import nbformat
 
     root = Path(__file__).resolve().parents[1]
-    notebook = nbformat.read(root / "notebooks" / "07_guard_dangerous_tools.ipynb", as_version=4)
-    lesson = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
-    readme = (root / "README.md").read_text(encoding="utf-8")
-    for where, text in (("notebook 07's prose", lesson), ("README.md", readme)):
+
+    def prose(path: Path) -> str:
+        notebook = nbformat.read(path, as_version=4)
+        return "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+
+    quoting = {
+        "notebook 07's prose": prose(root / "notebooks" / "07_guard_dangerous_tools.ipynb"),
+        "the Russian notebook 07's prose": prose(
+            root / "notebooks" / "ru" / "07_guard_dangerous_tools.ipynb"
+        ),
+        "README.md": (root / "README.md").read_text(encoding="utf-8"),
+    }
+    for where, text in quoting.items():
         flat = " ".join(text.split())
         assert loop_line in flat and turn_line in flat, (
             f"{where} no longer quotes the two lines as the code has them: `{loop_line}` and "

@@ -20,6 +20,7 @@ Modules are read as source, never imported (except the loop, for rule 5), and no
 from __future__ import annotations
 
 import ast
+import difflib
 import inspect
 from pathlib import Path
 
@@ -274,11 +275,21 @@ def test_exercise_04s_solution_loop_is_notebook_04s_loop() -> None:
         line for line in cell.splitlines() if not (BEGIN.match(line) or END.match(line))
     )
     saved = promote.module_path("course_helpers.lessons.loop").read_text(encoding="utf-8")
-    ours = [ast.dump(s) for s in function_body(kept, "agent_loop")]
-    theirs = [ast.dump(s) for s in function_body(saved, "agent_loop")]
+    ours = [ast.unparse(s) for s in function_body(kept, "agent_loop")]
+    theirs = [ast.unparse(s) for s in function_body(saved, "agent_loop")]
+    diff = "\n".join(
+        difflib.unified_diff(
+            "\n".join(theirs).splitlines(),
+            "\n".join(ours).splitlines(),
+            fromfile="notebook 04's agent_loop (course_helpers.lessons.loop)",
+            tofile=f"{solution.relative_to(ROOT)}: agent_loop",
+            lineterm="",
+        )
+    )
     assert ours == theirs, (
-        "exercise 04's solution writes a loop that differs from notebook 04's: change both "
-        "together (the solution is the lesson's loop, written by the learner)"
+        f"{solution.relative_to(ROOT)} writes a loop that differs from notebook 04's: change "
+        "both together (the solution is the lesson's loop, written by the learner), then "
+        f"`make exercises`:\n{diff}"
     )
 
 

@@ -19,8 +19,8 @@ from course_helpers.lessons.workflows import agent as agent_module
 from course_helpers.lessons.workflows import steps as steps_module
 from course_helpers.lessons.workflows.agent import AGENT_SYSTEM, run_support_agent
 from course_helpers.lessons.workflows.chain import CHECK_SYSTEM, DRAFT_SYSTEM
-from course_helpers.lessons.workflows.measure import judge, modelled_seconds
 from course_helpers.lessons.workflows.router import HANDLER_SYSTEMS
+from course_helpers.lessons.workflows.scoring import judge, modelled_seconds
 from course_helpers.lessons.workflows.steps import (
     ESCALATION,
     MAX_CALLS,

@@ -95,7 +95,8 @@ class Report:
         name = self.russian.relative_to(root) if self.russian.is_relative_to(root) else self.russian
         if self.missing:
             return [f"{name}: missing (run `sync`, then translate its markdown cells)"]
-        found = [f"{name}: {problem} (run `sync`)" for problem in self.structure + self.code]
+        redo = "`make exercises`" if "solutions" in self.english.parts else "`sync`"
+        found = [f"{name}: {problem} (run {redo})" for problem in self.structure + self.code]
         found += [f"{name}: cell {cell} is stale: its English text changed" for cell in self.stale]
         found += [f"{name}: cell {cell} is not translated yet" for cell in self.untranslated]
         return found
@@ -277,8 +278,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "status":
         reports = status()
         problems = [line for report in reports for line in report.lines()]
-        print("\n".join(problems) if problems else f"{len(reports)} Russian notebooks, all in step")
-        return 1 if problems else 0
+        if not problems:
+            print(f"{len(reports)} Russian notebooks, all in step")
+            return 0
+        print("\n".join(problems))
+        if any(report.stale or report.untranslated for report in reports):
+            print(
+                "\nUpdate each Russian cell listed (`export --russian` / `import` help), then "
+                "record it: python -m course_tools.translations stamp NOTEBOOK --cell ID"
+            )
+        return 1
     if args.command == "sync":
         changed = sync()
         for path in changed:

@@ -240,7 +240,7 @@ def _check_chain_with(with_replacements: Callable) -> None:
     __tracebackhide__ = True
     from course_helpers.fixtures.support_desk import CASES, Desk
     from course_helpers.lessons.workflows.chain import DRAFT_SYSTEM
-    from course_helpers.lessons.workflows.measure import judge
+    from course_helpers.lessons.workflows.scoring import judge
     from course_helpers.lessons.workflows.steps import (
         Attempt,
         look_up_orders,
@@ -575,7 +575,7 @@ def check_hybrid(hybrid: Callable) -> None:
     import copy
 
     from course_helpers.fixtures.support_desk import CASES, ORDERS
-    from course_helpers.lessons.workflows.measure import judge
+    from course_helpers.lessons.workflows.scoring import judge
 
     for case in CASES:
         if not case.name.startswith(("P", "U1", "U2", "U3")):

@@ -30,9 +30,9 @@ from course_helpers.lessons.cost.pricing import OUTPUT_WEIGHT
 from course_helpers.lessons.cost.usage import prompt_tokens, token_count
 from course_helpers.lessons.workflows.agent import run_support_agent
 from course_helpers.lessons.workflows.chain import run_chain
-from course_helpers.lessons.workflows.measure import judge, modelled_seconds
 from course_helpers.lessons.workflows.orchestrator import run_orchestrator
 from course_helpers.lessons.workflows.router import run_router
+from course_helpers.lessons.workflows.scoring import judge, modelled_seconds
 from course_helpers.lessons.workflows.steps import MAX_CALLS, MAX_TOKENS, Attempt
 
 APPROACHES: dict[str, Callable[..., Attempt]] = {

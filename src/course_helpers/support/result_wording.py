@@ -1,6 +1,6 @@
 """Course machinery: the small parts notebook 05's dispatcher uses to word its results.
 
-`course_helpers.lessons.dispatch.run_tool` (built in notebook 05) imports them:
+`course_helpers.lessons.dispatch.dispatch` (built in notebook 05) imports them:
 
 - `call_parts`: the id, name and input of a call, given as an SDK object or as a dict;
 - `as_text`: what a tool returned, as the text the model reads (JSON for anything not a string);

@@ -8,7 +8,7 @@ What you build, each module saved from notebook 09 (a test keeps them identical 
                   lookups in code, a writer
     chain         way 1, a prompt chain           router        way 2, a router and its handlers
     orchestrator  way 3, orchestrator–workers     agent         way 4, the agent loop on the desk
-    measure       success judged by code, and the latency model used offline
+    scoring       success judged by code, and the latency model used offline
 
 Course machinery, which notebook 09 uses and explains but you do not build, is in
 `course_helpers.measurement`: `workflows` (runs every case through every approach, the tables)

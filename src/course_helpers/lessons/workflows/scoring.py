@@ -16,7 +16,7 @@ from course_helpers.fixtures.support_desk import Case
 from course_helpers.lessons.cost.usage import prompt_tokens
 
 # ---- Everything below is written by `make promote` from the notebook cells marked
-# ---- `# Saved in course_helpers.lessons.workflows.measure`. Edit those cells, then run `make promote`.
+# ---- `# Saved in course_helpers.lessons.workflows.scoring`. Edit those cells, then run `make promote`.
 
 
 # From notebooks/09_choose_workflow_or_agent.ipynb

@@ -40,14 +40,15 @@ LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # Extra options for JupyterLab, e.g. make lab LAB_ARGS="--no-browser --port 8888".
 LAB_ARGS ?=
 
-# LANG_EDITION=ru opens the Russian edition (notebooks/ru/): make lab LANG_EDITION=ru
+# LANG_EDITION=ru opens the Russian edition (notebooks/ru/): make lab LANG_EDITION=ru. Both
+# editions serve notebooks/, so the Russian start's link to the English one opens.
 LANG_EDITION ?= en
 START := $(if $(filter ru,$(LANG_EDITION)),notebooks/ru/00_start_here.ipynb,notebooks/00_start_here.ipynb)
 
 lab: $(STAMP)
 	@echo "== Starting JupyterLab on $(START). To stop it: File > Shut Down in"
 	@echo "   JupyterLab, or Ctrl-C twice in this terminal."
-	$(JUPYTER_ENV) $(BIN)/jupyter lab $(LAB_FLAGS) $(LAB_ARGS) $(START)
+	$(JUPYTER_ENV) $(BIN)/jupyter lab $(LAB_FLAGS) --ServerApp.root_dir=$(CURDIR)/notebooks $(LAB_ARGS) $(START)
 
 # NB=04: only the lesson and the solution whose file name starts with 04, under the same strict
 # nbval (pytest's options come from pyproject.toml), and the same two notebooks on the other

@@ -174,6 +174,9 @@ def test_checks_fail_on_the_blank(name: str, executed_blanks) -> None:
         shown = "\n".join(error.traceback)
         assert len(error.traceback) == 2 and "common.py" not in shown, shown
         assert lines[0] in shown and lines[1] in shown
+        # A blank's first check says so: the learner has not written anything wrong yet.
+        if index == min(checks):
+            assert "not written yet" in lines[0], f"{name} cell {index}: {lines[0]}"
     blank_code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     if "raise NotWrittenYet" in blank_code:
         said = [e.evalue for i in checks for e in errors_of(nb.cells[i])]

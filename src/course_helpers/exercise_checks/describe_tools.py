@@ -62,6 +62,10 @@ from course_helpers.offline.validation import TOOL_NAME, TOOL_NAME_PATTERN
 CURRENCIES = ("EUR", "USD", "GBP", "JPY")
 
 
+# What exercise 02's blank notebook holds until the learner writes the definition.
+BLANK_CURRENCY_TOOL = {"name": "convert_currency", "description": "", "input_schema": {}}
+
+
 def check_tool_schema(tool_def: Any) -> None:
     """02 · A tool definition written by hand for `convert_currency(amount, source, target)`."""
     __tracebackhide__ = True
@@ -76,11 +80,21 @@ def check_tool_schema(tool_def: Any) -> None:
             f"the schema is under {wrong!r}; the Messages API reads it from 'input_schema'.",
             f"rename the key {wrong!r} to 'input_schema'.",
         )
-    missing = [k for k in ("name", "description", "input_schema") if not tool_def.get(k)]
-    if missing:
+    if tool_def == BLANK_CURRENCY_TOOL:
+        fail(
+            "currency_tool is not written yet: its description and input_schema are still empty.",
+            "write them under '# YOUR CODE HERE': what the tool does, and one property per argument.",
+        )
+    keys = ("name", "description", "input_schema")
+    if missing := [k for k in keys if k not in tool_def]:
         fail(
             f"the definition has no {', '.join(missing)}.",
             "a tool is three keys: name, description, input_schema.",
+        )
+    if empty := [k for k in keys if not tool_def[k]]:
+        fail(
+            f"the definition's {' and '.join(empty)} {'is' if len(empty) == 1 else 'are'} empty.",
+            "a tool is three keys, each filled in: name, description, input_schema.",
         )
     name = tool_def["name"]
     if not isinstance(name, str) or not TOOL_NAME.match(name):

@@ -349,3 +349,13 @@ def test_the_marker_must_be_the_exact_first_line() -> None:
 def test_a_preamble_with_code_is_caught() -> None:
     head = '"""Doc."""\nimport os\nLIMIT = 3\n'
     assert [promote.in_preamble(n) for n in ast.parse(head).body] == [True, True, False]
+
+
+def test_a_module_without_its_generated_line_is_refused(tmp_path: Path) -> None:
+    """A hand-written module in lessons/ is not silently cut up: the maintainer is told what to do."""
+    path = promote.ROOT / "src" / "course_helpers" / "lessons" / "loop.py"
+    stray = tmp_path / "loop.py"
+    stray.write_text('"""Doc."""\n\nimport os\n\nLIMIT = 3\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="has no generated part"):
+        promote.preamble(stray, "course_helpers.lessons.loop")
+    assert promote.preamble(path, "course_helpers.lessons.loop").startswith('"""The agent loop')

@@ -108,12 +108,6 @@ def cell_body(source: str) -> str:
     return text
 
 
-def first_line(node: ast.stmt) -> int:
-    """Where a statement starts, its decorators included."""
-    decorators = getattr(node, "decorator_list", [])
-    return min([node.lineno, *(d.lineno for d in decorators)])
-
-
 def in_preamble(node: ast.stmt) -> bool:
     """What a preamble may hold: a docstring, imports, `if TYPE_CHECKING:` imports, `__all__`."""
     if isinstance(node, ast.Import | ast.ImportFrom):
@@ -131,13 +125,14 @@ def preamble(path: Path, module: str) -> str:
         return DEFAULT_PREAMBLE.format(module=module)
     text = path.read_text(encoding="utf-8")
     head = GENERATED.format(module=module)
-    if head in text:
-        return text.split(head, 1)[0].rstrip("\n") + "\n"
-    # A module without the generated part yet: keep everything up to its first definition.
-    tree = ast.parse(text)
-    cut = next((first_line(node) for node in tree.body if not in_preamble(node)), None)
-    lines = text.split("\n")
-    return "\n".join(lines[: cut - 1] if cut else lines).rstrip("\n") + "\n"
+    if head not in text:
+        shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        raise ValueError(
+            f"{shown} has no generated part: keep its docstring and imports, "
+            f"end them with the two lines `make promote` writes ({head.splitlines()[0]} ...), "
+            "and move its code into '# Saved in' cells"
+        )
+    return text.split(head, 1)[0].rstrip("\n") + "\n"
 
 
 def render(module: str, cells: list[SavedCell], head: str) -> str:
@@ -172,11 +167,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only say which modules are stale")
     args = parser.parse_args(argv)
-    if args.check:
-        stale = stale_modules()
-        for path in stale:
-            print(f"out of date: {path.relative_to(ROOT)} (run `make promote`)")
-        return 1 if stale else 0
+    try:
+        return check() if args.check else write_all()
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def check() -> int:
+    stale = stale_modules()
+    for path in stale:
+        print(f"out of date: {path.relative_to(ROOT)} (run `make promote`)")
+    return 1 if stale else 0
+
+
+def write_all() -> int:
     for path, text in expected_modules().items():
         old = path.read_text(encoding="utf-8") if path.is_file() else None
         if old != text:

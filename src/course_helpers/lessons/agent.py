@@ -37,9 +37,10 @@ from course_helpers.lessons.controller import (
     streaming_sampler,
     text_of,
 )
-from course_helpers.lessons.dispatch import RESULT_LIMIT, call_parts, dispatch, tool_result
+from course_helpers.lessons.dispatch import RESULT_LIMIT, dispatch, tool_result
 from course_helpers.lessons.loop import StepLimitReached, agent_loop
 from course_helpers.lessons.pairing import content_blocks, read_field
+from course_helpers.support.result_wording import call_parts
 
 # ---- Everything below is written by `make promote` from the notebook cells marked
 # ---- `# Saved in course_helpers.lessons.agent`. Edit those cells, then run `make promote`.

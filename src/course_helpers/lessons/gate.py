@@ -43,9 +43,6 @@ class ApprovalPolicy(Protocol):
 
 
 # From notebooks/07_guard_dangerous_tools.ipynb
-# The saved Decision, the one the ready-made policies answer with.
-
-
 class Gate:
     """Let harmless tools through, send dangerous ones to a policy, and record every decision.
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from course_helpers.lessons.dispatch import call_parts, short_json
 from course_helpers.lessons.pairing import content_blocks, read_field
+from course_helpers.support.result_wording import call_parts, short_json
 
 # ---- Everything below is written by `make promote` from the notebook cells marked
 # ---- `# Saved in course_helpers.lessons.history`. Edit those cells, then run `make promote`.

@@ -5,8 +5,9 @@ does not care who decides: a person at a terminal, a script in CI, buttons in a 
 `Gate` puts a policy in front of the dangerous tools only, and keeps an audit log. It is what
 the dispatcher's `approve` receives (notebook 05).
 
-Only an explicit yes approves (`dispatch.is_yes`): a policy answering a Decision whose
-`allowed` is not True ("no", "", None) gets a refusal, never an approval. Ready-made policies
+Only an explicit yes approves (`course_helpers.lessons.dispatch.is_yes`): a policy answering a
+Decision whose `allowed` is not an explicit yes ("no", "", None) gets a refusal, never an
+approval. Ready-made policies
 (allow all, deny all, a script, a person at the keyboard) are in `course_helpers.approvers`, and
 buttons in a notebook in `course_helpers.widgets.approval_buttons`.
 """

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -37,14 +36,17 @@ import anthropic
 from course_helpers.client import MODEL
 from course_helpers.exercise_checks.common import (
     Recorder,
+    ReviewerKit,
     as_plain,
     fail,
     passed,
     recording_client,
     require_pairing,
+    reviewer_kit,
     run_learner,
     short_repr,
-    text_of,
+    tool_call_block,
+    verify_result_block,
     word_count_tools,
 )
 from course_helpers.lessons.dispatch import dispatch
@@ -68,88 +70,6 @@ def loop_line(start: str) -> str:
 
 SAMPLE_LINE = loop_line("response = ")
 RUN_CALLS_LINE = loop_line("results = ")
-
-
-@dataclass
-class ReviewerKit:
-    """The PR reviewer's tools over a real fixture repository, with a log of every run."""
-
-    tools: dict
-    ran: list[tuple[str, dict]]
-    folder: Any
-
-    def close(self) -> None:
-        self.folder.cleanup()
-
-
-def reviewer_kit(with_list_files: bool = False) -> ReviewerKit:
-    """get_diff and read_file (and list_files) over a fresh copy of the PR fixture repository."""
-    import tempfile
-    from pathlib import Path
-
-    from course_helpers.fixtures.pr_repo import build_pr_repo
-    from course_helpers.lessons.tools import tool
-
-    folder = tempfile.TemporaryDirectory()
-    repo = build_pr_repo(Path(folder.name) / "invoicing")
-    ran: list[tuple[str, dict]] = []
-
-    @tool
-    def get_diff(pr: int) -> str:
-        """Return the unified diff of pull request number `pr`. Fails if it does not exist."""
-        ran.append(("get_diff", {"pr": pr}))
-        return repo.get_diff(pr)
-
-    @tool
-    def read_file(path: str) -> str:
-        """Return the text of one file of the repository, as the pull request leaves it."""
-        ran.append(("read_file", {"path": path}))
-        return repo.read_file(path)
-
-    @tool
-    def list_files() -> list[str]:
-        """List every file path in the repository."""
-        ran.append(("list_files", {}))
-        return repo.list_files()
-
-    chosen = [get_diff, read_file, list_files] if with_list_files else [get_diff, read_file]
-    return ReviewerKit({t.name: t for t in chosen}, ran, folder)
-
-
-def tool_call_block(name: str, tool_id: str, **tool_input: Any) -> Any:
-    """A tool_use block written by hand, the way the SDK gives it to your code."""
-    from types import SimpleNamespace
-
-    return SimpleNamespace(type="tool_use", id=tool_id, name=name, input=tool_input)
-
-
-def verify_result_block(result: Any, call: Any, label: str, what: str) -> str:
-    """A result must be a tool_result block for this call; return its content as text."""
-    __tracebackhide__ = True
-    if not isinstance(result, dict):
-        fail(
-            f"{label} returned {short_repr(result)} for {what}, not a tool_result block (a dict).",
-            "return {'type': 'tool_result', 'tool_use_id': block.id, 'content': ...}.",
-        )
-    if result.get("type") != "tool_result":
-        fail(
-            f"the block {label} returned for {what} has type {result.get('type')!r}.",
-            "its 'type' must be 'tool_result'.",
-        )
-    if result.get("tool_use_id") != call.id:
-        fail(
-            f"the result for {what} has tool_use_id {result.get('tool_use_id')!r}; the call's id "
-            f"is {call.id!r}.",
-            "copy it from the block: 'tool_use_id': block.id.",
-        )
-    content = result.get("content")
-    if not isinstance(content, str | list) or not content:
-        fail(
-            f"the result for {what} has content {short_repr(content)}; the API takes a non-empty "
-            "string or a list of blocks.",
-            "turn what the tool returned into text, e.g. str(output).",
-        )
-    return content if isinstance(content, str) else text_of(content)
 
 
 def check_simple_dispatcher(run_tool: Callable) -> None:

@@ -36,7 +36,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from course_helpers.exercise_checks.build_loop import tool_call_block, verify_result_block
 from course_helpers.exercise_checks.common import (
     Recorder,
     as_plain,
@@ -47,6 +46,8 @@ from course_helpers.exercise_checks.common import (
     require_pairing,
     run_learner,
     short_repr,
+    tool_call_block,
+    verify_result_block,
 )
 from course_helpers.lessons.pairing import content_blocks, read_field
 

@@ -1,4 +1,6 @@
-"""Course machinery (exercise checks): failures, the recording client, small readers.
+"""Course machinery (exercise checks): failures, the recording client, small readers, and the
+shared check kit (the PR reviewer's tools, tool calls and results written by hand) that any new
+check may use.
 
 What a learner sees when a check fails: the check's two lines (what is wrong, and a hint),
 not a traceback into this module. `CheckFailed` is an `AssertionError`, so plain Python and
@@ -233,3 +235,88 @@ def ask_model(client: anthropic.Anthropic, messages: list, **options: Any) -> An
             f"{api_message(error)}",
             "messages.N.content.M in the message points at the block at fault.",
         )
+
+
+# The shared check kit: the PR reviewer's tools, and tool calls and results written by hand.
+
+
+@dataclass
+class ReviewerKit:
+    """The PR reviewer's tools over a real fixture repository, with a log of every run."""
+
+    tools: dict
+    ran: list[tuple[str, dict]]
+    folder: Any
+
+    def close(self) -> None:
+        self.folder.cleanup()
+
+
+def reviewer_kit(with_list_files: bool = False) -> ReviewerKit:
+    """get_diff and read_file (and list_files) over a fresh copy of the PR fixture repository."""
+    import tempfile
+    from pathlib import Path
+
+    from course_helpers.fixtures.pr_repo import build_pr_repo
+    from course_helpers.lessons.tools import tool
+
+    folder = tempfile.TemporaryDirectory()
+    repo = build_pr_repo(Path(folder.name) / "invoicing")
+    ran: list[tuple[str, dict]] = []
+
+    @tool
+    def get_diff(pr: int) -> str:
+        """Return the unified diff of pull request number `pr`. Fails if it does not exist."""
+        ran.append(("get_diff", {"pr": pr}))
+        return repo.get_diff(pr)
+
+    @tool
+    def read_file(path: str) -> str:
+        """Return the text of one file of the repository, as the pull request leaves it."""
+        ran.append(("read_file", {"path": path}))
+        return repo.read_file(path)
+
+    @tool
+    def list_files() -> list[str]:
+        """List every file path in the repository."""
+        ran.append(("list_files", {}))
+        return repo.list_files()
+
+    chosen = [get_diff, read_file, list_files] if with_list_files else [get_diff, read_file]
+    return ReviewerKit({t.name: t for t in chosen}, ran, folder)
+
+
+def tool_call_block(name: str, tool_id: str, **tool_input: Any) -> Any:
+    """A tool_use block written by hand, the way the SDK gives it to your code."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(type="tool_use", id=tool_id, name=name, input=tool_input)
+
+
+def verify_result_block(result: Any, call: Any, label: str, what: str) -> str:
+    """A result must be a tool_result block for this call; return its content as text."""
+    __tracebackhide__ = True
+    if not isinstance(result, dict):
+        fail(
+            f"{label} returned {short_repr(result)} for {what}, not a tool_result block (a dict).",
+            "return {'type': 'tool_result', 'tool_use_id': block.id, 'content': ...}.",
+        )
+    if result.get("type") != "tool_result":
+        fail(
+            f"the block {label} returned for {what} has type {result.get('type')!r}.",
+            "its 'type' must be 'tool_result'.",
+        )
+    if result.get("tool_use_id") != call.id:
+        fail(
+            f"the result for {what} has tool_use_id {result.get('tool_use_id')!r}; the call's id "
+            f"is {call.id!r}.",
+            "copy it from the block: 'tool_use_id': block.id.",
+        )
+    content = result.get("content")
+    if not isinstance(content, str | list) or not content:
+        fail(
+            f"the result for {what} has content {short_repr(content)}; the API takes a non-empty "
+            "string or a list of blocks.",
+            "turn what the tool returned into text, e.g. str(output).",
+        )
+    return content if isinstance(content, str) else text_of(content)

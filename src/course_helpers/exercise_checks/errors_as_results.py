@@ -26,17 +26,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from course_helpers.exercise_checks.build_loop import (
-    reviewer_kit,
-    tool_call_block,
-    verify_result_block,
-)
 from course_helpers.exercise_checks.common import (
     fail,
     fail_if_not_written,
     passed,
+    reviewer_kit,
     run_learner,
     short_repr,
+    tool_call_block,
+    verify_result_block,
     word_count_tools,
 )
 

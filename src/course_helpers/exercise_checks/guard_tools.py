@@ -28,13 +28,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from course_helpers.exercise_checks.build_loop import tool_call_block
 from course_helpers.exercise_checks.common import (
     fail,
     fail_if_not_written,
     passed,
     run_learner,
     short_repr,
+    tool_call_block,
 )
 
 

@@ -57,7 +57,6 @@ from functools import partial
 from typing import Any, Literal
 
 from course_helpers.client import MODEL
-from course_helpers.exercise_checks.build_loop import reviewer_kit
 from course_helpers.exercise_checks.common import (
     NEGATION,
     NO_REPEAT,
@@ -68,6 +67,7 @@ from course_helpers.exercise_checks.common import (
     passed,
     recording_client,
     require_pairing,
+    reviewer_kit,
     run_learner,
     short_repr,
     text_of,

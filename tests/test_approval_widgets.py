@@ -339,3 +339,70 @@ def test_the_request_escapes_bidi_and_control_characters() -> None:
     assert "\u202e" not in shown
     assert "  path (2 lines):\n    │ invoice\\u202etxt.exe\n    │ \n" in shown
     assert shown.index("invoice") < shown.index("xxxx")
+
+
+# -- a click belongs to the call it was shown for ----------------------------------------------
+
+
+def two_dangerous_turns():
+    """A run whose model asks for one dangerous call per turn: notes.txt, then conftest.py."""
+    second = message(
+        "tool_use",
+        thinking(),
+        {"type": "tool_use", "id": "toolu_9", "name": "delete", "input": {"name": "conftest.py"}},
+    )
+    client = ScriptedClient([calls_turn(("delete", {"name": "notes.txt"})), second, DONE])
+    messages = [{"role": "user", "content": "clean up"}]
+    return client, messages
+
+
+def test_a_double_click_on_approve_answers_only_the_call_it_was_shown_for() -> None:
+    ran: list[str] = []
+    client, messages = two_dangerous_turns()
+    panel = ApprovalPanel(client, messages, cleanup_tools(ran), dangerous={"delete"})
+    panel.run()
+    assert panel.waiting == ("delete", {"name": "notes.txt"})
+    shown = panel.approve_button  # the button on screen for notes.txt
+    shown.click()
+    shown.click()  # the second click of a double click, handled after the agent went on
+    assert ran == ["delete notes.txt"], "the second click approved a call nobody saw"
+    assert panel.waiting == ("delete", {"name": "conftest.py"}), "the next call must still wait"
+    log = [(e["input"]["name"], e["allowed"], e["who"]) for e in panel.gate.audit_log]
+    assert log == [("notes.txt", True, "person")], "the audit log must hold the one real click"
+    assert shown.disabled, "the button of an answered call stays disabled"
+    assert not panel.approve_button.disabled, "the next call has its own enabled buttons"
+    assert "ignored" in panel.text() and "conftest.py" not in " ".join(panel.answers)
+    panel.deny_button.click()
+    assert ran == ["delete notes.txt"] and panel.record.ending == "end_turn"
+    assert pairing_problems(messages) == []
+
+
+def test_a_late_click_on_deny_after_approve_changes_nothing() -> None:
+    ran: list[str] = []
+    client, messages = two_dangerous_turns()
+    panel = ApprovalPanel(client, messages, cleanup_tools(ran), dangerous={"delete"})
+    panel.run()
+    approve, deny = panel.approve_button, panel.deny_button
+    approve.click()
+    deny.click()  # clicked on the old request while the agent was busy
+    assert panel.waiting == ("delete", {"name": "conftest.py"})
+    assert [e["input"]["name"] for e in panel.gate.audit_log] == ["notes.txt"]
+
+
+def test_the_buttons_are_disabled_while_the_agent_works() -> None:
+    states: list[tuple[bool, bool]] = []
+    panel: ApprovalPanel | None = None
+
+    @tool
+    def delete(name: str) -> str:
+        """Dangerous; notes what the buttons look like while it runs."""
+        states.append((panel.approve_button.disabled, panel.deny_button.disabled))
+        return "deleted"
+
+    client, messages = two_dangerous_turns()
+    panel = ApprovalPanel(client, messages, [delete], dangerous={"delete"})
+    panel.run()
+    shown = panel.approve_button
+    shown.click()
+    assert states == [(True, True)], "a button stayed enabled while the approved call ran"
+    assert "Working" not in panel.status.value, "the header says what happened once it is done"

@@ -134,16 +134,32 @@ class ApprovalPanel(ShownAsWidget):
         self.results: list[dict] = []  # their results so far
         self.answers: list[str] = []
         self.last_answer: str | None = None  # who answered the last call, and how
-        self.approve_button = widgets.Button(description=APPROVE, button_style="success")
-        self.deny_button = widgets.Button(description=DENY, button_style="danger")
-        self.approve_button.on_click(lambda _: self.answer(True, from_code=None))
-        self.deny_button.on_click(lambda _: self.answer(False, from_code=None))
+        self.question = 0  # how many calls have waited for a person; the buttons carry it
+        self.working = False  # True while the agent runs after an answer
+        self.ignored: list[str] = []  # clicks that came for a call already answered
         self.status = widgets.Label()
         self.request = widgets.HTML()
         self.transcript = widgets.HTML()
-        buttons = widgets.HBox([self.approve_button, self.deny_button])
-        self.widget = widgets.VBox([self.status, self.request, buttons, self.transcript])
+        self.buttons = widgets.HBox()
+        self._new_buttons()
+        self.widget = widgets.VBox([self.status, self.request, self.buttons, self.transcript])
         self._refresh()
+
+    def _new_buttons(self) -> None:
+        """A fresh pair of buttons for the question now on screen, each bound to its number.
+
+        A click carries no word of what was on screen when it was made, so each question gets
+        buttons of its own: a click on an older pair (the second click of a double click, a
+        click sent while the kernel was busy) names an older question and is ignored.
+        """
+        question = self.question
+        self.approve_button = widgets.Button(description=APPROVE, button_style="success")
+        self.deny_button = widgets.Button(description=DENY, button_style="danger")
+        self.approve_button.on_click(lambda _: self.clicked(question, True))
+        self.deny_button.on_click(lambda _: self.clicked(question, False))
+        self.approve_button.disabled = self.deny_button.disabled = True
+        self.buttons.children = (self.approve_button, self.deny_button)
+        self._buttons_for = question
 
     # -- the loop ------------------------------------------------------------------------
     def run(self) -> AgentRun:
@@ -167,6 +183,7 @@ class ApprovalPanel(ShownAsWidget):
             while len(self.results) < len(self.calls):
                 call = self.calls[len(self.results)]
                 if self.policy.answer is None and self._needs_person(call):
+                    self.question += 1  # a new question: its own buttons (see _new_buttons)
                     self._refresh()
                     return
                 try:
@@ -218,7 +235,7 @@ class ApprovalPanel(ShownAsWidget):
         audit log and the model's tool result never say a person clicked when no one did.
         """
         waiting = self.waiting
-        if waiting is None:
+        if waiting is None or self.working:
             return "Nothing is waiting for an answer: " + self._status()
         self.policy.answer, self.policy.from_code = bool(allowed), from_code
         label = APPROVE if allowed else DENY
@@ -229,7 +246,27 @@ class ApprovalPanel(ShownAsWidget):
             self.last_answer = f"{done} from code for {waiting[0]}: {from_code}, not a click"
         else:
             self.last_answer = f"You clicked {label} for {waiting[0]}"
-        return self.run()
+        self.working = True  # the buttons go grey before the tool runs, and stay so until
+        self._refresh()  # the next question gets buttons of its own
+        try:
+            return self.run()
+        finally:
+            self.working = False
+            self._refresh()
+
+    def clicked(self, question: int, allowed: bool) -> AgentRun | str:
+        """A click on the buttons shown for question number `question`.
+
+        Only the question on screen and still waiting can be answered by a click: any other
+        click (a double click's second, one sent while the agent worked) is noted and ignored.
+        """
+        label = APPROVE if allowed else DENY
+        if question != self.question or self.working or self.waiting is None:
+            said = f"a click on {label} came after its call was answered: ignored"
+            self.ignored.append(said)
+            self._refresh()
+            return said[:1].upper() + said[1:]
+        return self.answer(allowed, from_code=None)
 
     def approve(self) -> AgentRun | str:
         """Approve from code: the same effect as clicking Approve, and said to be from code."""
@@ -243,9 +280,14 @@ class ApprovalPanel(ShownAsWidget):
     def _status(self) -> str:
         """The header: who answered last and how (if anyone), then where the agent is now."""
         count = f"len(messages) = {len(self.messages)}"
+        if self.ignored:  # said where the person looks: their extra click did nothing
+            late = len(self.ignored)
+            count += f" · {late} late click{'s' if late > 1 else ''} ignored"
         answered = f"{self.last_answer}; " if self.last_answer else ""
         if self.record is None:
             return f"Ready · {count}"
+        if self.working:
+            return _sentence(f"{answered}the agent is working · {count}")
         if self.waiting is not None:
             return _sentence(f"{answered}waiting for your answer: {self.waiting[0]} · {count}")
         went_on = "the agent went on and " if answered else ""
@@ -254,7 +296,11 @@ class ApprovalPanel(ShownAsWidget):
     def _refresh(self) -> None:
         waiting = self.waiting
         self.status.value = self._status()
-        self.approve_button.disabled = self.deny_button.disabled = waiting is None
+        if waiting is not None and not self.working and self._buttons_for != self.question:
+            self.approve_button.disabled = self.deny_button.disabled = True  # the old pair
+            self._new_buttons()
+        off = waiting is None or self.working
+        self.approve_button.disabled = self.deny_button.disabled = off
         if waiting is None:
             self.request.value = ""
         else:
@@ -270,4 +316,5 @@ class ApprovalPanel(ShownAsWidget):
             shown = describe_call(*self.waiting) or ""
             lines += [f"  {line}" for line in shown.splitlines()]
         lines += [f"  answered: {answer}" for answer in self.answers]
+        lines += [f"  ignored: {said}" for said in self.ignored]
         return "\n".join(lines)

@@ -440,3 +440,92 @@ def test_list_files_of_a_file_or_missing_folder_fails_clearly(small):
 def test_list_files_needs_a_positive_max_entries(small, bad):
     with pytest.raises(ValueError, match="max_entries"):
         small.list_files(max_entries=bad)
+
+
+# --- the repository's real git folder, whatever its layout -------------------------------------
+# `git init --separate-git-dir` and `git worktree add` leave `.git` as a file (`gitdir: ...`);
+# `.git` may also be a link. Writes into the folder git really uses (and its commondir) must be
+# refused by the path as written and as resolved, whatever that folder is called.
+
+
+def _git(*args: str, cwd: Path) -> None:
+    import subprocess
+
+    environment = {"PATH": os.defpath, "HOME": str(cwd), "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, env=environment, timeout=30
+    )
+
+
+def _hooks_untouched(folder: Path) -> list[str]:
+    return sorted(p.name for p in (folder / "hooks").iterdir() if not p.name.endswith(".sample"))
+
+
+@pytest.fixture
+def separate_git_dir(tmp_path):
+    """`.git` is the file 'gitdir: .meta', as `git init --separate-git-dir .meta` leaves it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    _git("init", "-q", "--separate-git-dir", str(project / ".meta"), str(project), cwd=tmp_path)
+    (project / ".git").write_text("gitdir: .meta\n")  # written relative, as a person may
+    return project
+
+
+@pytest.mark.parametrize("path", [".meta/hooks/post-merge", ".meta/config", "./.meta/HEAD"])
+def test_a_gitdir_file_does_not_open_the_real_git_folder_to_writes(separate_git_dir, path):
+    box = FileSandbox(separate_git_dir)
+    before = (separate_git_dir / ".meta" / "config").read_bytes()
+    with pytest.raises(PathRefused, match="git"):
+        box.write_text(path, "[core]\n\tfsmonitor = touch pwned\n")
+    assert (separate_git_dir / ".meta" / "config").read_bytes() == before
+    assert _hooks_untouched(separate_git_dir / ".meta") == []
+
+
+def test_a_git_link_is_refused_by_the_path_as_written(tmp_path):
+    project = tmp_path / "project"
+    (project / ".meta" / "hooks").mkdir(parents=True)
+    (project / ".git").symlink_to(".meta")
+    box = FileSandbox(project)
+    for path in [".git/hooks/pre-commit", ".meta/hooks/pre-commit", ".meta/config"]:
+        with pytest.raises(PathRefused, match="git"):
+            box.write_text(path, "#!/bin/sh\ntouch pwned\n")
+    assert list((project / ".meta" / "hooks").iterdir()) == []
+
+
+def test_a_link_to_the_git_folder_elsewhere_in_the_project_is_refused_too(separate_git_dir):
+    (separate_git_dir / "docs").symlink_to(".meta")
+    with pytest.raises(PathRefused, match="git"):
+        FileSandbox(separate_git_dir).write_text("docs/hooks/post-checkout", "touch pwned\n")
+    assert _hooks_untouched(separate_git_dir / ".meta") == []
+
+
+def test_a_worktree_s_gitdir_and_commondir_are_refused(tmp_path):
+    """A project holding a repository whose git folder is `.vault`, and a worktree of it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    main = project / "main"
+    _git("init", "-q", "--separate-git-dir", str(project / ".vault"), str(main), cwd=tmp_path)
+    commit = ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty"]
+    _git(*commit, "-m", "x", cwd=main)
+    _git("worktree", "add", "-q", str(project / "work"), cwd=main)
+    work = project / "work"
+    assert (work / ".git").read_text().startswith("gitdir: ")
+    assert (project / ".vault" / "worktrees" / "work" / "commondir").exists()
+    box = FileSandbox(project)
+    for path in [
+        ".vault/worktrees/work/config.worktree",  # the worktree's own git folder
+        "work/../.vault/hooks/pre-commit",  # its commondir: the main repository's
+        ".vault/hooks/post-merge",
+        "work/.git",  # the gitdir: file itself
+    ]:
+        with pytest.raises(PathRefused, match="git"):
+            box.write_text(path, "x")
+    assert _hooks_untouched(project / ".vault") == []
+    # From the worktree as the project root, the gitdir (outside it) cannot be reached at all.
+    assert FileSandbox(work).write_text("notes.txt", "fine").startswith("Wrote")
+
+
+def test_an_ordinary_file_beside_a_gitdir_file_is_still_written(separate_git_dir):
+    box = FileSandbox(separate_git_dir)
+    assert box.write_text("src/metadata.py", "x = 1\n").startswith("Wrote")
+    assert box.read_text(".meta/HEAD").startswith("ref: ")  # reading stays allowed

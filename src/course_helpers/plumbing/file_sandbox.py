@@ -22,8 +22,10 @@ new file that then replaces the name, so it never writes into whatever the name 
 What the file tools refuse besides: anything that is not a regular file (a folder, a named
 pipe that would block forever, a device), a file with more than one name (a hard link inside
 the project can be another name of a file outside it), a write to a path ending in '/', and a
-write anywhere in version-control metadata (`.git`, `.hg`, ...; read access stays): a hook or a
-setting written there would be run later by git on your machine, outside every sandbox.
+write anywhere in version-control metadata (read access stays): a `.git`, `.hg`, ... on the path
+as written or as resolved, and the repository's real git folder whatever it is called (the one
+a `.git` link or `gitdir:` file names, and its `commondir`: `git_layout`). A hook or a setting
+written there would be run later by git on your machine, outside every sandbox.
 Names are listed with control characters escaped, so a file name holding a newline cannot
 forge lines of a listing.
 
@@ -42,6 +44,7 @@ import stat
 from pathlib import Path
 
 from course_helpers.lessons.path_guard import climbs_out, is_inside
+from course_helpers.plumbing import git_layout
 from course_helpers.plumbing.truncate import truncate, visible
 
 MAX_NAME_BYTES = 255  # the longest file name Linux and macOS accept
@@ -124,6 +127,15 @@ def _check_shape(path: str) -> None:
         raise PathRefused(
             f"Refused: {_shown(path)} points into a home folder, outside the project. {HINT}"
         )
+
+
+def _metadata_refusal(path: str) -> str:
+    return (
+        f"Refused: {_shown(path)} is inside version-control metadata (such as .git, or the "
+        "folder a .git file or link names), which the file tools do not write: git on the "
+        "user's machine would run a hook or a setting written there. Change the project's "
+        "files instead."
+    )
 
 
 def _is_link(name: str, folder: int) -> bool:
@@ -304,17 +316,20 @@ class FileSandbox:
             os.close(folder)
 
     def _check_not_metadata(self, path: str, real: Path) -> None:
-        """Refuse a write into version-control metadata, found on the real path (links followed).
+        """Refuse a write into version-control metadata, by the path as written and resolved.
 
-        Names are compared case-insensitively: on macOS and Windows `.GIT` is the same folder.
+        A name such as `.git` anywhere on either path (compared case-insensitively: on macOS
+        and Windows `.GIT` is the same folder); and the repository's real git folder whatever
+        it is called (`git_layout`): the folder a `.git` link or `gitdir:` file names, its
+        `commondir`, or any folder git itself would take for a git folder.
         """
-        parts = self._parts(real)
-        if any(part.casefold() in VCS_METADATA for part in parts):
-            raise PathRefused(
-                f"Refused: {_shown(path)} is inside version-control metadata (such as .git), "
-                "which the file tools do not write: git on the user's machine would run a hook "
-                "or a setting written there. Change the project's files instead."
-            )
+        written = os.path.normpath(os.path.join(self.root, path))
+        for form in (written, str(real)):
+            relative = os.path.relpath(form, self.root).split(os.sep)
+            if any(part.casefold() in VCS_METADATA for part in relative):
+                raise PathRefused(_metadata_refusal(path))
+        if git_layout.inside_a_git_folder(self.root, written, str(real)):
+            raise PathRefused(_metadata_refusal(path))
 
     # -- reading and writing -------------------------------------------------------------
     def read_text(self, path: str, max_chars: int = 20_000) -> str:

@@ -1,0 +1,120 @@
+"""Course machinery: where a repository's real git folder is, whatever its layout.
+
+Notebook 07 shows why it matters; the file tools (`file_sandbox`) and the command sandbox
+(`command_sandbox`) use it, you do not call it yourself.
+
+`.git` is not always a folder called `.git`. It may be a symbolic link to a folder of any
+name; or a file holding one line, `gitdir: <path>`, which `git init --separate-git-dir` and
+`git worktree add` write; and a worktree's git folder holds a file `commondir` that names the
+main repository's git folder, where the hooks and the settings are. A hook or a setting written
+in any of those folders is run later by git on your machine, outside every sandbox, so none of
+them may be written by the agent, whatever it is called.
+
+`pointed_at(folder)` follows `folder/.git` the way git does and returns every path on the way:
+the `.git` entry itself, the git folder it names, and that folder's `commondir`, each as
+written (joined, `..` removed, links not followed) and resolved. `is_git_folder(path)` is
+git's own test of a git folder (a `HEAD` file, and `objects/` and `refs/` folders, in it or in
+its `commondir`), which finds a git folder by what it holds rather than by its name.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+GITFILE_LIMIT = 4096  # git reads a `gitdir:` file of a line; a longer file is not one
+
+
+@dataclass(frozen=True)
+class Step:
+    """One path on the way from a `.git` entry to the folder git uses."""
+
+    written: str  # joined and normalised, links not followed
+    real: str  # every link followed
+    kind: str  # "entry" (`.git` itself), "gitdir" or "commondir"
+
+
+def _first_line(path: str) -> str | None:
+    try:
+        with open(path, "rb") as file:
+            data = file.read(GITFILE_LIMIT)
+    except OSError:
+        return None
+    line = data.split(b"\n", 1)[0].strip()
+    return os.fsdecode(line) if line else None
+
+
+def named_gitdir(entry: str) -> str | None:
+    """The folder a `gitdir:` file names, joined to the file's own folder; None if not one."""
+    line = _first_line(entry)
+    if line is None or not line.startswith("gitdir:"):
+        return None
+    target = line.removeprefix("gitdir:").strip()
+    return os.path.normpath(os.path.join(os.path.dirname(entry), target)) if target else None
+
+
+def named_commondir(gitdir: str) -> str | None:
+    """The main repository's git folder, named by a worktree's `commondir` file; None if none."""
+    target = _first_line(os.path.join(gitdir, "commondir"))
+    return os.path.normpath(os.path.join(gitdir, target)) if target else None
+
+
+def pointed_at(folder: str | os.PathLike[str]) -> list[Step]:
+    """Every path on the way from `folder/.git` to the git folder it means (none if absent)."""
+    entry = os.path.join(os.fspath(folder), ".git")
+    if not os.path.lexists(entry):
+        return []
+    steps = [Step(entry, os.path.realpath(entry), "entry")]
+    gitdirs: list[str] = []
+    if os.path.isdir(entry):  # a folder, or a link to one
+        gitdirs.append(entry)
+    elif os.path.isfile(entry):  # a `gitdir:` file, or a link to one: read where git would
+        for named in {named_gitdir(entry), named_gitdir(os.path.realpath(entry))} - {None}:
+            steps.append(Step(named, os.path.realpath(named), "gitdir"))
+            gitdirs.append(named)
+    for gitdir in gitdirs:
+        common = named_commondir(gitdir)
+        if common is not None:
+            steps.append(Step(common, os.path.realpath(common), "commondir"))
+    return steps
+
+
+def is_git_folder(path: str | os.PathLike[str]) -> bool:
+    """git's own test: a `HEAD` file, with `objects/` and `refs/` here or in its commondir."""
+    path = os.fspath(path)
+    if not os.path.isfile(os.path.join(path, "HEAD")):
+        return False
+    common = named_commondir(path) or path
+    return all(os.path.isdir(os.path.join(common, name)) for name in ("objects", "refs"))
+
+
+def within(path: str, folder: str) -> bool:
+    """`path` is `folder` or below it, compared on whole components."""
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def inside_a_git_folder(root: str | os.PathLike[str], *paths: str) -> bool:
+    """Whether any of `paths` (absolute, under `root`) is in a git folder or on the way to one.
+
+    Looked for in the root, the folders above it and each folder from the root down to a
+    path: a folder git would take for a git folder, and every step of a `.git` found there.
+    """
+    root = os.fspath(root)
+    folders = [root]
+    parent = os.path.dirname(root)
+    while parent not in folders:
+        folders.append(parent)
+        parent = os.path.dirname(parent)
+    for path in paths:
+        below = os.path.relpath(os.path.dirname(path), root)
+        folder = root
+        for part in [] if below == "." or below.startswith("..") else below.split(os.sep):
+            folder = os.path.join(folder, part)
+            folders.append(folder)
+    for folder in dict.fromkeys(folders):
+        if is_git_folder(folder) and any(within(path, folder) for path in paths):
+            return True
+        for step in pointed_at(folder):
+            if any(within(path, kept) for path in paths for kept in (step.written, step.real)):
+                return True
+    return False

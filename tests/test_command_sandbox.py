@@ -343,15 +343,97 @@ def test_commands_still_read_the_history_and_change_the_files(pr_project):
     assert (repo.path / "README.md").read_text().endswith("x\n")
 
 
-def test_a_git_folder_that_is_a_link_inside_the_project_is_read_only_too(tmp_path):
+def _git_init(*args: str, cwd: Path) -> None:
+    environment = {"PATH": os.defpath, "HOME": str(cwd), "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, env=environment, timeout=30
+    )
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {
+        str(path.relative_to(folder)): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+def test_a_git_link_is_refused_before_the_command_starts_saying_why(tmp_path):
+    """A link can be replaced from inside (`rm .git; ln -s forged .git`): the host's git would
+    then read a forged history. No mount keeps a link in place, so the sandbox will not start."""
     project = tmp_path / "project"
     (project / "metadata" / "hooks").mkdir(parents=True)
     (project / ".git").symlink_to("metadata")
-    result = run_command(
-        "touch .git/hooks/post-merge metadata/x", cwd=project, sandbox="bubblewrap"
-    )
-    assert result.exit_code != 0
+    forge = "rm .git && mkdir -p forged && ln -s forged .git; touch metadata/hooks/post-merge"
+    with pytest.raises(command_sandbox.SandboxRefused, match=r"\.git is a symbolic link"):
+        run_command(forge, cwd=project, sandbox="bubblewrap")
+    assert os.readlink(project / ".git") == "metadata"
+    assert not (project / "forged").exists()
     assert list((project / "metadata").rglob("*")) == [project / "metadata" / "hooks"]
+
+
+@pytest.fixture
+def gitdir_project(tmp_path):
+    """`.git` is the file 'gitdir: .meta' (git init --separate-git-dir), as a person may keep it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    _git_init(
+        "init", "-q", "--separate-git-dir", str(project / ".meta"), str(project), cwd=tmp_path
+    )
+    (project / ".git").write_text("gitdir: .meta\n")
+    return project
+
+
+def test_the_git_folder_a_gitdir_file_names_is_read_only(gitdir_project):
+    before = _tree(gitdir_project / ".meta")
+    plant = (
+        "echo 'touch pwned' > .meta/hooks/post-merge; git config core.fsmonitor 'touch pwned'; "
+        "printf 'gitdir: forged\\n' > .git; rm -f .git"
+    )
+    result = run_command(plant, cwd=gitdir_project, sandbox="bubblewrap")
+    assert _tree(gitdir_project / ".meta") == before, result.output
+    assert (gitdir_project / ".git").read_text() == "gitdir: .meta\n"
+
+
+def test_a_folder_on_the_way_to_the_git_folder_cannot_be_moved_away(tmp_path):
+    """`gitdir: keep/.meta`: moving `keep` aside and making a forged `keep/.meta` would give the
+    host's git another history; every folder on the way stays in place (still writable)."""
+    project = tmp_path / "project"
+    (project / "keep").mkdir(parents=True)
+    _git_init(
+        "init",
+        "-q",
+        "--separate-git-dir",
+        str(project / "keep" / ".meta"),
+        str(project),
+        cwd=tmp_path,
+    )
+    (project / ".git").write_text("gitdir: keep/.meta\n")
+    forge = (
+        "mv keep moved && mkdir -p keep/.meta && echo forged > keep/.meta/HEAD; touch keep/notes"
+    )
+    result = run_command(forge, cwd=project, sandbox="bubblewrap")
+    assert (project / "keep" / ".meta" / "HEAD").read_text().startswith("ref: "), result.output
+    assert not (project / "moved").exists()
+    assert (project / "keep" / "notes").exists(), "the folder itself stays writable"
+
+
+def test_a_worktree_s_commondir_inside_the_project_is_read_only(tmp_path):
+    """The project is a worktree; its git folder and the main one (its commondir) are inside it,
+    under `.vault`: `.git` says `gitdir: .vault/worktrees/work`, whose commondir is `../..`."""
+    main, work = tmp_path / "main", tmp_path / "work"
+    _git_init("init", "-q", str(main), cwd=tmp_path)
+    commit = ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty"]
+    _git_init(*commit, "-m", "x", cwd=main)
+    _git_init("worktree", "add", "-q", str(work), cwd=main)
+    (main / ".git").rename(work / ".vault")
+    (main / ".git").write_text("gitdir: ../work/.vault\n")
+    (work / ".git").write_text("gitdir: .vault/worktrees/work\n")
+    before = _tree(work / ".vault")
+    plant = "echo 'touch pwned' > .vault/hooks/post-merge; git config core.fsmonitor 'touch pwned'"
+    result = run_command(plant + "; git log --format=%s", cwd=work, sandbox="bubblewrap")
+    assert _tree(work / ".vault") == before, result.output
+    assert result.output.rstrip().endswith("x"), "git still reads the history inside"
 
 
 WRITE_MARKER = "import pathlib\ntry:\n    pathlib.Path({marker!r}).write_text('ran')\nexcept OSError:\n    pass\n"

@@ -25,8 +25,12 @@ command in new Linux namespaces. `wrap()` builds its command line:
   are read-only too, since root may write some of them without any capability;
 - only the environment `run_command` passes (an allow-list), which is also all that the
   namespace's first process holds;
-- the project's `.git` read-only: commands can read the history and change the files, but not
-  plant a hook or a setting that git on your machine would run later (`host_git`).
+- the project's git metadata read-only and in place, whatever its layout (`git_layout`): `.git`,
+  the folder a `gitdir:` file names and its `commondir`, with every folder on the way kept from
+  being moved. Commands can read the history and change the files, but not plant a hook or a
+  setting that git on your machine would run later (`host_git`), nor swap in a forged history.
+  A `.git` that is a symbolic link (or a link on the way) cannot be held in place by a mount:
+  there the sandbox refuses to start, saying why (`SandboxRefused`).
 
 The command runs under a small Python program, `WATCH`, which is the namespace's first
 process (pid 1). It waits for the command, then looks in the sandbox's own `/proc` for anything
@@ -61,6 +65,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from course_helpers.plumbing import git_layout
 
 # What the command sees of the system, read-only: programs, libraries and their settings.
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
@@ -133,19 +139,53 @@ def watched(command: str, report_fd: int) -> list[str]:
     return [sys.executable, "-I", "-S", "-c", WATCH, str(report_fd), command]
 
 
-def _read_only_git(project: str) -> list[str]:
-    """bwrap options that make the project's git metadata read-only, if it is inside it.
+class SandboxRefused(RuntimeError):
+    """The sandbox will not start over this project: its git layout cannot be protected."""
 
-    `.git` may be a folder, a file (`gitdir: ...`) or a link; its real path is bound over
-    itself, read-only. Outside the project it is not in the sandbox at all.
+
+def _links_on_the_way(project: str, written: str) -> str | None:
+    """The first symbolic link on `written` (a path as git reads it) inside `project`, or None."""
+    if not git_layout.within(written, project) or written == project:
+        return None
+    folder = project
+    for part in os.path.relpath(written, project).split(os.sep):
+        folder = os.path.join(folder, part)
+        if os.path.islink(folder):
+            return folder
+    return None
+
+
+def _read_only_git(project: str) -> list[str]:
+    """bwrap options that keep the project's git metadata read-only and in place.
+
+    `.git` may be a folder, a `gitdir:` file naming a folder, and that folder may name the main
+    repository's (`commondir`): every one of them inside the project is bound read-only over
+    itself, and every folder on the way to them is bound over itself (still writable), since
+    a mount point cannot be moved, removed or replaced. A symbolic link can: a command could
+    point `.git` (or a link on the way) at a forged history. No mount holds a link in place,
+    so on such a layout the sandbox refuses to start (SandboxRefused) and says why. What lies
+    outside the project is not in the sandbox at all.
     """
-    git = os.path.join(project, ".git")
-    if not os.path.lexists(git):
-        return []
-    real = os.path.realpath(git)
-    if os.path.commonpath([real, project]) != project or not os.path.exists(real):
-        return []
-    return ["--ro-bind", real, real]
+    line: list[str] = []
+    for step in git_layout.pointed_at(project):
+        link = _links_on_the_way(project, step.written)
+        if link is not None:
+            shown = os.path.relpath(link, project)
+            raise SandboxRefused(
+                f"the project's {'.git' if shown == '.git' else shown} is a symbolic link "
+                f"(to {os.readlink(link)!r}) on the way to its git folder: a command could "
+                "replace it and the host's git would read a forged history, so commands are "
+                "not run in this folder. Make it a real folder (or a 'gitdir:' file naming "
+                "the folder), then run the command again."
+            )
+        if not git_layout.within(step.real, project) or not os.path.exists(step.real):
+            continue
+        folder = project
+        for part in os.path.relpath(step.real, project).split(os.sep)[:-1]:
+            folder = os.path.join(folder, part)
+            line += ["--bind", folder, folder]  # stays in place: a mount point cannot move
+        line += ["--ro-bind", step.real, step.real]
+    return line
 
 
 def wrap(argv: list[str], project: str | os.PathLike[str], bwrap: str = "bwrap") -> list[str]:

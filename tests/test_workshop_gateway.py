@@ -1111,3 +1111,66 @@ def test_a_connection_that_never_speaks_gives_up_its_slot(upstream, gateway):
     host, port = server.server_address[:2]
     with socket.create_connection((host, port), timeout=WAIT) as client:
         assert client.recv(65536) == b"", "closed, long before --client-timeout"
+
+
+# --- before any token: a bounded head, a short deadline for it, slots per address -----------
+
+
+def from_address(server: Gateway, source: str) -> socket.socket:
+    """A connection to the gateway from another loopback address (127.0.0.0/8 is all loopback)."""
+    client = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    client.settimeout(WAIT)
+    client.bind((source, 0))
+    client.connect(server.server_address[:2])
+    return client
+
+
+def answer_of(client: socket.socket) -> bytes:
+    received = b""
+    try:
+        while chunk := client.recv(65536):
+            received += chunk
+    except ConnectionResetError:
+        pass
+    return received
+
+
+def test_a_request_head_is_capped_as_a_whole_before_any_token(upstream, gateway):
+    """Many header lines, each under the line cap and fewer than the count cap, no token: the
+    gateway stops reading at about 64 KiB of head and answers 431, whatever the lines hold."""
+    server = gateway(url_of(upstream), client_timeout=WAIT)
+    line = b"X-Filler: " + b"a" * 4000 + b"\r\n"
+    head = b"GET /v1/models HTTP/1.1\r\n" + line * 20 + b"\r\n"  # 80 KB, 20 lines
+    with socket.create_connection(server.server_address[:2], timeout=WAIT) as client:
+        client.sendall(head)
+        received = answer_of(client)
+    status, _, body = received.partition(b"\r\n\r\n")
+    assert status.startswith(b"HTTP/1.1 431"), status[:40]
+    assert is_envelope(json.loads(body), "invalid_request_error")
+    assert upstream.seen == []
+
+
+def test_clients_without_a_token_cannot_take_every_slot(upstream, gateway):
+    """Four connections from one address that never finish their head, on a gateway of four
+    slots: a participant from another address with a valid token is still served."""
+    server = gateway(url_of(upstream), max_connections=4, client_timeout=WAIT, idle_timeout=WAIT)
+    slow = [from_address(server, "127.0.0.2") for _ in range(4)]
+    try:
+        for client in slow:
+            client.sendall(b"GET /v1/models HTTP/1.1\r\nX-Slow: ")
+        headers = {"authorization": f"Bearer {ADA}"}
+        status, _, _ = raw(server, "GET", "/v1/models", headers)
+        turned_away = [answer_of(client)[:12] for client in slow[2:]]
+    finally:
+        for client in slow:
+            client.close()
+    assert status == 200, "a participant got no slot"
+    assert turned_away == [b"HTTP/1.1 429"] * 2, turned_away
+
+
+def test_a_head_that_does_not_finish_has_a_short_deadline(upstream, gateway):
+    server = gateway(url_of(upstream), client_timeout=WAIT, idle_timeout=WAIT, head_timeout=0.3)
+    with socket.create_connection(server.server_address[:2], timeout=WAIT) as client:
+        client.sendall(b"GET /v1/models HTTP/1.1\r\nX-Slow: ")  # then silence
+        received = answer_of(client)  # long before WAIT, or recv raises
+    assert received.startswith(b"HTTP/1.1 408")

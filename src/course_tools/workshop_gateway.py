@@ -15,8 +15,11 @@ Each participant sets
 and restarts the kernel; the course's `make_client()` then sends every request here.
 
 For each request, in this order, before anything reaches the API:
-- its head (request line and headers) must arrive within `--client-timeout` seconds in all,
-  and at most `--max-connections` connections are served at once (one more gets a 529);
+- at most `--max-connections` connections are served at once (one more gets a 529), and at
+  most `--max-per-client` from one address (one more gets a 429), before any token is read
+  (`course_tools.gateway_connections`);
+- its head (request line and headers) must arrive within `--head-timeout` seconds in all (and
+  `--client-timeout` if shorter), and be at most 64 KiB in all: else 408, or 431;
 - the workshop token (`Authorization: Bearer`, as SDK 2.x sends it, or `x-api-key`) must be in
   the token file, which is reread at every request (delete a line to revoke): else 401;
 - the route must be one of an exact list (`POST /v1/messages`, `POST /v1/messages/count_tokens`,
@@ -57,16 +60,23 @@ import json
 import os
 import socket
 import sys
-import threading
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from course_helpers.plumbing.truncate import visible
 from course_tools import gateway_requests as checks
+from course_tools.gateway_connections import (
+    ADDRESS_FULL,
+    ALL_TAKEN,
+    Slots,
+    default_per_client,
+    turned_away,
+)
 from course_tools.gateway_ledger import Hold, Ledger
 from course_tools.gateway_requests import Refused, Route
 from course_tools.gateway_tokens import TokenFile
@@ -145,6 +155,8 @@ METHODS = frozenset({"GET", "POST", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"}
 
 MAX_HEADER_LINE = 65_536
 MAX_HEADERS = 100
+MAX_HEAD = 65_536  # the request line and every header line together, before any token
+LINGER, LINGER_BYTES = 1.0, 1_000_000  # how long and how much is dropped after a 431 / 414
 
 
 class GatewayHandler(BaseHTTPRequestHandler):
@@ -197,13 +209,14 @@ class GatewayHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             self._reader.deadline = None
             return
-        self._reader.deadline = time.monotonic() + self.server.client_timeout
+        head_deadline = min(self.server.head_timeout, self.server.client_timeout)
+        self._reader.deadline = time.monotonic() + head_deadline
         try:
-            line = self.rfile.readline(65_537)
-            if len(line) > 65_536:
+            line = self.rfile.readline(MAX_HEAD + 1)
+            if len(line) > MAX_HEAD:
                 problem = 414  # the rest of the line is never read: the connection closes
             else:
-                problem = self._read_header_lines(header_lines)
+                problem = self._read_header_lines(header_lines, MAX_HEAD - len(line))
         except TimeoutError:
             problem = 408
         except OSError:
@@ -229,20 +242,42 @@ class GatewayHandler(BaseHTTPRequestHandler):
             connection = (self.headers.get("connection") or "").lower()
             self.close_connection = version == "HTTP/1.0" or connection == "close"
         self._handle(problem)
+        if problem in (414, 431):
+            self._linger()
+            return
         try:
             self.wfile.flush()
         except OSError:
             self.close_connection = True
 
-    def _read_header_lines(self, lines: list[bytes]) -> int | None:
-        """Read the header lines into `lines`; 431 when one is too long or there are too many."""
+    def _read_header_lines(self, lines: list[bytes], room: int) -> int | None:
+        """Read the header lines into `lines`; 431 when one is too long, there are too many, or
+        the whole head passes MAX_HEAD (`room` is what the request line left of it)."""
         while True:
-            header = self.rfile.readline(MAX_HEADER_LINE + 1)
+            header = self.rfile.readline(min(MAX_HEADER_LINE, room) + 1)
             if header in (b"\r\n", b"\n", b""):
                 return None
-            if len(header) > MAX_HEADER_LINE or len(lines) == MAX_HEADERS:
+            room -= len(header)
+            if len(header) > MAX_HEADER_LINE or len(lines) == MAX_HEADERS or room < 0:
                 return 431
             lines.append(header)
+
+    def _linger(self) -> None:
+        """After refusing a head that was not read to its end: say we are done, then read and
+        drop what is still coming for a moment, so the answer is not lost to a reset."""
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_WR)
+            deadline = time.monotonic() + LINGER
+            dropped = 0
+            while dropped < LINGER_BYTES and (left := deadline - time.monotonic()) > 0:
+                self.connection.settimeout(left)
+                chunk = self.connection.recv(65_536)
+                if not chunk:
+                    break
+                dropped += len(chunk)
+        except OSError:
+            pass
 
     def _handle(self, problem: int | None) -> None:
         method = self.command if self.command in METHODS else "(bad method)"
@@ -565,7 +600,9 @@ class Gateway(ThreadingHTTPServer):
         client_timeout: float = 30.0,
         upstream_timeout: float = 600.0,
         max_connections: int = 100,
+        max_per_client: int | None = None,
         idle_timeout: float = 5.0,
+        head_timeout: float = 10.0,
         log: Callable[[str], None] = _print,
     ) -> None:
         self.log = log
@@ -577,27 +614,23 @@ class Gateway(ThreadingHTTPServer):
         self.max_body = max_body
         self.client_timeout = client_timeout
         self.upstream_timeout = upstream_timeout
-        self.connections = threading.BoundedSemaphore(max_connections)
         self.max_connections = max_connections
+        self.slots = Slots(max_connections, max_per_client or default_per_client(max_connections))
         self.idle_timeout = idle_timeout
-        self._turned_away = 0  # connections refused since the last line that said so
+        self.head_timeout = head_timeout
+        self._turned_away: Counter[int] = Counter()  # refused since the last line that said so
         self._turned_away_logged = float("-inf")
         super().__init__(address, GatewayHandler)
 
     def process_request(self, request, client_address) -> None:
-        """A thread per connection, up to --max-connections; past it, a 529 and the door."""
-        if not self.connections.acquire(blocking=False):
-            self._log_turned_away()
-            data = Refused(
-                529, "overloaded_error", "the workshop gateway is busy; try again shortly"
-            ).envelope()
-            head = (
-                "HTTP/1.1 529 Overloaded\r\ncontent-type: application/json\r\n"
-                f"content-length: {len(data)}\r\nconnection: close\r\n\r\n"
-            )
+        """A thread per connection, within the caps (`gateway_connections`); past them, the door."""
+        address = str(client_address[0])
+        refused = self.slots.take(address)
+        if refused is not None:
+            self._log_turned_away(refused)
             try:
                 request.setblocking(False)  # never wait on this client: the accept loop is here
-                request.send(head.encode() + data)
+                request.send(turned_away(refused))
             except OSError:
                 pass
             self.shutdown_request(request)
@@ -605,24 +638,32 @@ class Gateway(ThreadingHTTPServer):
         try:
             super().process_request(request, client_address)
         except BaseException:
-            self.connections.release()
+            self.slots.give_back(address)
             raise
 
-    def _log_turned_away(self) -> None:
+    def _log_turned_away(self, status: int) -> None:
         """One line a second at most, with how many were turned away: a flood fills no disk."""
-        self._turned_away += 1
+        self._turned_away[status] += 1
         now = time.monotonic()
         if now - self._turned_away_logged >= 1.0:
-            self.log(
-                f"{self._turned_away} connection(s) refused: {self.max_connections} already open"
-            )
-            self._turned_away, self._turned_away_logged = 0, now
+            full, address = self._turned_away[ALL_TAKEN], self._turned_away[ADDRESS_FULL]
+            said = []
+            if full:
+                said.append(f"{full} connection(s) refused: {self.max_connections} already open")
+            if address:
+                said.append(
+                    f"{address} connection(s) refused: {self.slots.per_client} already open "
+                    "from their address"
+                )
+            self.log("; ".join(said))
+            self._turned_away.clear()
+            self._turned_away_logged = now
 
     def process_request_thread(self, request, client_address) -> None:
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self.connections.release()
+            self.slots.give_back(str(client_address[0]))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -646,6 +687,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--max-connections", type=int, default=100, help="connections served at once"
     )
+    parser.add_argument(
+        "--max-per-client",
+        type=int,
+        help="connections at once from one address (default: a quarter of --max-connections, "
+        "at least 2; a room behind one NAT sets it to --max-connections)",
+    )
+    parser.add_argument(
+        "--head-timeout",
+        type=float,
+        default=10.0,
+        help="seconds for a request's head to arrive, before any token is seen",
+    )
     args = parser.parse_args(argv)
     api_key = os.environ.get("ANTHROPIC_API_KEY", "")
     if not api_key:
@@ -663,6 +716,8 @@ def main(argv: list[str] | None = None) -> None:
         max_body=args.max_body,
         client_timeout=args.client_timeout,
         max_connections=args.max_connections,
+        max_per_client=args.max_per_client,
+        head_timeout=args.head_timeout,
     )
     host, port = gateway.server_address[:2]
     print(f"Workshop gateway on http://{host}:{port} for {len(gateway.participants)} participants")

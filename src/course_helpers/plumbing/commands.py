@@ -11,12 +11,13 @@ secrets in its environment. `run_command()` handles each of these:
   process group that can be killed as a whole, children and grandchildren included;
 - standard input is /dev/null: a command that reads input sees end-of-file at once;
 - output (stdout and stderr in the order written) is read by a thread that keeps only the
-  head and the tail, so 50 MB of output never sits in memory; control and line-separator
-  characters in it are escaped (newlines and tabs kept), and the runner's own lines all come
-  before "Output:", so nothing a command prints can pass for them;
-- at the deadline the group gets SIGTERM, a short grace, then SIGKILL; when the command ends
-  on its own, whatever it left running in the background is stopped the same way, and the
-  result says so (inside bubblewrap too, where the namespace's end stops them);
+  head and the tail, as bytes, and escapes only what it kept (`command_output`), so 50 MB of
+  output never sits in memory and costs the same whatever bytes it holds; control and
+  line-separator characters are escaped (newlines and tabs kept), and the runner's own lines
+  all come before "Output:", so nothing a command prints can pass for them;
+- at the deadline the group gets SIGTERM, a short grace, then SIGKILL (`process_groups`); when
+  the command ends on its own, whatever it left running in the background is stopped the same
+  way, and the result says so (inside bubblewrap too, where the namespace's end stops them);
 - the environment is `safe_environment()`: an allow-list (PATH, HOME, LANG and a few more), so
   API keys, tokens and passwords never reach the command, whatever they are called; PATH keeps
   only absolute folders, so no program of the project runs by a bare name.
@@ -33,12 +34,10 @@ with a note; a process that also clears its environment escapes that search.
 
 from __future__ import annotations
 
-import codecs
 import os
 import secrets
 import signal
 import subprocess
-import threading
 import time
 import warnings
 from collections.abc import Mapping
@@ -46,12 +45,28 @@ from dataclasses import dataclass
 from typing import Literal
 
 from course_helpers.plumbing import command_sandbox
-from course_helpers.plumbing.truncate import HeadTail, visible
+from course_helpers.plumbing.command_output import OutputReader
+from course_helpers.plumbing.process_groups import (
+    MARKER,
+    group_alive,
+    stop_escaped,
+    stop_group,
+    wait_for_exit,
+)
 
-KILL_GRACE = 0.2  # seconds between SIGTERM and SIGKILL
-DEATH_WAIT = 2.0  # seconds to wait for the group to vanish after SIGKILL
+__all__ = [
+    "ALLOWED_VARIABLES",
+    "EXIT_CODE",
+    "TIMED_OUT",
+    "CommandResult",
+    "SandboxUnavailableWarning",
+    "group_alive",  # from process_groups: notebook 07 shows it
+    "run_command",
+    "safe_environment",
+    "sandbox_status",
+]
+
 READER_WAIT = 1.0  # seconds to wait for output from processes that escaped the group
-CHUNK = 65536
 # How a result starts, for the model and for the course model that reads it (one definition).
 EXIT_CODE = "Exit code: "
 TIMED_OUT = "Timed out"
@@ -67,7 +82,6 @@ LOCALE_VARIABLES = frozenset(
     | {"LC_ADDRESS", "LC_IDENTIFICATION", "LC_MEASUREMENT", "LC_NAME", "LC_PAPER"}
     | {"LC_TELEPHONE"}
 )
-MARKER = "AGENT_COMMAND_ID"  # set by the plain runner to find processes that left the group
 
 
 def safe_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -231,162 +245,6 @@ def _check_arguments(
         raise NotADirectoryError(f"cwd {os.fspath(cwd)!r} is not an existing folder")
 
 
-def _shown(text: str) -> str:
-    """Command output as the model may read it: newlines and tabs kept, every other control,
-    formatting or line-separator character escaped (`\\x1b`, `\\u202e`, `\\x85`), so a file
-    name printed by `ls` cannot break a line where the output has none, move a cursor, or
-    reverse the text around it."""
-    return visible(text, keep_newlines=True, keep_tabs=True)
-
-
-class _OutputReader:
-    """Drains the pipe in a thread, keeping only a bounded head and tail of the text."""
-
-    def __init__(self, pipe, max_output: int) -> None:
-        self._pipe = pipe
-        self._kept = HeadTail(max_output)
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self._run, name="command-output", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        fd = self._pipe.fileno()
-        while chunk := os.read(fd, CHUNK):
-            with self._lock:
-                self._kept.add(_shown(self._decoder.decode(chunk)))
-        with self._lock:
-            self._kept.add(_shown(self._decoder.decode(b"", final=True)))
-
-    def finish(self, wait: float) -> bool:
-        """Wait up to `wait` seconds for end-of-file; True if all output was read."""
-        self._thread.join(wait)
-        return not self._thread.is_alive()
-
-    def text(self) -> str:
-        with self._lock:
-            return self._kept.text()
-
-
-def _live_members(pgid: int) -> bool:
-    """True if a process of the group is still running, not counting zombies.
-
-    A process that has exited but not been collected by its parent (a zombie) still answers
-    kill(), and an orphan's new parent may take its time to collect it. On Linux we read
-    /proc to tell the living from the dead; elsewhere we trust kill().
-    """
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return True
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as file:
-                fields = file.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue  # the process ended while we looked
-        state, group = fields[0], int(fields[2])
-        if group == pgid and state not in (b"Z", b"X"):
-            return True
-    return False
-
-
-def group_alive(pgid: int) -> bool:
-    """True while any process of the group is still running."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return _live_members(pgid)
-
-
-def _escaped(marker: str) -> list[int]:
-    """Processes that carry this run's marker in their environment but are not in its group."""
-    wanted = f"{MARKER}={marker}".encode()
-    found = []
-    for name in os.listdir("/proc") if os.path.isdir("/proc") else []:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/environ", "rb") as file:
-                if wanted in file.read().split(b"\0"):
-                    found.append(int(name))
-        except OSError:
-            continue  # ended while we looked, or not ours to read
-    return found
-
-
-def _stop_escaped(marker: str) -> int:
-    """SIGKILL every process that left the group but still carries the marker; how many.
-
-    A killed process can take a while to die on a busy machine and is then found again on the
-    next look: it is counted once, by its pid.
-    """
-    stopped: set[int] = set()
-    for _ in range(5):  # a process may fork while we kill: look again until none is left
-        found = [pid for pid in _escaped(marker) if pid != os.getpid()]
-        if not found:
-            break
-        for pid in found:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                stopped.add(pid)
-            except ProcessLookupError:
-                pass
-        time.sleep(0.01)
-    return len(stopped)
-
-
-def _wait_for_group(pgid: int, seconds: float) -> bool:
-    """Poll until the group has no running process; True if that happened in time."""
-    deadline = time.monotonic() + seconds
-    while group_alive(pgid):
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.01)
-    return True
-
-
-def _stop_group(pgid: int) -> None:
-    """SIGTERM the whole group, give it KILL_GRACE to exit cleanly, then SIGKILL it."""
-    for sig, wait in ((signal.SIGTERM, KILL_GRACE), (signal.SIGKILL, DEATH_WAIT)):
-        if not group_alive(pgid):
-            return
-        try:
-            os.killpg(pgid, sig)
-        except ProcessLookupError:
-            return
-        if _wait_for_group(pgid, wait):
-            return
-
-
-def _wait_for_exit(process: subprocess.Popen, timeout: float) -> bool:
-    """Wait until bash exits, without collecting it; True if it exited in time.
-
-    While bash is exited but not collected, its process id cannot be given to a new process,
-    so killing its group afterwards cannot hit a stranger that happened to get the same id.
-    """
-    if not hasattr(os, "waitid"):  # not every Unix has it; then accept the tiny risk
-        try:
-            process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return False
-        return True
-    deadline = time.monotonic() + timeout
-    pause = 0.001
-    while os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return False
-        time.sleep(min(pause, remaining))
-        pause = min(pause * 2, 0.01)
-    return True
-
-
 def _reported_left_behind(report: int) -> bool:
     """Read (and close) the report pipe of command_sandbox.WATCH: did the command leave processes?
 
@@ -455,17 +313,19 @@ def run_command(
     finally:
         if confined:
             os.close(report_write)
-    reader = _OutputReader(process.stdout, max_output)
-    timed_out = not _wait_for_exit(process, timeout)
+    reader = OutputReader(process.stdout, max_output)
+    timed_out = not wait_for_exit(process, timeout)
     # At the deadline this stops the command; after a normal exit, what it left behind. Inside
     # bubblewrap, whatever is left ends with the namespace; command_sandbox.WATCH looked before
-    # that happened and says so on the report pipe.
+    # that happened and says so on the report pipe. The reader pauses meanwhile: a flood then
+    # waits on its full pipe instead of competing with the stopping.
+    reader.pause()
     left_behind = not timed_out and not confined and group_alive(process.pid)
-    _stop_group(process.pid)
+    stop_group(process.pid)
     process.wait()
     if confined:
         left_behind = _reported_left_behind(report_read) and not timed_out
-    escaped = 0 if confined else _stop_escaped(marker)
+    escaped = 0 if confined else stop_escaped(marker)
     complete = reader.finish(READER_WAIT)
     duration = time.monotonic() - started
     output = reader.text()

@@ -137,6 +137,29 @@ def visible(text: str, *, keep_newlines: bool = False, keep_tabs: bool = False) 
     return _candidates(kept).sub(shown, text)
 
 
+def visible_pieces(text: str, *, keep_newlines: bool = False, keep_tabs: bool = False) -> list[str]:
+    """What `visible()` writes for each character of `text`, one piece per character.
+
+    `"".join(visible_pieces(text))` is `visible(text)`; the pieces let a caller keep whole
+    characters (never half of an escape) when it must stop at a given length.
+    """
+    escaped = visible(text, keep_newlines=keep_newlines, keep_tabs=keep_tabs)
+    if len(escaped) == len(text):  # nothing escaped (every escape is longer than its character)
+        return list(text)
+    kept = ("\n" if keep_newlines else "") + ("\t" if keep_tabs else "")
+    pieces = []
+    for index, char in enumerate(text):
+        if char in kept:
+            pieces.append(char)
+        elif _needs_escape(char) or (
+            unicodedata.category(char) in _COMBINING and not _on_a_base(text, index)
+        ):
+            pieces.append(_escape(char))
+        else:
+            pieces.append(char)
+    return pieces
+
+
 def clip(text: str, width: int, *, marker: str = "...") -> str:
     """`text` if it fits in `width` characters, else its start and `marker`, `width` in all.
 

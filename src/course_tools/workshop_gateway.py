@@ -47,22 +47,17 @@ malformed request), never a token, a request line or a header, and escaped: no c
 character reaches it. `python -m course_tools.workshop_usage ledger.json` prints the room's
 usage.
 
-Only the standard library is used, so it runs with any Python 3.11.
+Only the standard library is used, so it runs with any Python 3.11. The parts: the head is read
+by `gateway_head`, slots are counted by `gateway_connections`, requests checked by
+`gateway_requests`, the API reached by `gateway_upstream`, spending kept by `gateway_ledger`.
 """
 
 from __future__ import annotations
 
 import argparse
-import email.parser
-import http.client
-import io
-import json
 import os
-import socket
 import sys
 import time
-import urllib.error
-import urllib.request
 from collections import Counter
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -77,28 +72,11 @@ from course_tools.gateway_connections import (
     default_per_client,
     turned_away,
 )
-from course_tools.gateway_ledger import Hold, Ledger
+from course_tools.gateway_head import HTTP_LAYER_ERRORS, METHODS, HeadReader
+from course_tools.gateway_ledger import Ledger
 from course_tools.gateway_requests import Refused, Route
 from course_tools.gateway_tokens import TokenFile
-
-FORWARDED_HEADERS = ("content-type", "accept", "anthropic-version", "anthropic-beta")
-RETURNED_HEADERS = ("content-type", "request-id", "retry-after", "retry-after-ms", "x-should-retry")
-USAGE_FIELDS = (
-    "input_tokens",
-    "output_tokens",
-    "cache_creation_input_tokens",
-    "cache_read_input_tokens",
-)
-
-
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """The real key goes to the upstream given, never to where a redirect points."""
-
-    def redirect_request(self, *args, **kwargs):
-        return None
-
-
-UPSTREAM = urllib.request.build_opener(_NoRedirects)
+from course_tools.gateway_upstream import UpstreamRelay
 
 
 def participant_token(headers) -> str:
@@ -109,57 +87,11 @@ def participant_token(headers) -> str:
     return headers.get("x-api-key", "").strip()
 
 
-def usage_total(usage: dict | None) -> int:
-    """Every token a `usage` reports, cache reads and writes at full weight."""
-    usage = usage or {}
-    return sum(int(usage.get(name) or 0) for name in USAGE_FIELDS)
-
-
 class _ClientGone(Exception):
     """The participant's connection closed before the request was read."""
 
 
-class _DeadlineReader(socket.SocketIO):
-    """The participant's socket, read against a deadline for the whole of a request part.
-
-    A timeout on each read is no limit: one byte every few seconds would hold a thread for
-    ever. Before each read the socket's timeout is set to what is left until `deadline`.
-    """
-
-    deadline: float | None = None
-
-    def readinto(self, buffer) -> int:
-        if self.deadline is not None:
-            left = self.deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError("deadline passed")
-            self._sock.settimeout(left)
-        return super().readinto(buffer)
-
-
-# Messages for the errors found before a request could be read: fixed texts, never a quote of
-# what the client sent (a token may be in it).
-HTTP_LAYER_ERRORS = {
-    400: "the request line is malformed: expected 'METHOD /path HTTP/1.1'",
-    408: "the request head did not arrive in time",
-    414: "the request line is too long",
-    431: "the request's headers are too long or too many",
-    505: "this workshop gateway speaks HTTP/1.1 (and 1.0) only",
-}
-
-
-# The methods the log names; any other word in that place is logged as "(bad method)", since
-# whatever a client puts there would otherwise be written into the log as it is.
-METHODS = frozenset({"GET", "POST", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"})
-
-
-MAX_HEADER_LINE = 65_536
-MAX_HEADERS = 100
-MAX_HEAD = 65_536  # the request line and every header line together, before any token
-LINGER, LINGER_BYTES = 1.0, 1_000_000  # how long and how much is dropped after a 431 / 414
-
-
-class GatewayHandler(BaseHTTPRequestHandler):
+class GatewayHandler(HeadReader, UpstreamRelay, BaseHTTPRequestHandler):
     """Reads each request itself: a deadline for its head, a name for every line it logs."""
 
     protocol_version = "HTTP/1.1"
@@ -167,12 +99,6 @@ class GatewayHandler(BaseHTTPRequestHandler):
     server_version = "workshop-gateway"
     sys_version = ""
     server: Gateway
-
-    def setup(self) -> None:
-        super().setup()
-        self.connection.settimeout(self.server.client_timeout)
-        self._reader = _DeadlineReader(self.connection, "rb")
-        self.rfile = io.BufferedReader(self._reader)
 
     def handle(self) -> None:
         try:
@@ -186,98 +112,6 @@ class GatewayHandler(BaseHTTPRequestHandler):
     def log_error(self, format: str, *args) -> None:  # noqa: A002
         # The base class quotes what the client sent: never logged (a token may be in it).
         self.server.log(f"connection from {self.client_address[0]}: an error in the HTTP layer")
-
-    def handle_one_request(self) -> None:
-        """One request: its head within --client-timeout, then _handle (which reads the body)."""
-        self._body_read = False
-        self._sent = False
-        self._hold: Hold | None = None
-        self._name: str | None = None
-        self.command, self.request_version = "", "HTTP/1.1"
-        self.requestline, self.path, self.headers = "", "", None
-        self._line = f"unknown token from {self.client_address[0]}:"
-        # A connection that sends nothing (new, or kept alive after a request) keeps its slot
-        # only for the short idle timeout; once a byte arrives, the head has --client-timeout.
-        idle = min(self.server.idle_timeout, self.server.client_timeout)
-        self._reader.deadline = time.monotonic() + idle
-        problem, line, header_lines = None, b"", []
-        try:
-            if not self.rfile.peek(1):  # the participant closed an idle connection
-                self.close_connection = True
-                return
-        except (TimeoutError, OSError):  # idle too long: let it go, nothing to say
-            self.close_connection = True
-            self._reader.deadline = None
-            return
-        head_deadline = min(self.server.head_timeout, self.server.client_timeout)
-        self._reader.deadline = time.monotonic() + head_deadline
-        try:
-            line = self.rfile.readline(MAX_HEAD + 1)
-            if len(line) > MAX_HEAD:
-                problem = 414  # the rest of the line is never read: the connection closes
-            else:
-                problem = self._read_header_lines(header_lines, MAX_HEAD - len(line))
-        except TimeoutError:
-            problem = 408
-        except OSError:
-            self.close_connection = True
-            return
-        finally:
-            self._reader.deadline = None
-            self.connection.settimeout(self.server.client_timeout)
-        # Whatever header lines arrived are read, even when the request is refused: the name
-        # of the participant whose token is among them goes into the log and the report.
-        self.headers = email.parser.Parser(_class=http.client.HTTPMessage).parsestr(
-            b"".join(header_lines).decode("iso-8859-1")
-        )
-        words = line.decode("latin-1").rstrip("\r\n").split(" ") if problem != 414 else []
-        if problem is None and (len(words) != 3 or not words[0] or not words[1]):
-            problem = 400
-        if problem is None and words[2] not in ("HTTP/1.1", "HTTP/1.0"):
-            problem = 505 if words[2].startswith("HTTP/") else 400
-        if problem is None and any(ord(c) < 32 or ord(c) == 127 for c in " ".join(words)):
-            problem = 400  # a control character in the request line: never read, never logged
-        if problem is None:
-            self.command, self.path, version = words
-            connection = (self.headers.get("connection") or "").lower()
-            self.close_connection = version == "HTTP/1.0" or connection == "close"
-        self._handle(problem)
-        if problem in (414, 431):
-            self._linger()
-            return
-        try:
-            self.wfile.flush()
-        except OSError:
-            self.close_connection = True
-
-    def _read_header_lines(self, lines: list[bytes], room: int) -> int | None:
-        """Read the header lines into `lines`; 431 when one is too long, there are too many, or
-        the whole head passes MAX_HEAD (`room` is what the request line left of it)."""
-        while True:
-            header = self.rfile.readline(min(MAX_HEADER_LINE, room) + 1)
-            if header in (b"\r\n", b"\n", b""):
-                return None
-            room -= len(header)
-            if len(header) > MAX_HEADER_LINE or len(lines) == MAX_HEADERS or room < 0:
-                return 431
-            lines.append(header)
-
-    def _linger(self) -> None:
-        """After refusing a head that was not read to its end: say we are done, then read and
-        drop what is still coming for a moment, so the answer is not lost to a reset."""
-        try:
-            self.wfile.flush()
-            self.connection.shutdown(socket.SHUT_WR)
-            deadline = time.monotonic() + LINGER
-            dropped = 0
-            while dropped < LINGER_BYTES and (left := deadline - time.monotonic()) > 0:
-                self.connection.settimeout(left)
-                chunk = self.connection.recv(65_536)
-                if not chunk:
-                    break
-                dropped += len(chunk)
-        except OSError:
-            pass
 
     def _handle(self, problem: int | None) -> None:
         method = self.command if self.command in METHODS else "(bad method)"
@@ -389,154 +223,6 @@ class GatewayHandler(BaseHTTPRequestHandler):
         ledger.count_call(name, route.name)
         self._forward("POST", route, checks.canonical(request), self._hold)
 
-    def _count_input(self, route: Route, counted: dict) -> int:
-        """The request's input tokens, as the API's count_tokens measures them."""
-        path = "/v1/messages/count_tokens" + route.upstream_path.removeprefix("/v1/messages")
-        try:
-            with self._upstream("POST", path, checks.canonical(counted)) as answer:
-                return int(json.loads(answer.read())["input_tokens"])
-        except urllib.error.HTTPError as error:
-            with error:
-                try:
-                    data = error.read()
-                except (OSError, http.client.HTTPException):
-                    data = b""
-                raise _api_error(error.code, data) from None
-        except (OSError, http.client.HTTPException, ValueError, KeyError, TypeError) as error:
-            raise Refused(
-                502,
-                "api_error",
-                "the gateway could not count the request's tokens "
-                f"({type(error).__name__}); try again",
-            ) from None
-
-    def _upstream(self, method: str, path: str, body: bytes | None):
-        headers = {k: self.headers[k] for k in FORWARDED_HEADERS if self.headers.get(k)}
-        headers["content-type"] = "application/json"
-        headers["authorization"] = f"Bearer {self.server.api_key}"
-        request = urllib.request.Request(
-            self.server.upstream + path, data=body, method=method, headers=headers
-        )
-        return UPSTREAM.open(request, timeout=self.server.upstream_timeout)
-
-    def _forward(self, method: str, route: Route, body: bytes, hold: Hold | None) -> None:
-        """Send the request on; relay the answer; settle the hold and log before its last byte."""
-        try:
-            answer = self._upstream(method, route.upstream_path, body or None)
-        except urllib.error.HTTPError as error:
-            answer = error  # the API's own error: not billed, passed back as it is
-        except urllib.error.URLError as error:  # urllib's word for: the request never left
-            if hold:
-                self.server.ledger.release(hold)
-                self._hold = None
-            raise Refused(
-                502, "api_error", f"the gateway cannot reach the API ({type(error).__name__})"
-            ) from None
-        except (OSError, http.client.HTTPException) as error:
-            # The request was sent and no answer came back: the API may have done (and billed)
-            # the work, so the hold is spent, settled before the participant hears back.
-            if hold:
-                self.server.ledger.settle(hold, hold.tokens)
-                self._hold = None
-            raise Refused(
-                502,
-                "api_error",
-                f"the API sent no answer ({type(error).__name__}); the request may have run, "
-                "so what it could have used is counted",
-            ) from None
-        status = answer.getcode()
-        settled: list[str] = []
-
-        def settle(usage: dict | None, cut: bool = False) -> None:  # before the last byte
-            if not settled:
-                settled.append(self._settle(hold, status, usage, cut))
-                self._log(status, settled[0])
-
-        with answer:
-            if (answer.headers.get("content-type") or "").startswith("text/event-stream"):
-                self._send_head(status, answer)
-                self.send_header("transfer-encoding", "chunked")
-                self.end_headers()
-                try:
-                    self._relay_stream(answer, settle)
-                except http.client.HTTPException:  # the API's stream broke off mid-chunk
-                    settle(None, cut=True)
-                    self.close_connection = True  # no last chunk: the participant sees it cut
-                except OSError:  # the participant left, or the API's connection broke
-                    settle(None, cut=True)
-                    self.close_connection = True
-                return
-            try:
-                data = answer.read()
-            except (OSError, http.client.HTTPException) as error:  # the API's answer broke off
-                settle(None, cut=True)
-                raise Refused(
-                    502,
-                    "api_error",
-                    f"the API's answer broke off ({type(error).__name__}); try again",
-                ) from None
-            settle(_json_usage(data))
-            self._send_head(status, answer)
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            try:
-                self.wfile.write(data)
-            except OSError:
-                self.close_connection = True
-
-    def _send_head(self, status: int, answer) -> None:
-        self._sent = True
-        self.send_response(status)
-        for name in RETURNED_HEADERS:
-            if answer.headers.get(name):
-                self.send_header(name, answer.headers[name])
-        self.send_header("x-workshop-max-tokens-cap", str(self.server.max_tokens))
-
-    def _settle(self, hold: Hold | None, status: int, usage: dict | None, cut: bool) -> str:
-        """Turn the hold into what the answer used; what to log about it."""
-        ledger = self.server.ledger
-        self._hold = None
-        if hold is None:
-            return "no tokens" + (", the answer broke off" if cut else "")
-        if status >= 400:  # the API's own error: not billed, even if its answer broke off
-            ledger.release(hold)
-            return "not billed"
-        if usage is None:  # the answer was cut off: the most it could have used is spent
-            total = ledger.settle(hold, hold.tokens)
-            return f"usage unknown (cut off), {hold.tokens:,} tokens (the hold), {total:,} in all"
-        used = usage_total(usage)
-        total = ledger.settle(hold, used)
-        note = f"{used:,} tokens, {total:,} of {ledger.budget_of(hold.name):,} in all"
-        if used > hold.tokens:  # the count fell short: charged, and said
-            note += f" ({used - hold.tokens:,} above the hold)"
-        return note
-
-    def _relay_stream(self, answer, settle: Callable[..., None]) -> None:
-        """Send server-sent events on as they come; settle with the usage they report."""
-        usage: dict = {}
-        finished = False
-        for line in answer:  # one line at a time, as the API writes them
-            self.wfile.write(f"{len(line):X}\r\n".encode() + line + b"\r\n")
-            self.wfile.flush()
-            if line.startswith(b"data:"):
-                try:
-                    event = json.loads(line[5:])
-                except ValueError:
-                    continue
-                kind = event.get("type") if isinstance(event, dict) else None
-                if kind == "message_start":
-                    usage.update((event.get("message") or {}).get("usage") or {})
-                elif kind == "message_delta":
-                    usage.update(event.get("usage") or {})  # cumulative counts
-                elif kind == "message_stop":
-                    finished = True
-        if not finished:  # a stream cut off: usage unknown, and the participant must see it
-            settle(None, cut=True)
-            self.close_connection = True
-            return
-        settle(usage)
-        self.wfile.write(b"0\r\n\r\n")
-
     def _error(self, refused: Refused) -> None:
         data = refused.envelope()
         self._sent = True
@@ -555,28 +241,6 @@ class GatewayHandler(BaseHTTPRequestHandler):
                 self.wfile.write(data)
         except OSError:
             self.close_connection = True
-
-
-def _json_usage(data: bytes) -> dict | None:
-    try:
-        usage = json.loads(data).get("usage")
-    except (ValueError, AttributeError):
-        return None
-    return usage if isinstance(usage, dict) else None
-
-
-def _api_error(status: int, data: bytes) -> Refused:
-    """The API's error answer, as a refusal with the same status, type and message."""
-    try:
-        error = json.loads(data)["error"]
-        return Refused(
-            status,
-            str(error["type"]),
-            str(error["message"]),
-            logged=f"the API answered {status} to the count",  # its message quotes the request
-        )
-    except (ValueError, KeyError, TypeError):
-        return Refused(status, "api_error", f"the API answered {status}")
 
 
 def _print(line: str) -> None:

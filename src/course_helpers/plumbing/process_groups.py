@@ -132,7 +132,11 @@ def wait_for_exit(process: subprocess.Popen, timeout: float) -> bool:
             try:
                 poller = select.poll()  # not select(): a descriptor may be above 1023
                 poller.register(pidfd, select.POLLIN)
-                return bool(poller.poll(timeout * 1000))
+                deadline = time.monotonic() + timeout
+                while (left := deadline - time.monotonic()) > 0:
+                    if poller.poll(min(left, 3600) * 1000):  # an hour at a time: no overflow
+                        return True
+                return False
             finally:
                 os.close(pidfd)
     if not hasattr(os, "waitid"):  # not every Unix has it; then accept the tiny risk

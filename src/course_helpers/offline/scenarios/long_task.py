@@ -92,9 +92,10 @@ def summary(conv: Conversation) -> Reply | None:
         role = message.get("role")
         for block in blocks_of(message):
             kind = block.get("type")
-            if kind == "text" and block.get("text", "").startswith(SUMMARY_HEADER):
+            if kind == "text" and SUMMARY_HEADER in block.get("text", ""):
                 # An earlier summary: what it kept is carried over as it is.
-                lines += block["text"].splitlines()[1:]
+                kept = block["text"].split(SUMMARY_HEADER, 1)[1]
+                lines += kept.splitlines()[1:]
             elif kind == "text" and role == "user" and _ASKS_REQUESTS.search(asked):
                 lines.append(f'- The person said: "{_quote(block.get("text", ""))}"')
             elif kind == "text" and role == "assistant" and _ASKS_FINDINGS.search(asked):

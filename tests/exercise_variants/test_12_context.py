@@ -250,7 +250,10 @@ def save_right(path: Path, messages):
 def resume_right(path: Path):
     messages = json.loads(path.read_text(encoding="utf-8"))
     unsigned = [
-        b for m in messages for b in content_blocks(m) if b.get("type") == "thinking"
+        b
+        for m in messages
+        for b in content_blocks(m)
+        if b.get("type") == "thinking"
         if not b.get("signature")
     ]
     if pairing_problems(messages) or unsigned:

@@ -196,8 +196,18 @@ def _histories() -> list[tuple[str, list]]:
             "role": "assistant",
             "content": [
                 {"type": "text", "text": "Both at once."},
-                {"type": "tool_use", "id": "toolu_p1", "name": "read_source", "input": {"path": "a.py"}},
-                {"type": "tool_use", "id": "toolu_p2", "name": "read_source", "input": {"path": "b.py"}},
+                {
+                    "type": "tool_use",
+                    "id": "toolu_p1",
+                    "name": "read_source",
+                    "input": {"path": "a.py"},
+                },
+                {
+                    "type": "tool_use",
+                    "id": "toolu_p2",
+                    "name": "read_source",
+                    "input": {"path": "b.py"},
+                },
             ],
         },
         {
@@ -211,9 +221,14 @@ def _histories() -> list[tuple[str, list]]:
         {"role": "user", "content": "Now list the files."},
         {
             "role": "assistant",
-            "content": [{"type": "tool_use", "id": "toolu_l1", "name": "list_sources", "input": {}}],
+            "content": [
+                {"type": "tool_use", "id": "toolu_l1", "name": "list_sources", "input": {}}
+            ],
         },
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_l1", "content": "a.py"}]},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_l1", "content": "a.py"}],
+        },
     ]
     return [("the long task, half way", long), ("a history with parallel calls", parallel)]
 

@@ -160,7 +160,9 @@ def long_task(conv: Conversation) -> Reply | None:
     ]
     listing = _listing(conv)
     if not listing:
-        return Reply([*map(text, said), text("The list of source files first."), tool_use("list_sources")])
+        return Reply(
+            [*map(text, said), text("The list of source files first."), tool_use("list_sources")]
+        )
     texts = "\n".join(_own_texts(conv))
     done = {str(c.input.get("path")) for c in conv.calls_to("read_source") if c.result}
     done |= {path for path in listing if path in texts}
@@ -188,4 +190,3 @@ def long_task(conv: Conversation) -> Reply | None:
     report = _report(culprit, len(done))
     write = tool_use("write_report", path=asked_path.group(1), text=report)
     return Reply([*map(text, said), text("Writing the report."), write])
-

@@ -179,9 +179,17 @@ def test_keep_in_bounds_keeps_every_request_under_its_limit(rung):
 # -- the outcome follows from what is in the history -----------------------------------------
 
 
-def test_the_report_goes_where_the_persons_words_say_wherever_they_are():
+@pytest.mark.parametrize(
+    "answer",
+    [
+        ANSWER.replace(REPORT_PATH, "docs/cent-off.md"),
+        "Save the report as `docs/cent-off.md` when you are done.",
+        "Put it in `docs/cent-off.md`.",
+    ],
+)
+def test_the_report_goes_where_the_persons_words_say_wherever_they_are(answer):
     moved = opening_messages()
-    moved[2] = {"role": "user", "content": ANSWER.replace(REPORT_PATH, "docs/cent-off.md")}
+    moved[2] = {"role": "user", "content": answer}
     workspace = Workspace()
     run_agent(
         fresh_client(),
@@ -191,6 +199,18 @@ def test_the_report_goes_where_the_persons_words_say_wherever_they_are():
         max_steps=40,
     )
     assert list(workspace.written) == ["docs/cent-off.md"]
+
+
+def test_without_the_persons_answer_the_model_asks_instead_of_writing():
+    workspace = Workspace()
+    run = run_agent(
+        fresh_client(),
+        messages=opening_messages()[:1],
+        tools=long_task_tools(workspace),
+        system=SYSTEM,
+        max_steps=40,
+    )
+    assert workspace.written == {} and "where you want the report" in run.final_text
 
 
 def test_a_summary_keeps_what_its_prompt_asks_for_and_the_outcome_follows():

@@ -14,7 +14,8 @@ Everything it does follows from what the request holds, by one rule whatever sho
   is still in the messages;
 - it writes the report only to a file the person's words name for it ("write the report to
   `path`"), wherever those words now sit (their own message, or a summary that quotes them); when
-  no such words are left, it asks where the report should go instead of writing it.
+  no such words are left, it asks where the report should go instead of writing it. ("Write
+  the report to `path`", "put it in `path`", "save the report as `path`" all name one.)
 
 **Summaries.** When the last message asks it to summarise the conversation (or the session, the
 turns, the messages so far), it answers in words, labelled as the course model's summary, with
@@ -42,7 +43,9 @@ _ASKS_REQUESTS = re.compile(
 )
 _ASKS_FINDINGS = re.compile(r"\b(?:findings?|found|conclusions?|learned|decisions?)\b", re.I)
 _ASKS_ACTIONS = re.compile(r"\b(?:files?|tools?|calls?|actions?|steps?)\b", re.IGNORECASE)
-_REPORT_TO = re.compile(r"\b(?:report|it)\b[^`\n]{0,40}?\bto\s+`([^`\s]+)`", re.IGNORECASE)
+_REPORT_TO = re.compile(
+    r"\b(?:report|it)\b[^`\n]{0,40}?\b(?:to|in|into|at|as|under)\s+`([^`\s]+)`", re.IGNORECASE
+)
 _FOUND = re.compile(r"`([^`\s]+)` " + re.escape(FINDING))
 _PATH = re.compile(r"^[\w./-]+\.py$")
 

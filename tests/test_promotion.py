@@ -186,6 +186,10 @@ ALLOWED_REACH_INTO_LESSONS = {
         "course_helpers.lessons.tools",
     ): "the fixture's tools are described with notebook 02's @tool",
     (
+        "course_helpers.fixtures.long_task",
+        "course_helpers.lessons.tools",
+    ): "the fixture's tools are described with notebook 02's @tool",
+    (
         "course_helpers.offline.scenarios.guard",
         "course_helpers.lessons.dispatch",
     ): "the course model recognises the dispatcher's wording of a declined call",

@@ -12,7 +12,7 @@ between the SDK and the course model and keeps every request body and response, 
 look at exactly what went over the wire.
 
 The checks of each notebook live in their own module (`single_call` for 01 ... `count_cost`
-for 10), with `common` for the plumbing they share. Import them from here. Each module's
+for 10, `context` for 12), with `common` for the plumbing they share. Import them from here. Each module's
 docstring lists the requirements its checks enforce, one line each; tests in
 `tests/test_exercise_variants.py` prove them both ways with wrong and right solutions written
 as a learner would write them.
@@ -26,6 +26,11 @@ from __future__ import annotations
 from course_helpers.exercise_checks.build_loop import check_loop, check_simple_dispatcher
 from course_helpers.exercise_checks.coding_agent import check_agent_turn, check_search_code
 from course_helpers.exercise_checks.common import CheckFailed, NotWrittenYet
+from course_helpers.exercise_checks.context import (
+    check_choose_cut,
+    check_clear_results,
+    check_sessions,
+)
 from course_helpers.exercise_checks.count_cost import check_budget_loop, check_cache_breakpoints
 from course_helpers.exercise_checks.describe_tools import (
     check_currency_tool,
@@ -78,4 +83,7 @@ __all__ = [
     "check_hybrid",
     "check_cache_breakpoints",
     "check_budget_loop",
+    "check_clear_results",
+    "check_choose_cut",
+    "check_sessions",
 ]

@@ -93,6 +93,12 @@ Rules and the real reports their wording comes from
   ``enabled``, or the model thinks adaptively and the message holds a thinking block that is
   not first; the found type is that message's first block. Altered thinking blocks and their
   wording: docs/models.md.
+- A thinking block sent back without its signature (or its text), ``messages.N.content.M.
+  thinking.signature: Field required``: lbjlaq/Antigravity-Manager#1790,
+  justlovemaki/AIClient2API#437; a redacted one without ``data``, the same wording. An empty
+  signature, which the API never writes, gets ``messages.N.content.M: Invalid `signature` in
+  `thinking` block`` (kaitranntt/ccs#415 traces that error to a proxy sending ``""``), or the
+  "cannot be modified" wording in the latest assistant message, as for an altered block.
 - Prefill: ``This model does not support assistant message prefill. The conversation must
   end with a user message.``: smallmain/vscode-unify-chat-provider#249 (full body),
   cortexkit/magic-context#511 (Sonnet 4.6, Sonnet 5), Tarquinen/opencode-dynamic-context-

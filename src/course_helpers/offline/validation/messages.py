@@ -145,6 +145,21 @@ def _check_block_shape(path: str, block: Any, surface: Surface) -> None:
         _check_tool_use_block(f"{path}.tool_use", block)
     elif kind == "tool_result":
         _check_tool_result_block(f"{path}.tool_result", block, surface)
+    elif kind in _THINKING_FIELDS:
+        _check_string_fields(f"{path}.{kind}", block, _THINKING_FIELDS[kind])
+
+
+# A thinking block goes back with its text and its signature, a redacted one with its data
+# (the SDK's ThinkingBlockParam and RedactedThinkingBlockParam: every field Required).
+_THINKING_FIELDS = {"thinking": ("signature", "thinking"), "redacted_thinking": ("data",)}
+
+
+def _check_string_fields(path: str, block: dict, fields: tuple[str, ...]) -> None:
+    for field in fields:
+        if field not in block:
+            raise fail(f"{path}.{field}: Field required")
+        if not isinstance(block[field], str):
+            raise fail(f"{path}.{field}: Input should be a valid string")
 
 
 def check_text_block(path: str, block: dict) -> None:

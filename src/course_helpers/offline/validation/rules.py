@@ -208,7 +208,8 @@ def check_thinking_blocks(body: dict, spec: ModelSpec, *, generating: bool = Tru
     last = assistant_indexes[-1]
     for index in assistant_indexes:
         for position, block in enumerate(blocks_of(messages[index])):
-            if block["type"] == "thinking" and altered(block):
+            # An empty signature was never written by the API: it cannot be checked, so refused.
+            if block["type"] == "thinking" and (not block["signature"] or altered(block)):
                 wording = THINKING_MODIFIED if index == last else INVALID_SIGNATURE
                 raise fail(f"messages.{index}.content.{position}: {wording}")
     if not spec.thinks(body.get("thinking")):

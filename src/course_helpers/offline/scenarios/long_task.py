@@ -1,0 +1,195 @@
+"""Course machinery (offline course model): the long task of notebook 12, and the summaries the
+course model writes when a program asks it to summarise a conversation.
+
+**The long task.** Offered tools named `list_sources`, `read_source` and `write_report`, the model
+lists the project's files, reads them one a turn, and writes a report when it has read them all.
+Everything it does follows from what the request holds, by one rule whatever shortened it:
+
+- the file list is the latest `list_sources` result still in the messages; without one (it was
+  dropped, or its content was cleared) it lists the files again;
+- a file counts as read when a `read_source` call for it is in the messages, or when any text of
+  the conversation (the person's, its own, a note or a summary; not tool results) names it;
+- when a result it has just received holds the rounding mistake, it says so in its own words
+  (`FINDING`); at the end it knows the culprit only if such a sentence, or the file's own text,
+  is still in the messages;
+- it writes the report only to a file the person's words name for it ("write the report to
+  `path`"), wherever those words now sit (their own message, or a summary that quotes them); when
+  no such words are left, it asks where the report should go instead of writing it. ("Write
+  the report to `path`", "put it in `path`", "save the report as `path`" all name one.)
+
+**Summaries.** When the last message asks it to summarise the conversation (or the session, the
+turns, the messages so far), it answers in words, labelled as the course model's summary, with
+what the request asks it to keep: the person's requests and constraints (their words, quoted),
+its own findings (its earlier sentences), the files and tools used (the calls it made). What the
+request does not ask for is left out; tool results are never copied into a summary.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from course_helpers.fixtures.long_task import FINDING, ROUNDING_BUG
+from course_helpers.offline.conversation import Conversation, blocks_of
+from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
+
+SUMMARY_HEADER = "Summary of the earlier conversation, written by the offline course model"
+QUOTED_CHARS = 400
+
+_SUMMARISE = re.compile(r"\bsummar(?:ise|ize|y)\b", re.IGNORECASE)
+_WHAT = re.compile(r"\b(?:conversation|session|turns|messages|so far)\b", re.IGNORECASE)
+_ASKS_REQUESTS = re.compile(
+    r"\b(?:requests?|constraints?|asked|instructions?|wishes)\b", re.IGNORECASE
+)
+_ASKS_FINDINGS = re.compile(r"\b(?:findings?|found|conclusions?|learned|decisions?)\b", re.I)
+_ASKS_ACTIONS = re.compile(r"\b(?:files?|tools?|calls?|actions?|steps?)\b", re.IGNORECASE)
+_REPORT_TO = re.compile(
+    r"\b(?:report|it)\b[^`\n]{0,40}?\b(?:to|in|into|at|as|under)\s+`([^`\s]+)`", re.IGNORECASE
+)
+_FOUND = re.compile(r"`([^`\s]+)` " + re.escape(FINDING))
+_PATH = re.compile(r"^[\w./-]+\.py$")
+
+
+def _own_texts(conv: Conversation, *, roles=("user", "assistant")) -> list[str]:
+    """Every text block of the conversation (not tool results), in order."""
+    return [
+        block.get("text", "")
+        for message in conv.messages
+        if message.get("role") in roles
+        for block in blocks_of(message)
+        if block.get("type") == "text"
+    ]
+
+
+# -- summaries -------------------------------------------------------------------------------------
+
+
+def _asks_for_summary(conv: Conversation) -> str | None:
+    """The last message's own words, when they ask for a summary of the conversation."""
+    if conv.last.get("role") != "user":
+        return None
+    asked = "\n".join(b.get("text", "") for b in blocks_of(conv.last) if b.get("type") == "text")
+    return asked if _SUMMARISE.search(asked) and _WHAT.search(asked) else None
+
+
+def _quote(value: str) -> str:
+    value = " ".join(value.split())
+    return value if len(value) <= QUOTED_CHARS else value[: QUOTED_CHARS - 1] + "…"
+
+
+@scenario(
+    "summary",
+    "Summarise a conversation it is sent: 'Summarise the conversation so far: ...' (keeps what "
+    "the request asks for: notebook 12)",
+    priority=4,
+)
+def summary(conv: Conversation) -> Reply | None:
+    asked = _asks_for_summary(conv)
+    if asked is None:
+        return None
+    lines = [f"{SUMMARY_HEADER} ({len(conv.messages)} messages):"]
+    earlier = conv.messages[:-1]
+    last_own = [b for b in blocks_of(conv.last) if b.get("type") != "text"]
+    messages = [*earlier, {**conv.last, "content": last_own}]
+    for message in messages:
+        role = message.get("role")
+        for block in blocks_of(message):
+            kind = block.get("type")
+            if kind == "text" and SUMMARY_HEADER in block.get("text", ""):
+                # An earlier summary: what it kept is carried over as it is.
+                kept = block["text"].split(SUMMARY_HEADER, 1)[1]
+                lines += kept.splitlines()[1:]
+            elif kind == "text" and role == "user" and _ASKS_REQUESTS.search(asked):
+                lines.append(f'- The person said: "{_quote(block.get("text", ""))}"')
+            elif kind == "text" and role == "assistant" and _ASKS_FINDINGS.search(asked):
+                lines.append(f"- I said: {_quote(block.get('text', ''))}")
+            elif kind == "tool_use" and _ASKS_ACTIONS.search(asked):
+                arguments = json.dumps(block.get("input") or {}, ensure_ascii=False)
+                lines.append(f"- I called {block.get('name')}({arguments}).")
+    if len(lines) == 1:
+        lines.append("- Nothing the request asked me to keep.")
+    return say("\n".join(lines))
+
+
+# -- the long task ---------------------------------------------------------------------------------
+
+
+def _listing(conv: Conversation) -> list[str]:
+    for call in reversed(conv.calls_to("list_sources")):
+        if call.result and not call.is_error:
+            paths = [line.strip() for line in call.result.splitlines()]
+            if paths and all(_PATH.match(p) for p in paths):
+                return paths
+    return []
+
+
+def _report(culprit: str | None, read: int) -> str:
+    if culprit is None:
+        return (
+            f"# Rounding report\n\nI read {read} files, but I cannot tell you which one rounds "
+            "wrongly: what I found is no longer in front of me.\n"
+        )
+    return (
+        f"# Rounding report\n\n`{culprit}` {FINDING}: each line total is rounded to the cent, "
+        "then the rounded totals are added, so an invoice can be a cent off the sum of its "
+        f"lines. Round once, on the invoice total. I read {read} files; no other file rounds.\n"
+    )
+
+
+@scenario(
+    "long_task",
+    "Find a rounding bug with tools named list_sources, read_source and write_report: 'Some "
+    "invoice totals are one cent off...' (a long run: notebook 12)",
+    priority=37,
+)
+def long_task(conv: Conversation) -> Reply | None:
+    if not conv.offers("list_sources", "read_source", "write_report") or conv.forced_tool:
+        return None
+    written = [c for c in conv.latest_results() if c.name == "write_report"]
+    if written:
+        call = written[-1]
+        if call.is_error:
+            return say(f"I could not write the report: {(call.result or '').strip()[:200]}")
+        return say(f"Done: the report is in `{call.input.get('path')}`. {call.result}")
+    found = [
+        c
+        for c in conv.latest_results()
+        if c.name == "read_source" and not c.is_error and ROUNDING_BUG in (c.result or "")
+    ]
+    said = [
+        f"Found it: `{c.input.get('path')}` {FINDING}. I will check the other files for the "
+        "same mistake."
+        for c in found
+    ]
+    listing = _listing(conv)
+    if not listing:
+        return Reply(
+            [*map(text, said), text("The list of source files first."), tool_use("list_sources")]
+        )
+    texts = "\n".join(_own_texts(conv))
+    done = {str(c.input.get("path")) for c in conv.calls_to("read_source") if c.result}
+    done |= {path for path in listing if path in texts}
+    waiting = [path for path in listing if path not in done]
+    if waiting and conv.tools_allowed:
+        step = f"Reading `{waiting[0]}` ({len(listing) - len(waiting) + 1} of {len(listing)})."
+        return Reply([*map(text, said), text(step), tool_use("read_source", path=waiting[0])])
+    culprits = [m.group(1) for m in _FOUND.finditer(texts)]
+    culprits += [
+        str(c.input.get("path"))
+        for c in conv.calls_to("read_source")
+        if ROUNDING_BUG in (c.result or "")
+    ]
+    culprit = culprits[0] if culprits else None
+    person = "\n".join(_own_texts(conv, roles=("user",)))
+    asked_path = _REPORT_TO.search(person)
+    if asked_path is None or not conv.tools_allowed:
+        where = (
+            "I do not know where you want the report: tell me the file and I will write it."
+            if asked_path is None
+            else f"I would write the report to `{asked_path.group(1)}`, but no tool may be used."
+        )
+        finding = f"`{culprit}` {FINDING}." if culprit else "I cannot tell which file rounds."
+        return say(f"I have read all {len(listing)} files. {finding} {where}")
+    report = _report(culprit, len(done))
+    write = tool_use("write_report", path=asked_path.group(1), text=report)
+    return Reply([*map(text, said), text("Writing the report."), write])

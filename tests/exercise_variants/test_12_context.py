@@ -1,0 +1,322 @@
+"""The checks of exercise notebook 12, proven both ways.
+
+Wrong solutions a learner would write, each failing with the API's own error text (when the
+API refuses the history) and a message that names the mistake, every message different; and
+solutions that are right in another way, which pass. The requirements each check enforces are
+listed in the docstring of `course_helpers.exercise_checks.context`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from course_helpers.exercise_checks import (
+    CheckFailed,
+    check_choose_cut,
+    check_clear_results,
+    check_sessions,
+)
+from course_helpers.lessons.pairing import content_blocks, pairing_problems, read_field
+
+
+def failure_of(check, *functions) -> str:
+    with pytest.raises(CheckFailed) as failure:
+        check(*functions)
+    text = str(failure.value)
+    assert "\nHint: " in text, text
+    return text
+
+
+def assert_each_fails_its_own_way(check, variants: dict) -> None:
+    messages = {}
+    for label, (functions, expected) in variants.items():
+        text = failure_of(check, *functions)
+        for words in expected:
+            assert words in text, f"{label}: {words!r} not in {text!r}"
+        messages[label] = text
+    assert len(set(messages.values())) == len(messages), messages
+
+
+def assert_passes(check, capsys, *functions) -> None:
+    check(*functions)
+    assert "passed" in capsys.readouterr().out
+
+
+# -- 1. clear_results -------------------------------------------------------------------------
+
+
+def _calls(messages):
+    return {
+        read_field(b, "id"): b
+        for m in messages
+        for b in content_blocks(m)
+        if read_field(b, "type") == "tool_use"
+    }
+
+
+def _places(messages):
+    return [
+        (i, j)
+        for i, m in enumerate(messages)
+        if read_field(m, "role") == "user"
+        for j, b in enumerate(content_blocks(m))
+        if read_field(b, "type") == "tool_result"
+    ]
+
+
+def _stub(call) -> str:
+    return f"[cleared: call {read_field(call, 'name')}({json.dumps(read_field(call, 'input'))})]"
+
+
+def clear_right(messages, keep=2):
+    calls = _calls(messages)
+    for i, j in _places(messages)[:-keep]:
+        blocks = content_blocks(messages[i])
+        blocks[j] = {**blocks[j], "content": _stub(calls[blocks[j]["tool_use_id"]])}
+        messages[i] = {"role": "user", "content": blocks}
+
+
+def clear_without_id(messages, keep=2):
+    calls = _calls(messages)
+    for i, j in _places(messages)[:-keep]:
+        blocks = content_blocks(messages[i])
+        stub = _stub(calls[blocks[j]["tool_use_id"]])
+        blocks[j] = {"type": "tool_result", "content": stub}  # the id forgotten
+        messages[i] = {"role": "user", "content": blocks}
+
+
+def clear_by_deleting(messages, keep=2):
+    for i, j in reversed(_places(messages)[:-keep]):
+        blocks = content_blocks(messages[i])
+        del blocks[j]
+        messages[i] = {"role": "user", "content": blocks or "(results removed)"}
+
+
+def clear_and_drop_thinking(messages, keep=2):
+    clear_right(messages, keep)
+    for i, m in enumerate(messages):
+        if m["role"] == "assistant" and not isinstance(m["content"], str):
+            kept = [b for b in m["content"] if read_field(b, "type") != "thinking"]
+            messages[i] = {"role": "assistant", "content": kept}
+
+
+def clear_with_a_vague_stub(messages, keep=2):
+    for i, j in _places(messages)[:-keep]:
+        blocks = content_blocks(messages[i])
+        blocks[j] = {**blocks[j], "content": "[cleared]"}
+        messages[i] = {"role": "user", "content": blocks}
+
+
+def clear_everything(messages, keep=2):
+    clear_right(messages, keep=0) if keep else None
+    calls = _calls(messages)
+    for i, j in _places(messages):
+        blocks = content_blocks(messages[i])
+        blocks[j] = {**blocks[j], "content": _stub(calls[blocks[j]["tool_use_id"]])}
+        messages[i] = {"role": "user", "content": blocks}
+
+
+def test_clear_results_mistakes_each_fail_their_own_way():
+    assert_each_fails_its_own_way(
+        check_clear_results,
+        {
+            "a stub that drops tool_use_id": (
+                (clear_without_id,),
+                ["tool_result.tool_use_id: Field required", "has no tool_use_id"],
+            ),
+            "old results deleted": (
+                (clear_by_deleting,),
+                ["`tool_use` ids were found without `tool_result` blocks", "lost its tool_result"],
+            ),
+            "thinking blocks dropped": ((clear_and_drop_thinking,), ["an assistant turn"]),
+            "a stub that says nothing": ((clear_with_a_vague_stub,), ["how to get it again"]),
+            "the newest cleared too": ((clear_everything,), ["one of the newest"]),
+        },
+    )
+
+
+def clear_with_text_blocks(messages, keep=2):
+    """Right another way: a stub as a list of text blocks, and short results left alone."""
+    calls = _calls(messages)
+    for i, j in _places(messages)[:-keep]:
+        blocks = content_blocks(messages[i])
+        block = blocks[j]
+        if len(str(block.get("content"))) < 200:
+            continue
+        call = calls[block["tool_use_id"]]
+        words = f"Removed. To see it again: {call.name} with {call.input}"
+        blocks[j] = {
+            "type": "tool_result",
+            "tool_use_id": block["tool_use_id"],
+            "content": [{"type": "text", "text": words}],
+        }
+        messages[i] = {**messages[i], "content": blocks}
+
+
+def test_clear_results_right_solutions_pass(capsys):
+    assert_passes(check_clear_results, capsys, clear_right)
+    assert_passes(check_clear_results, capsys, clear_with_text_blocks)
+
+
+# -- 2. choose_cut ----------------------------------------------------------------------------
+
+
+def _starts(messages):
+    return [i for i, m in enumerate(messages) if read_field(m, "role") == "assistant"]
+
+
+def cut_right(messages, keep_turns=2):
+    starts = _starts(messages)
+    return starts[-keep_turns] if len(starts) > keep_turns else None
+
+
+def cut_one_late(messages, keep_turns=2):
+    cut = cut_right(messages, keep_turns)
+    return None if cut is None else cut + 1
+
+
+def cut_into_the_kept_turns(messages, keep_turns=2):
+    """keep_turns forgotten: only the last turn is kept."""
+    return cut_right(messages, 1)
+
+
+def cut_a_turn_too_early(messages, keep_turns=2):
+    starts = _starts(messages)
+    return starts[-keep_turns - 1] if len(starts) > keep_turns else None
+
+
+def cut_even_when_short(messages, keep_turns=2):
+    return cut_right(messages, keep_turns) or 1
+
+
+def test_choose_cut_mistakes_each_fail_their_own_way():
+    assert_each_fails_its_own_way(
+        check_choose_cut,
+        {
+            "a cut that orphans a tool_result": (
+                (cut_one_late,),
+                ["unexpected `tool_use_id` found in `tool_result` blocks", "orphan tool_result"],
+            ),
+            "keep_turns ignored": ((cut_into_the_kept_turns,), ["cuts into the last 2 turns"]),
+            "a cut that keeps too much": ((cut_a_turn_too_early,), ["keeps more than"]),
+            "nothing to summarise": ((cut_even_when_short,), ["return None"]),
+        },
+    )
+
+
+def cut_at_the_persons_words(messages, keep_turns=2):
+    """Right another way: when the person spoke just before the turn, cut before their words."""
+    cut = cut_right(messages, keep_turns)
+    if cut is None:
+        return None
+    before = content_blocks(messages[cut - 1])
+    if not any(read_field(b, "type") == "tool_result" for b in before):
+        return cut - 1
+    return cut
+
+
+def test_choose_cut_right_solutions_pass(capsys):
+    assert_passes(check_choose_cut, capsys, cut_right)
+    assert_passes(check_choose_cut, capsys, cut_at_the_persons_words)
+
+
+# -- 3. save and resume -----------------------------------------------------------------------
+
+
+def _plain(block, drop=()):
+    data = block if isinstance(block, dict) else block.model_dump(mode="json", exclude_none=True)
+    return {k: v for k, v in data.items() if k not in drop}
+
+
+def _params(messages, drop=()):
+    return [
+        {
+            "role": m["role"],
+            "content": m["content"]
+            if isinstance(m["content"], str)
+            else [_plain(b, drop) for b in m["content"]],
+        }
+        for m in messages
+    ]
+
+
+def save_right(path: Path, messages):
+    path.write_text(json.dumps(_params(messages)), encoding="utf-8")
+
+
+def resume_right(path: Path):
+    messages = json.loads(path.read_text(encoding="utf-8"))
+    unsigned = [
+        b
+        for m in messages
+        for b in content_blocks(m)
+        if b.get("type") == "thinking"
+        if not b.get("signature")
+    ]
+    if pairing_problems(messages) or unsigned:
+        raise ValueError("this session breaks a rule of the API")
+    return messages
+
+
+def save_without_signatures(path: Path, messages):
+    path.write_text(json.dumps(_params(messages, drop=("signature",))), encoding="utf-8")
+
+
+def resume_anything(path: Path):
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def resume_without_thinking(path: Path):
+    messages = resume_right(path)
+    return [
+        {**m, "content": [b for b in content_blocks(m) if b.get("type") != "thinking"]}
+        for m in messages
+    ]
+
+
+def save_as_repr(path: Path, messages):
+    path.write_text(repr(messages), encoding="utf-8")
+
+
+def test_session_mistakes_each_fail_their_own_way():
+    assert_each_fails_its_own_way(
+        check_sessions,
+        {
+            "a resumed history missing a thinking signature": (
+                (save_without_signatures, resume_right),
+                ["thinking.signature: Field required", "missing a thinking signature"],
+            ),
+            "a broken file resumed anyway": (
+                (save_right, resume_anything),
+                ["resume accepted a file", "thinking.signature: Field required"],
+            ),
+            "thinking blocks left out": ((save_right, resume_without_thinking), ["differ"]),
+            "not JSON": ((save_as_repr, resume_right), ["did not write a JSON file"]),
+        },
+    )
+
+
+class BrokenSession(Exception):
+    pass
+
+
+def save_with_settings(path: Path, messages):
+    """Right another way: a wrapper object with a format name and the messages."""
+    path.write_text(json.dumps({"format": 1, "messages": _params(messages)}), encoding="utf-8")
+
+
+def resume_with_settings(path: Path):
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for message in data["messages"]:
+        for block in content_blocks(message):
+            if block.get("type") == "thinking" and "signature" not in block:
+                raise BrokenSession("a thinking block lost its signature")
+    return data["messages"]
+
+
+def test_session_right_solutions_pass(capsys):
+    assert_passes(check_sessions, capsys, save_right, resume_right)
+    assert_passes(check_sessions, capsys, save_with_settings, resume_with_settings)

@@ -67,7 +67,9 @@ def as_table(cursor: sqlite3.Cursor, row_limit: int = ROW_LIMIT) -> str:
     return "\n".join(lines)
 
 
-def run_read(path: str | Path, sql: str, parameters: tuple = (), seconds: float = QUERY_SECONDS) -> str:
+def run_read(
+    path: str | Path, sql: str, parameters: tuple = (), seconds: float = QUERY_SECONDS
+) -> str:
     """Run one statement on a fresh read-only connection; what sqlite refuses is a ToolError."""
     deadline = time.monotonic() + seconds
     with closing(open_read_only(path)) as connection:
@@ -93,7 +95,9 @@ def build_server(path: str | Path) -> MCPServer:
         Call this first when you do not know the tables. Then call describe_table on each
         table you need before you write a query: do not guess column names.
         """
-        return run_read(path, "SELECT name AS table_name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
+        return run_read(
+            path, "SELECT name AS table_name FROM sqlite_schema WHERE type = 'table' ORDER BY name"
+        )
 
     def describe_table(table: str) -> str:
         """Show how one table is defined: its CREATE TABLE statement, with every column, its
@@ -130,7 +134,11 @@ def main(argv: list[str] | None = None) -> None:
     if len(args) != 1:
         raise SystemExit("usage: python -m course_helpers.lessons.mcp_server DATABASE")
     # stdout carries the protocol; a log line goes to stderr.
-    print(f"{SERVER_NAME}: serving {Path(args[0]).name} read-only, pid {os.getpid()}", file=sys.stderr, flush=True)
+    print(
+        f"{SERVER_NAME}: serving {Path(args[0]).name} read-only, pid {os.getpid()}",
+        file=sys.stderr,
+        flush=True,
+    )
     build_server(args[0]).run("stdio")
 
 

@@ -48,8 +48,12 @@ class McpServer:
     leaving the block stops it. Requests run on the event loop of a background thread.
     """
 
-    def __init__(self, command, args=(), *, log_path, cwd=None, env=None, call_seconds=CALL_SECONDS):
-        self.params = StdioServerParameters(command=command, args=[str(a) for a in args], cwd=cwd, env=env)
+    def __init__(
+        self, command, args=(), *, log_path, cwd=None, env=None, call_seconds=CALL_SECONDS
+    ):
+        self.params = StdioServerParameters(
+            command=command, args=[str(a) for a in args], cwd=cwd, env=env
+        )
         self.log_path = Path(log_path)
         self.call_seconds = call_seconds
         self.session = None
@@ -57,7 +61,9 @@ class McpServer:
 
     def __enter__(self):
         self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="mcp-client", daemon=True)
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="mcp-client", daemon=True
+        )
         self._thread.start()
         opened = concurrent.futures.Future()
         self._kept = asyncio.run_coroutine_threadsafe(self._keep_open(opened), self._loop)
@@ -166,7 +172,9 @@ def mcp_run_tool(server: McpServer):
         try:
             result = server.call_tool(name, arguments)
         except Exception as problem:  # crashed, hung, closed: the model must still get an answer
-            return tool_result(call_id, failure_text(f"The MCP server's {name}", problem), is_error=True)
+            return tool_result(
+                call_id, failure_text(f"The MCP server's {name}", problem), is_error=True
+            )
         return {
             "type": "tool_result",
             "tool_use_id": call_id,
@@ -189,9 +197,13 @@ class SchemaArguments:
     schema: dict
 
     def model_validate(self, arguments: dict) -> dict:
-        problems = sorted(jsonschema.Draft202012Validator(self.schema).iter_errors(arguments), key=str)
+        problems = sorted(
+            jsonschema.Draft202012Validator(self.schema).iter_errors(arguments), key=str
+        )
         if problems:
-            lines = [f"- {'.'.join(map(str, p.path)) or 'the input'}: {p.message}" for p in problems]
+            lines = [
+                f"- {'.'.join(map(str, p.path)) or 'the input'}: {p.message}" for p in problems
+            ]
             raise ValueError("\n".join(lines))
         return arguments
 
@@ -210,11 +222,17 @@ class ServerTool:
         return SchemaArguments(self.input_schema)
 
     def definition(self) -> dict:
-        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema,
+        }
 
     def run(self, tool_input: dict) -> str:
         result = self.server.call_tool(self.name, tool_input)
-        text = "\n".join(block["text"] for block in result_content(result) if block["type"] == "text")
+        text = "\n".join(
+            block["text"] for block in result_content(result) if block["type"] == "text"
+        )
         if result.is_error:
             raise ServerToolError(text)
         return text

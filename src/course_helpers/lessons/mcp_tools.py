@@ -38,7 +38,7 @@ from course_helpers.support.result_wording import call_parts, failure_text
 # From notebooks/11_take_tools_from_an_mcp_server.ipynb
 CALL_SECONDS = 10.0  # a tools/call still unanswered after this is an error result
 START_SECONDS = 60.0  # starting Python and importing the SDK can take a few seconds
-STOP_SECONDS = 15.0  # the SDK's shutdown waits at most about 7 s before it kills the server
+STOP_SECONDS = 15.0  # the SDK's own shutdown is bounded: about 7 s in the worst case
 
 
 class McpServer:

@@ -294,3 +294,19 @@ def test_a_server_that_fails_to_start_is_reported_and_leaves_nothing(tmp_path: P
         pass
     assert "broken: no database given" in log.read_text(encoding="utf-8")
     assert gone_within(str(script), 10)
+
+
+def test_a_server_that_never_answers_initialize_is_stopped(tmp_path: Path) -> None:
+    script = tmp_path / "silent_server.py"
+    script.write_text("import time\ntime.sleep(3600)\n", encoding="utf-8")
+    try:
+        with (
+            time_limit(60),
+            pytest.raises(TimeoutError) as stuck,  # from waiting for the session to open
+            McpServer(sys.executable, [script], log_path=tmp_path / "log", start_seconds=1),
+        ):
+            pass
+        assert "test took more than" not in str(stuck.value)
+        assert gone_within(str(script), 15), "a server stuck before initialize was left behind"
+    finally:
+        kill_all(str(script))

@@ -49,13 +49,21 @@ class McpServer:
     """
 
     def __init__(
-        self, command, args=(), *, log_path, cwd=None, env=None, call_seconds=CALL_SECONDS
+        self,
+        command,
+        args=(),
+        *,
+        log_path,
+        cwd=None,
+        env=None,
+        call_seconds=CALL_SECONDS,
+        start_seconds=START_SECONDS,
     ):
         self.params = StdioServerParameters(
             command=command, args=[str(a) for a in args], cwd=cwd, env=env
         )
         self.log_path = Path(log_path)
-        self.call_seconds = call_seconds
+        self.call_seconds, self.start_seconds = call_seconds, start_seconds
         self.session = None
         self._loop = None
 
@@ -65,10 +73,10 @@ class McpServer:
             target=self._loop.run_forever, name="mcp-client", daemon=True
         )
         self._thread.start()
-        opened = concurrent.futures.Future()
+        opened, self._done = concurrent.futures.Future(), threading.Event()
         self._kept = asyncio.run_coroutine_threadsafe(self._keep_open(opened), self._loop)
         try:
-            opened.result(START_SECONDS)  # the session is open, or the start failed
+            opened.result(self.start_seconds)  # the session is open, or the start failed
         except BaseException:
             self.close()
             raise
@@ -95,6 +103,7 @@ class McpServer:
             raise
         finally:
             self.session = None
+            self._done.set()
 
     def request(self, coroutine, seconds):
         """The bridge: run one SDK coroutine on the connection's loop, wait for its answer."""
@@ -124,10 +133,9 @@ class McpServer:
             return
         if self.session is not None:
             self._loop.call_soon_threadsafe(self._closing.set)
-        try:
-            self._kept.result(STOP_SECONDS)
-        except BaseException:  # the start failed, or the server died: already reported
-            pass
+        else:  # still starting (a server that never answers): cancelling runs the shutdown
+            self._kept.cancel()
+        self._done.wait(STOP_SECONDS)  # the SDK has stopped the server, or it never started
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(STOP_SECONDS)
         self._loop.close()

@@ -12,7 +12,7 @@ between the SDK and the course model and keeps every request body and response, 
 look at exactly what went over the wire.
 
 The checks of each notebook live in their own module (`single_call` for 01 ... `count_cost`
-for 10, `context` for 12), with `common` for the plumbing they share. Import them from here. Each module's
+for 10, `mcp_tools` for 11, `context` for 12), with `common` for the plumbing they share. Import them from here. Each module's
 docstring lists the requirements its checks enforce, one line each; tests in
 `tests/test_exercise_variants.py` prove them both ways with wrong and right solutions written
 as a learner would write them.
@@ -39,6 +39,11 @@ from course_helpers.exercise_checks.describe_tools import (
 )
 from course_helpers.exercise_checks.errors_as_results import check_declined_call, check_dispatcher
 from course_helpers.exercise_checks.guard_tools import check_gate, check_path_guard
+from course_helpers.exercise_checks.mcp_tools import (
+    check_mcp_run_tool,
+    check_read_only_query,
+    check_tool_conversion,
+)
 from course_helpers.exercise_checks.pair_results import check_fix_history, check_tool_turn
 from course_helpers.exercise_checks.single_call import (
     check_ask,
@@ -83,6 +88,9 @@ __all__ = [
     "check_hybrid",
     "check_cache_breakpoints",
     "check_budget_loop",
+    "check_tool_conversion",
+    "check_mcp_run_tool",
+    "check_read_only_query",
     "check_clear_results",
     "check_choose_cut",
     "check_sessions",

@@ -8,6 +8,7 @@ module differs from what the notebooks say. Edit the notebook cell, then run `ma
     tools (02)        pairing (03)       loop (04)          dispatch (05)
     controller, history, agent (06)      gate, path_guard (07)
     coding_agent (08) workflows (09)     cost (10)
+    mcp_server, mcp_tools (11)
 
 Everything outside this folder is course machinery: the notebooks use it and explain it, but you
 do not build it.

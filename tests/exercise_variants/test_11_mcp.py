@@ -1,0 +1,455 @@
+"""Exercise 11's checks, proven both ways: plausible wrong solutions fail with a message that
+names their mistake, and correct solutions written differently pass."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+from mcp.server.mcpserver.exceptions import ToolError
+
+from course_helpers.exercise_checks import (
+    CheckFailed,
+    check_mcp_run_tool,
+    check_read_only_query,
+    check_tool_conversion,
+)
+
+
+def failure_of(check, function) -> str:
+    with pytest.raises(CheckFailed) as failure:
+        check(function)
+    message = str(failure.value)
+    assert len(message.splitlines()) == 2 and message.splitlines()[1].startswith("Hint: "), message
+    return message
+
+
+# -- exercise 1: to_anthropic --------------------------------------------------------------------
+
+
+def right_dict(mcp_tool):
+    return {
+        "name": mcp_tool.name,
+        "description": mcp_tool.description or "",
+        "input_schema": mcp_tool.input_schema,
+    }
+
+
+def right_without_empty_description(mcp_tool):
+    definition = {"name": mcp_tool.name, "input_schema": dict(mcp_tool.input_schema)}
+    if mcp_tool.description:
+        definition["description"] = mcp_tool.description
+    return definition
+
+
+def right_from_dump(mcp_tool):
+    dumped = mcp_tool.model_dump()
+    return {
+        key: dumped[key] or "" if key == "description" else dumped[key]
+        for key in ("name", "description", "input_schema")
+    }
+
+
+def wrong_whole_dump(mcp_tool):
+    return mcp_tool.model_dump(exclude_none=True)
+
+
+def wrong_camel_case(mcp_tool):
+    return {
+        "name": mcp_tool.name,
+        "description": mcp_tool.description or "",
+        "inputSchema": mcp_tool.input_schema,
+    }
+
+
+def wrong_parameters_key(mcp_tool):
+    return {
+        "name": mcp_tool.name,
+        "description": mcp_tool.description or "",
+        "parameters": mcp_tool.input_schema,
+    }
+
+
+def wrong_rebuilt_schema(mcp_tool):
+    properties = {
+        k: {"type": v.get("type", "string")}
+        for k, v in mcp_tool.input_schema.get("properties", {}).items()
+    }
+    schema = {"type": "object", "properties": properties}  # `required` and nesting lost
+    return {
+        "name": mcp_tool.name,
+        "description": mcp_tool.description or "",
+        "input_schema": schema,
+    }
+
+
+def wrong_none_description(mcp_tool):
+    return {
+        "name": mcp_tool.name,
+        "description": mcp_tool.description,
+        "input_schema": mcp_tool.input_schema,
+    }
+
+
+def wrong_title_as_description(mcp_tool):
+    return {
+        "name": mcp_tool.name,
+        "description": mcp_tool.title or "",
+        "input_schema": mcp_tool.input_schema,
+    }
+
+
+def wrong_keeps_annotations(mcp_tool):
+    return {**right_dict(mcp_tool), "annotations": mcp_tool.annotations}
+
+
+@pytest.mark.parametrize("function", [right_dict, right_without_empty_description, right_from_dump])
+def test_correct_conversions_pass(function, capsys):
+    check_tool_conversion(function)
+    assert "passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("function", "named"),
+    [
+        (wrong_whole_dump, "fields the Messages API does not accept"),
+        (wrong_camel_case, "['inputSchema']"),
+        (wrong_parameters_key, "['parameters']"),
+        (wrong_rebuilt_schema, "changed the server's schema"),
+        (wrong_none_description, "has description None"),
+        (wrong_title_as_description, "not the server's"),
+        (wrong_keeps_annotations, "['annotations']"),
+    ],
+)
+def test_wrong_conversions_fail_naming_the_mistake(function, named):
+    message = failure_of(check_tool_conversion, function)
+    assert named in message, message
+
+
+# -- exercise 2: make_run_tool -------------------------------------------------------------------
+
+
+def right_make_run_tool(call_tool):
+    def run_tool(call):
+        try:
+            result = call_tool(call.name, call.input)
+        except Exception as problem:
+            return {
+                "type": "tool_result",
+                "tool_use_id": call.id,
+                "content": str(problem),
+                "is_error": True,
+            }
+        content = [{"type": "text", "text": b.text} for b in result.content if b.type == "text"]
+        return {
+            "type": "tool_result",
+            "tool_use_id": call.id,
+            "content": content,
+            "is_error": result.is_error,
+        }
+
+    return run_tool
+
+
+def right_joined_string(call_tool):
+    def run_tool(call):
+        result, failed = None, None
+        try:
+            result = call_tool(call.name, dict(call.input))
+        except BaseException as problem:  # noqa: BLE001 - a learner may catch everything
+            failed = f"{type(problem).__name__}: {problem}"
+        if failed is not None:
+            return {
+                "type": "tool_result",
+                "tool_use_id": call.id,
+                "content": failed,
+                "is_error": True,
+            }
+        text = "\n".join(getattr(block, "text", "") for block in result.content)
+        block = {"type": "tool_result", "tool_use_id": call.id, "content": text}
+        if result.is_error:
+            block["is_error"] = True
+        return block
+
+    return run_tool
+
+
+def wrong_no_catch(call_tool):
+    def run_tool(call):
+        result = call_tool(call.name, call.input)
+        text = "\n".join(b.text for b in result.content if b.type == "text")
+        return {
+            "type": "tool_result",
+            "tool_use_id": call.id,
+            "content": text,
+            "is_error": result.is_error,
+        }
+
+    return run_tool
+
+
+def wrong_first_block_only(call_tool):
+    def run_tool(call):
+        try:
+            result = call_tool(call.name, call.input)
+        except Exception as problem:
+            return {
+                "type": "tool_result",
+                "tool_use_id": call.id,
+                "content": str(problem),
+                "is_error": True,
+            }
+        return {
+            "type": "tool_result",
+            "tool_use_id": call.id,
+            "content": result.content[0].text,
+            "is_error": result.is_error,
+        }
+
+    return run_tool
+
+
+def wrong_ignores_is_error(call_tool):
+    def run_tool(call):
+        try:
+            result = call_tool(call.name, call.input)
+        except Exception as problem:
+            return {
+                "type": "tool_result",
+                "tool_use_id": call.id,
+                "content": str(problem),
+                "is_error": True,
+            }
+        text = "\n".join(b.text for b in result.content if b.type == "text")
+        return {"type": "tool_result", "tool_use_id": call.id, "content": text}
+
+    return run_tool
+
+
+def wrong_repr_content(call_tool):
+    def run_tool(call):
+        try:
+            result = call_tool(call.name, call.input)
+        except Exception as problem:
+            return {
+                "type": "tool_result",
+                "tool_use_id": call.id,
+                "content": str(problem),
+                "is_error": True,
+            }
+        return {
+            "type": "tool_result",
+            "tool_use_id": call.id,
+            "content": str(result.content),
+            "is_error": result.is_error,
+        }
+
+    return run_tool
+
+
+def wrong_error_not_marked(call_tool):
+    def run_tool(call):
+        try:
+            result = call_tool(call.name, call.input)
+        except Exception as problem:
+            return {"type": "tool_result", "tool_use_id": call.id, "content": f"failed: {problem}"}
+        text = "\n".join(b.text for b in result.content if b.type == "text")
+        return {
+            "type": "tool_result",
+            "tool_use_id": call.id,
+            "content": text,
+            "is_error": result.is_error,
+        }
+
+    return run_tool
+
+
+def wrong_generic_error_text(call_tool):
+    def run_tool(call):
+        try:
+            result = call_tool(call.name, call.input)
+        except Exception:
+            return {
+                "type": "tool_result",
+                "tool_use_id": call.id,
+                "content": "Error",
+                "is_error": True,
+            }
+        text = "\n".join(b.text for b in result.content if b.type == "text")
+        return {
+            "type": "tool_result",
+            "tool_use_id": call.id,
+            "content": text,
+            "is_error": result.is_error,
+        }
+
+    return run_tool
+
+
+def wrong_fixed_id(call_tool):
+    def run_tool(call):
+        try:
+            result = call_tool(call.name, call.input)
+        except Exception as problem:
+            return {
+                "type": "tool_result",
+                "tool_use_id": "toolu_1",
+                "content": str(problem),
+                "is_error": True,
+            }
+        text = "\n".join(b.text for b in result.content if b.type == "text")
+        return {
+            "type": "tool_result",
+            "tool_use_id": "toolu_1",
+            "content": text,
+            "is_error": result.is_error,
+        }
+
+    return run_tool
+
+
+@pytest.mark.parametrize("function", [right_make_run_tool, right_joined_string])
+def test_correct_run_tools_pass(function, capsys):
+    check_mcp_run_tool(function)
+    assert "passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("function", "named"),
+    [
+        (wrong_no_catch, "raised MCPError"),
+        (wrong_first_block_only, "lacks ['Grace | 27540']"),
+        (wrong_ignores_is_error, "is_error=None, expected True"),
+        (wrong_repr_content, "repr of the result"),
+        (wrong_error_not_marked, "is_error=None, expected True"),
+        (wrong_generic_error_text, "lacks ['Connection closed']"),
+        (wrong_fixed_id, "not 'toolu_query'"),
+    ],
+)
+def test_wrong_run_tools_fail_naming_the_mistake(function, named):
+    message = failure_of(check_mcp_run_tool, function)
+    assert named in message, message
+
+
+# -- exercise 3: safe_query ----------------------------------------------------------------------
+
+READS = {
+    sqlite3.SQLITE_SELECT,
+    sqlite3.SQLITE_READ,
+    sqlite3.SQLITE_FUNCTION,
+    sqlite3.SQLITE_RECURSIVE,
+}
+
+
+def rows_text(cursor) -> str:
+    header = " | ".join(c[0] for c in cursor.description or ())
+    return "\n".join([header, *(" | ".join(map(str, row)) for row in cursor.fetchmany(50))])
+
+
+def right_safe_query(db_path, sql):
+    uri = Path(db_path).resolve().as_uri() + "?mode=ro"
+    with closing(sqlite3.connect(uri, uri=True)) as connection:
+        connection.set_authorizer(
+            lambda action, *rest: sqlite3.SQLITE_OK if action in READS else sqlite3.SQLITE_DENY
+        )
+        try:
+            return rows_text(connection.execute(sql))
+        except sqlite3.Error as problem:
+            raise ToolError(str(problem)) from problem
+
+
+def right_authorizer_naming_the_denied(db_path, sql):
+    """Denies writes by name instead of allowing reads: also refuses what the check sends."""
+    denied = {
+        sqlite3.SQLITE_INSERT,
+        sqlite3.SQLITE_UPDATE,
+        sqlite3.SQLITE_DELETE,
+        sqlite3.SQLITE_ATTACH,
+        sqlite3.SQLITE_PRAGMA,
+        sqlite3.SQLITE_DROP_TABLE,
+        sqlite3.SQLITE_TRANSACTION,
+    }
+    connection = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    connection.set_authorizer(
+        lambda action, *rest: sqlite3.SQLITE_DENY if action in denied else sqlite3.SQLITE_OK
+    )
+    try:
+        cursor = connection.execute(sql)
+        return "\n".join(
+            str(row) for row in [tuple(c[0] for c in cursor.description), *cursor.fetchall()]
+        )
+    except sqlite3.DatabaseError as problem:
+        raise ToolError(f"refused: {problem}") from None
+    finally:
+        connection.close()
+
+
+def wrong_mode_ro_only(db_path, sql):
+    uri = Path(db_path).resolve().as_uri() + "?mode=ro"
+    with closing(sqlite3.connect(uri, uri=True)) as connection:
+        try:
+            return rows_text(connection.execute(sql))
+        except sqlite3.Error as problem:
+            raise ToolError(str(problem)) from problem
+
+
+def wrong_first_word(db_path, sql):
+    if not sql.strip().upper().startswith("SELECT"):
+        raise ToolError("only SELECT is allowed")
+    with closing(sqlite3.connect(db_path)) as connection:
+        return rows_text(connection.execute(sql))
+
+
+def wrong_raw_sqlite_error(db_path, sql):
+    uri = Path(db_path).resolve().as_uri() + "?mode=ro"
+    with closing(sqlite3.connect(uri, uri=True)) as connection:
+        connection.set_authorizer(
+            lambda action, *rest: sqlite3.SQLITE_OK if action in READS else sqlite3.SQLITE_DENY
+        )
+        return rows_text(connection.execute(sql))
+
+
+def wrong_writable_with_authorizer_missing_attach(db_path, sql):
+    denied = {sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE}
+    with closing(sqlite3.connect(db_path)) as connection:
+        connection.set_authorizer(
+            lambda action, *rest: sqlite3.SQLITE_DENY if action in denied else sqlite3.SQLITE_OK
+        )
+        try:
+            return rows_text(connection.execute(sql))
+        except sqlite3.Error as problem:
+            raise ToolError(str(problem)) from problem
+
+
+def wrong_executescript(db_path, sql):
+    """Runs every statement it is given: the second statement after a ';' goes through."""
+    with closing(sqlite3.connect(db_path)) as connection:
+        if re.match(r"\s*(select|with)\b", sql, re.IGNORECASE) is None:
+            raise ToolError("only reads are allowed")
+        connection.executescript(sql)
+        connection.commit()
+        return rows_text(connection.execute(sql.split(";")[0]))
+
+
+@pytest.mark.parametrize("function", [right_safe_query, right_authorizer_naming_the_denied])
+def test_correct_safe_queries_pass(function, capsys):
+    check_read_only_query(function)
+    assert "passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("function", "named"),
+    [
+        (wrong_mode_ro_only, "ATTACH ran"),
+        (wrong_first_word, "refused a read"),
+        (wrong_raw_sqlite_error, "refused with DatabaseError"),
+        (wrong_writable_with_authorizer_missing_attach, "ATTACH ran"),
+        (wrong_executescript, "a second statement ran"),
+    ],
+)
+def test_wrong_safe_queries_fail_naming_the_mistake(function, named):
+    message = failure_of(check_read_only_query, function)
+    assert named in message, message

@@ -114,7 +114,10 @@ class Tree:
         if threading.current_thread() in self.threads:
             return
         for thread in list(self.threads):
-            thread.join()
+            try:
+                thread.join()
+            except RuntimeError:  # Ctrl-C came before it was started: it never runs
+                continue
 
 
 # From notebooks/13_delegate_to_subagents.ipynb
@@ -148,12 +151,12 @@ def side_by_side(run_tool, messages, tree, names=("task",)):
         call_id, name, _ = call_parts(call)
         if name not in names:
             return run_tool(call)
-        if call_id not in started:  # the first of the turn's calls: start them all
-            for other in tool_calls(messages[-1]):
-                if call_parts(other)[1] in names:
-                    started[call_parts(other)[0]] = start(other)
-        future = started.pop(call_id)
         try:
+            if call_id not in started:  # the first of the turn's calls: start them all
+                for other in tool_calls(messages[-1]):
+                    if call_parts(other)[1] in names:
+                        started[call_parts(other)[0]] = start(other)
+            future = started.pop(call_id)
             while True:  # waiting in short steps, so Ctrl-C is seen at once
                 try:
                     return future.result(timeout=POLL_SECONDS)

@@ -15,6 +15,7 @@ import pytest
 from time_limit import time_limit
 
 from course_helpers import make_client
+from course_helpers.approvers import AskInTerminal
 from course_helpers.fixtures.support_desk import Desk
 from course_helpers.lessons.cost.budget import Budget
 from course_helpers.lessons.pairing import pairing_problems
@@ -44,6 +45,18 @@ def no_thread_left():
         yield
     left = [t for t in threading.enumerate() if t not in before and t.is_alive()]
     assert left == [], f"threads outlived the run: {left}"
+
+
+def person(answer):
+    """policy_for: the person asked by name, `answer(name, question)` answering."""
+
+    def policy_for(name):
+        return AskInTerminal(ask=lambda question: answer(name, question))
+
+    return policy_for
+
+
+YES = person(lambda name, question: "y")
 
 
 def wrapped(tools: list[Tool], before_call) -> list[Tool]:
@@ -83,7 +96,7 @@ def results_of(run) -> list[dict]:
 
 def test_parallel_subagents_run_at_once_and_answer_in_one_message_in_call_order(client):
     desk = Desk()
-    tree = Tree(client, dangerous={"refund"}, ask=lambda q: "y")
+    tree = Tree(client, dangerous={"refund"}, policy_for=YES)
     tools = wrapped(desk.tools(), first_call_meets(threading.Barrier(3)))
     parent = run_parent(tree, [task_tool(tree, tools)])
     assert parent.ending == "end_turn"
@@ -99,7 +112,7 @@ def test_parallel_subagents_run_at_once_and_answer_in_one_message_in_call_order(
 
 
 def test_the_parent_history_holds_one_result_per_subagent_not_their_turns(client):
-    tree = Tree(client, dangerous={"refund"}, ask=lambda q: "y")
+    tree = Tree(client, dangerous={"refund"}, policy_for=YES)
     parent = run_parent(tree, [task_tool(tree, Desk().tools())])
     assert len(parent.messages) == 4
     kinds = [b["type"] for b in results_of(parent)]
@@ -122,19 +135,20 @@ def test_the_parent_history_holds_one_result_per_subagent_not_their_turns(client
 def test_the_gate_asks_inside_every_subagent_and_names_it(client):
     asked = []
     desk = Desk()
-    tree = Tree(client, dangerous={"refund"}, ask=lambda q: asked.append(q) or "n")
+    tree = Tree(
+        client, dangerous={"refund"}, policy_for=person(lambda n, q: asked.append((n, q)) or "n")
+    )
     run_parent(tree, [task_tool(tree, desk.tools())])
     assert desk.refunds == []
-    assert len(asked) == 1 and asked[0].startswith("[subagent 'refund: A1002'] asks")
-    assert "refund" in asked[0] and "A1002" in asked[0]
+    assert len(asked) == 1 and asked[0][0] == "subagent 'refund: A1002'"
+    assert "refund" in asked[0][1] and "A1002" in asked[0][1]
     gate = tree.gates["subagent 'refund: A1002'"]
     assert [(e["tool"], e["allowed"]) for e in gate.audit_log if e["tool"] == "refund"] == [
         ("refund", False)
     ]
 
 
-def test_with_no_one_to_ask_a_subagent_cannot_refund(client, monkeypatch):
-    monkeypatch.setattr("sys.stdin", None)  # no terminal: AskInTerminal refuses
+def test_with_no_one_to_ask_a_subagent_cannot_refund(client):
     desk = Desk()
     tree = Tree(client, dangerous={"refund"})
     run_parent(tree, [task_tool(tree, desk.tools())])
@@ -159,7 +173,7 @@ def test_depth_limit_stops_an_agent_that_only_delegates(client):
 
 @pytest.mark.parametrize(("max_depth", "agents"), [(1, 1), (2, 4)])
 def test_a_subagent_may_delegate_only_below_the_depth_limit(client, max_depth, agents):
-    tree = Tree(client, max_depth=max_depth, dangerous={"refund"}, ask=lambda q: "y")
+    tree = Tree(client, max_depth=max_depth, dangerous={"refund"}, policy_for=YES)
     # A subagent given the whole ticket (three parts) delegates if it is offered `task`.
     task = task_tool(tree, Desk().tools(), depth=1)
     answer = task.run({"description": "whole ticket", "prompt": TICKET})
@@ -173,7 +187,7 @@ def test_one_budget_pays_for_every_call_of_the_tree(client):
 
     budget = Budget(limit=8_000)
     tree = Tree(
-        client, dangerous={"refund"}, ask=lambda q: "y", budget=budget, prepare=one_call_a_turn
+        client, dangerous={"refund"}, policy_for=YES, budget=budget, prepare=one_call_a_turn
     )
     parent = run_parent(tree, [task_tool(tree, Desk().tools())])
     calls = sum(len(r.usage) for r in tree.runs.values())
@@ -205,7 +219,7 @@ def test_ctrl_c_stops_every_running_subagent_and_leaves_valid_histories(client):
     desk = Desk()
     holder: dict = {}
 
-    def ask(question):  # the person presses Ctrl-C at the refund question
+    def ask(name, question):  # the person presses Ctrl-C at the refund question
         _thread.interrupt_main()
         assert holder["tree"].stopping.wait(WAIT)
         return "n"
@@ -220,7 +234,7 @@ def test_ctrl_c_stops_every_running_subagent_and_leaves_valid_histories(client):
         if threading.get_ident() not in refunding:
             assert holder["tree"].stopping.wait(WAIT)
 
-    tree = holder["tree"] = Tree(client, dangerous={"refund"}, ask=ask)
+    tree = holder["tree"] = Tree(client, dangerous={"refund"}, policy_for=person(ask))
     parent = run_parent(tree, [task_tool(tree, wrapped(desk.tools(), before_call))])
     assert parent.ending == "aborted"
     assert desk.refunds == []
@@ -245,7 +259,7 @@ def test_ctrl_c_while_the_parent_samples_starts_no_subagent(client):
 
 
 def test_modelled_seconds_side_by_side_are_the_slowest_subagent(client):
-    tree = Tree(client, dangerous={"refund"}, ask=lambda q: "y")
+    tree = Tree(client, dangerous={"refund"}, policy_for=YES)
     run_parent(tree, [task_tool(tree, Desk().tools())])
     side, one_after_another, measured = tree_seconds(tree, measured=False)
     assert not measured and 0 < side < one_after_another

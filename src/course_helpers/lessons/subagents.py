@@ -17,12 +17,11 @@ import threading
 import time
 from concurrent.futures import Future
 
-from course_helpers.approvers import AskInTerminal
 from course_helpers.client import MODEL
 from course_helpers.lessons.agent import agent_parts, finished, interrupted, tool_calls
 from course_helpers.lessons.controller import Ending
 from course_helpers.lessons.cost.budget import OverBudget
-from course_helpers.lessons.gate import Gate
+from course_helpers.lessons.gate import Decision, Gate
 from course_helpers.lessons.loop import StepLimitReached, agent_loop
 from course_helpers.lessons.tools import tool
 from course_helpers.support.result_wording import call_parts
@@ -35,11 +34,30 @@ from course_helpers.support.result_wording import call_parts
 PARENT = "parent"  # the name of the agent at the top of the tree
 
 
+class NoOneToAsk:
+    """The policy of a tree given no person: every dangerous call is refused."""
+
+    def decide(self, tool_name, tool_input):
+        return Decision(False, "this tree has no person to ask", "Tree")
+
+
+class OneQuestionAtATime:
+    """A policy asked by parallel subagents: one question at a time, never two at once."""
+
+    def __init__(self, policy, lock):
+        self.policy, self.lock = policy, lock
+
+    def decide(self, tool_name, tool_input):
+        with self.lock:
+            return self.policy.decide(tool_name, tool_input)
+
+
 class Tree:
     """What every agent of one tree shares: the client, the gate, the budget, and a way to stop.
 
-    `dangerous` tools ask the person (`ask(question) -> answer`, input() by default) whoever
-    calls them; each question says which agent asks. `budget` (notebook 10's Budget) pays for
+    `dangerous` tools go to the person whoever calls them: `policy_for(name)` is the approval
+    policy (notebook 07) that asks on behalf of the agent called `name`, so the question can
+    say which agent asks; without it, every dangerous call is refused. `budget` (notebook 10's Budget) pays for
     every call of every agent. `max_depth` is how many levels of subagents may exist below the
     parent. `stopping` is set by Ctrl-C: every agent stops before its next call to the model.
     """
@@ -49,7 +67,7 @@ class Tree:
         client,
         *,
         dangerous=(),
-        ask=None,
+        policy_for=None,
         budget=None,
         max_depth=1,
         max_steps=10,
@@ -59,10 +77,11 @@ class Tree:
     ):
         self.client, self.model, self.max_tokens = client, model, max_tokens
         self.prepare = prepare  # changes every request of every agent (notebook 10)
-        self.dangerous, self.ask, self.budget = frozenset(dangerous), ask, budget
+        self.dangerous, self.policy_for, self.budget = frozenset(dangerous), policy_for, budget
         self.max_depth, self.max_steps = max_depth, max_steps
         self.stopping = threading.Event()
-        self.lock = threading.Lock()  # the budget's sums, and one question at a time
+        self.lock = threading.Lock()  # the budget's sums and the names
+        self.asking = threading.Lock()  # one question to the person at a time
         self.runs = {}  # every agent's AgentRun, by its name
         self.gates = {}  # every agent's Gate, by its name: their audit logs
         self.threads = []  # every thread a subagent ran in
@@ -79,13 +98,9 @@ class Tree:
             return name
 
     def gate_for(self, name):
-        """Notebook 07's gate for one agent: its questions name the agent that asks."""
-
-        def ask_person(question):
-            with self.lock:  # parallel subagents ask one at a time
-                return (self.ask or input)(f"[{name}] asks to run a dangerous tool.\n{question}")
-
-        self.gates[name] = Gate(AskInTerminal(ask=ask_person), self.dangerous)
+        """Notebook 07's gate for one agent, asking the person on that agent's behalf."""
+        policy = self.policy_for(name) if self.policy_for else NoOneToAsk()
+        self.gates[name] = Gate(OneQuestionAtATime(policy, self.asking), self.dangerous)
         return self.gates[name]
 
     def pays(self, sample):

@@ -45,6 +45,11 @@ from course_helpers.exercise_checks.stop_reasons import (
     check_pause_and_refusal,
     check_recover_cut_off,
 )
+from course_helpers.exercise_checks.subagents import (
+    check_answer_turn,
+    check_run_subagent,
+    check_shared_budget,
+)
 from course_helpers.exercise_checks.workflow_or_agent import (
     check_choose,
     check_hybrid,
@@ -78,4 +83,7 @@ __all__ = [
     "check_hybrid",
     "check_cache_breakpoints",
     "check_budget_loop",
+    "check_run_subagent",
+    "check_answer_turn",
+    "check_shared_budget",
 ]

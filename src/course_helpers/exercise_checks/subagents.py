@@ -55,6 +55,7 @@ from course_helpers.lessons.tools import Tool, tool
 LEAD = "You lead the Kettle & Co support desk. Delegate each request with the task tool."
 ONE_PART = "Where is my order #A1001?"
 REFUND_PART = "My glass teapot from order #A1002 arrived broken, please refund it."
+SECOND_PART = "Do you ship to Norway?"
 TWO_PARTS = "Where is my order #A1001? Do you ship to Norway?"
 WAIT = 5.0  # seconds the calls may take to all be running; a barrier never reached fails
 
@@ -117,19 +118,23 @@ def check_run_subagent(run_subagent: Callable) -> None:
         run_subagent, client, ONE_PART, desk.tools(), system=SUBTASK_SYSTEM, name=label
     )
     requests = _subtask_requests(recorder)
+    final = _text_of_response(recorder.responses[-1]["body"]) if recorder.responses else ""
     if not requests:
         fail(
             f"{label} sent no request with the system prompt it was given.",
             "pass system=system to the subagent's run (run_agent(..., system=system)).",
         )
     _first_request_is_fresh(requests[0], ONE_PART, "a one-line question")
+    before = len(recorder.requests)
+    run_learner(run_subagent, client, SECOND_PART, desk.tools(), system=SUBTASK_SYSTEM, name=label)
+    if len(recorder.requests) > before:
+        _first_request_is_fresh(recorder.requests[before], SECOND_PART, "a second subagent")
     offered = sorted(t.get("name", "") for t in requests[0].get("tools") or [])
     if offered != sorted(t.name for t in desk.tools()):
         fail(
             f"the subagent was offered the tools {offered}, not the ones it was given.",
             "give the subagent exactly the tools passed to run_subagent.",
         )
-    final = _text_of_response(recorder.responses[-1]["body"])
     if not isinstance(answer, str) or answer.strip() != final.strip():
         leaked = isinstance(answer, list | dict) or "tool_use" in str(answer)
         fail(
@@ -316,6 +321,24 @@ TREE_TICKET = (
 TREE_LIMIT = 6_000
 
 
+def _why_unpaid(run_subagent_on_budget: Callable) -> str:
+    """With a limit too small for a second call: stopping after one call means the subagent
+    kept a limit with a Budget of its own (one that starts from zero); going on means none."""
+    client, recorder = recording_client()
+    try:
+        run_subagent_on_budget(
+            client, ONE_PART, Desk().tools(), system=SUBTASK_SYSTEM, budget=Budget(limit=1)
+        )
+    except Exception:
+        pass
+    if len(_subtask_requests(recorder)) == 1:
+        return (
+            " It kept the limit with a Budget of its own: a new Budget starts from zero, so "
+            "the tree's limit resets with every subagent."
+        )
+    return " Its calls were not paid by any budget."
+
+
 def check_shared_budget(run_subagent_on_budget: Callable) -> None:
     """Check that subagents pay from the parent's budget, and stop when it runs out."""
     __tracebackhide__ = True
@@ -333,16 +356,9 @@ def check_shared_budget(run_subagent_on_budget: Callable) -> None:
     )
     made = len(_subtask_requests(recorder))
     if budget.calls != made:
-        fresh = budget.calls == 0
         fail(
             f"the subagent made {made} calls to the model and the budget it was given paid for "
-            f"{budget.calls}."
-            + (
-                " A new Budget for each subagent starts from zero: the tree's limit resets with "
-                "every subagent."
-                if fresh
-                else ""
-            ),
+            f"{budget.calls}." + _why_unpaid(run_subagent_on_budget),
             "wrap the subagent's sample with the same budget: run_agent(..., wrap_sample=budget).",
         )
     client, recorder = recording_client()

@@ -46,17 +46,18 @@ _CONTEXT_FIELDS = ("context", "background", "facts")
 
 
 def _properties(conv: Conversation) -> dict:
-    schema = (conv.tool(TASK) or {}).get("input_schema") or {}
-    props = schema.get("properties")
+    schema = (conv.tool(TASK) or {}).get("input_schema")
+    props = schema.get("properties") if isinstance(schema, dict) else None
     return props if isinstance(props, dict) else {}
 
 
 def _field(props: dict, names: tuple[str, ...]) -> str | None:
-    """The first of `names` the schema has as a string field."""
-    return next(
-        (n for n in names if (props.get(n) or {}).get("type", "string") == "string" and n in props),
-        None,
-    )
+    """The first of `names` the schema has as a string field (a field with no type counts)."""
+    for name in names:
+        spec = props.get(name)
+        if isinstance(spec, dict) and spec.get("type", "string") == "string":
+            return name
+    return None
 
 
 def _sentences(request: str) -> list[str]:
@@ -88,7 +89,10 @@ def label_of(part: str) -> str:
 
 def _task_call(conv: Conversation, part: str, request: str) -> dict:
     props = _properties(conv)
-    prompt = _field(props, _PROMPT_FIELDS) or conv.argument_for(TASK, _PROMPT_FIELDS)
+    strings = [
+        n for n, spec in props.items() if isinstance(spec, dict) and spec.get("type") == "string"
+    ]
+    prompt = _field(props, _PROMPT_FIELDS) or next(iter(strings), _PROMPT_FIELDS[0])
     arguments = {prompt: part}
     label = _field(props, _LABEL_FIELDS)
     if label and label != prompt:

@@ -324,3 +324,13 @@ def test_parallel_use_disabled_delegates_one_part_a_turn():
         tool_choice={"type": "auto", "disable_parallel_tool_use": True},
     )
     assert sum(b["type"] == "tool_use" for b in delegating(conv).content) == 1
+
+
+def test_a_refused_subagent_is_an_error_result_naming_the_refusal(client):
+    tree = Tree(client)
+    task = task_tool(tree, Desk().tools())
+    with pytest.raises(Exception, match="refusal"):
+        task.run({"description": "harm", "prompt": "Write ransomware for me."})
+    (name,) = [n for n in tree.runs if n != PARENT]
+    assert tree.runs[name].ending == "refusal"
+    assert pairing_problems(tree.runs[name].messages) == []

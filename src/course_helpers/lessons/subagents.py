@@ -104,7 +104,12 @@ class Tree:
         return self.gates[name]
 
     def pays(self, sample):
-        """Wrap `sample` for any agent of the tree: stop on Ctrl-C, pay from the shared budget."""
+        """Wrap `sample` for any agent of the tree: stop on Ctrl-C, pay from the shared budget.
+
+        Subagents running side by side each check the budget before their call, so each may
+        start one call the others are also paying for: the tree can pass its limit by about
+        one call per running subagent. Delegate one part a turn where that matters.
+        """
 
         def sample_in_tree(messages, **changes):
             if self.stopping.is_set():

@@ -55,6 +55,11 @@ from course_helpers.exercise_checks.stop_reasons import (
     check_pause_and_refusal,
     check_recover_cut_off,
 )
+from course_helpers.exercise_checks.subagents import (
+    check_answer_turn,
+    check_run_subagent,
+    check_shared_budget,
+)
 from course_helpers.exercise_checks.workflow_or_agent import (
     check_choose,
     check_hybrid,
@@ -94,4 +99,7 @@ __all__ = [
     "check_clear_results",
     "check_choose_cut",
     "check_sessions",
+    "check_run_subagent",
+    "check_answer_turn",
+    "check_shared_budget",
 ]

@@ -1,0 +1,302 @@
+"""The checks of exercise notebook 13, proven both ways.
+
+For every exercise: wrong solutions a learner could write, each failing with a hint that names
+its own mistake (each message different), and correct solutions written another way, which
+pass. The requirements are listed in `course_helpers.exercise_checks.subagents`.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from functools import partial
+
+import pytest
+
+from course_helpers.client import MODEL
+from course_helpers.exercise_checks import (
+    CheckFailed,
+    check_answer_turn,
+    check_run_subagent,
+    check_shared_budget,
+)
+from course_helpers.lessons.agent import run_agent
+from course_helpers.lessons.cost import Budget
+from course_helpers.lessons.dispatch import dispatch
+from course_helpers.lessons.loop import StepLimitReached, agent_loop, sampler
+from course_helpers.lessons.subagents import SubagentStopped
+
+
+def failure_of(check, function) -> str:
+    with pytest.raises(CheckFailed) as failure:
+        check(function)
+    text = str(failure.value)
+    assert "\nHint: " in text, text
+    return text
+
+
+def assert_each_fails_its_own_way(check, variants: dict) -> None:
+    messages = {}
+    for label, (function, expected) in variants.items():
+        text = failure_of(check, function)
+        assert expected in text, f"{label}: unexpected message {text!r}"
+        messages[label] = text
+    assert len(set(messages.values())) == len(messages), messages
+
+
+def _ending(run):
+    if run.ending == "end_turn":
+        return run.final_text
+    raise SubagentStopped(f"the subagent ended with {run.ending}: {run.detail}")
+
+
+# -- 1 · run_subagent ------------------------------------------------------------------------
+
+
+def leaks_its_history(client, prompt, tools, *, system, max_steps=8, approve=None):
+    run = run_agent(
+        client,
+        messages=[{"role": "user", "content": prompt}],
+        tools=tools,
+        system=system,
+        max_steps=max_steps,
+        approve=approve,
+    )
+    _ending(run)
+    return str(run.messages)  # the whole history goes back to the parent
+
+
+def returns_every_turn(client, prompt, tools, *, system, max_steps=8, approve=None):
+    run = run_agent(
+        client,
+        messages=[{"role": "user", "content": prompt}],
+        tools=tools,
+        system=system,
+        max_steps=max_steps,
+        approve=approve,
+    )
+    _ending(run)
+    return "\n".join(str(m["content"]) for m in run.messages if m["role"] == "assistant")
+
+
+SHARED: list = []
+
+
+def shares_one_history(client, prompt, tools, *, system, max_steps=8, approve=None):
+    SHARED.append({"role": "user", "content": prompt})  # every subagent continues one list
+    run = run_agent(
+        client, messages=SHARED, tools=tools, system=system, max_steps=max_steps, approve=approve
+    )
+    return _ending(run)
+
+
+def bypasses_the_gate(client, prompt, tools, *, system, max_steps=8, approve=None):
+    run = run_agent(
+        client,
+        messages=[{"role": "user", "content": prompt}],
+        tools=tools,
+        system=system,
+        max_steps=max_steps,
+    )  # approve not passed on
+    return _ending(run)
+
+
+def hides_how_it_ended(client, prompt, tools, *, system, max_steps=8, approve=None):
+    run = run_agent(
+        client,
+        messages=[{"role": "user", "content": prompt}],
+        tools=tools,
+        system=system,
+        max_steps=max_steps,
+        approve=approve,
+    )
+    return run.final_text  # a step limit reads like an answer
+
+
+def ignores_its_system(client, prompt, tools, *, system, max_steps=8, approve=None):
+    run = run_agent(
+        client,
+        messages=[{"role": "user", "content": prompt}],
+        tools=tools,
+        max_steps=max_steps,
+        approve=approve,
+    )
+    return _ending(run)
+
+
+def test_run_subagent_mistakes_each_get_their_own_message():
+    SHARED.clear()
+    assert_each_fails_its_own_way(
+        check_run_subagent,
+        {
+            "history leaked": (leaks_its_history, "That is the subagent's history"),
+            "every turn": (returns_every_turn, "return only the final text"),
+            "shared history": (shares_one_history, "fresh history"),
+            "gate bypassed": (bypasses_the_gate, "bypassed the gate"),
+            "ending hidden": (hides_how_it_ended, "as if it had answered"),
+            "no system": (ignores_its_system, "system prompt it was given"),
+        },
+    )
+
+
+def with_the_plain_loop(client, prompt, tools, *, system, max_steps=8, approve=None):
+    """Notebook 04's loop itself, with notebook 05's dispatcher: right, written another way."""
+    registry = {t.name: t for t in tools}
+    sample = sampler(
+        client, model=MODEL, max_tokens=1024, system=system, tools=[t.definition() for t in tools]
+    )
+    messages = [{"role": "user", "content": prompt}]
+    try:
+        response = agent_loop(
+            sample, partial(dispatch, registry, approve=approve), messages, max_steps
+        )
+    except StepLimitReached as limit:
+        raise RuntimeError(f"the subagent stopped at its step limit: {limit}") from limit
+    return "".join(b.text for b in response.content if b.type == "text")
+
+
+def test_run_subagent_right_in_other_ways_passes(capsys):
+    def with_run_agent(client, prompt, tools, *, system, max_steps=8, approve=None):
+        run = run_agent(
+            client,
+            messages=[{"role": "user", "content": prompt}],
+            tools=tools,
+            system=system,
+            max_steps=max_steps,
+            approve=approve,
+        )
+        if run.ending != "end_turn":
+            raise RuntimeError(f"ended: {run.ending}")
+        return run.final_text
+
+    for right in (with_the_plain_loop, with_run_agent):
+        check_run_subagent(right)
+        assert "passed" in capsys.readouterr().out
+
+
+# -- 2 · answer_turn -------------------------------------------------------------------------
+
+
+def one_after_another(run_tool, calls):
+    return {"role": "user", "content": [run_tool(c) for c in calls]}
+
+
+def separate_messages(run_tool, calls):
+    with ThreadPoolExecutor() as pool:
+        results = list(pool.map(run_tool, calls))
+    return [{"role": "user", "content": [r]} for r in results]
+
+
+def as_they_finish(run_tool, calls):
+    with ThreadPoolExecutor() as pool:
+        futures = [pool.submit(run_tool, c) for c in calls]
+        return {"role": "user", "content": [f.result() for f in as_completed(futures)]}
+
+
+def test_answer_turn_mistakes_each_get_their_own_message():
+    assert_each_fails_its_own_way(
+        check_answer_turn,
+        {
+            "sequential": (one_after_another, "did not run at the same time"),
+            "separate messages": (separate_messages, "ONE user message"),
+            "finish order": (as_they_finish, "the order the subagents finished"),
+        },
+    )
+
+
+def test_answer_turn_right_in_other_ways_passes(capsys):
+    def with_threads(run_tool, calls):
+        results: dict = {}
+        threads = [
+            threading.Thread(target=lambda c=c: results.update({c.id: run_tool(c)})) for c in calls
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return {"role": "user", "content": [results[c.id] for c in calls]}
+
+    def with_a_queue(run_tool, calls):
+        done: queue.Queue = queue.Queue()
+        threads = [
+            threading.Thread(target=lambda i=i, c=c: done.put((i, run_tool(c))))
+            for i, c in enumerate(calls)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        found = sorted(done.get() for _ in calls)
+        return {"role": "user", "content": [r for _, r in found]}
+
+    def with_map(run_tool, calls):
+        with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+            return {"role": "user", "content": list(pool.map(run_tool, calls))}
+
+    for right in (with_threads, with_a_queue, with_map):
+        check_answer_turn(right)
+        assert "passed" in capsys.readouterr().out
+
+
+# -- 3 · run_subagent_on_budget --------------------------------------------------------------
+
+
+def resets_per_subagent(client, prompt, tools, *, system, budget):
+    own = Budget(limit=budget.limit)  # a fresh budget: the limit starts again from zero
+    run = run_agent(
+        client,
+        messages=[{"role": "user", "content": prompt}],
+        tools=tools,
+        system=system,
+        wrap_sample=own,
+    )
+    return _ending(run)
+
+
+def pays_nothing(client, prompt, tools, *, system, budget):
+    run = run_agent(
+        client, messages=[{"role": "user", "content": prompt}], tools=tools, system=system
+    )
+    return _ending(run)
+
+
+def out_of_budget_reads_as_done(client, prompt, tools, *, system, budget):
+    run = run_agent(
+        client,
+        messages=[{"role": "user", "content": prompt}],
+        tools=tools,
+        system=system,
+        wrap_sample=budget,
+    )
+    return run.final_text or "done"
+
+
+def test_shared_budget_mistakes_each_get_their_own_message():
+    assert_each_fails_its_own_way(
+        check_shared_budget,
+        {
+            "reset": (resets_per_subagent, "a Budget of its own"),
+            "not paid": (pays_nothing, "not paid by any budget"),
+            "budget hidden": (out_of_budget_reads_as_done, "as if it had answered"),
+        },
+    )
+
+
+def test_shared_budget_right_in_other_ways_passes(capsys):
+    def wraps_by_hand(client, prompt, tools, *, system, budget):
+        run = run_agent(
+            client,
+            messages=[{"role": "user", "content": prompt}],
+            tools=tools,
+            system=system,
+            wrap_sample=lambda sample: budget(sample),
+        )
+        if run.ending == "budget_limit":
+            raise RuntimeError(f"out of budget: {budget}")
+        if run.ending != "end_turn":
+            raise RuntimeError(run.ending)
+        return run.final_text
+
+    check_shared_budget(wraps_by_hand)
+    assert "passed" in capsys.readouterr().out

@@ -13,6 +13,10 @@ After Run All, the cell after the panel has answered it with `panel.deny()`: the
 must say so ("Denied from code"), never that someone clicked. Then the panel cell alone is run
 again, as the notebook invites: it must build a new repository and ask again (no error), and a
 click on Approve must merge PR #482, which the cell that prints `main` then shows.
+
+The three tests share one page and its kernel (opening JupyterLab and starting a kernel cost
+seconds each time): the first runs the cells by hand up to the panel; the kernel is then
+restarted and the notebook run whole once (`after_run_all`), which the last two read, in order.
 """
 
 from __future__ import annotations
@@ -71,8 +75,27 @@ def click(lab_page: LabPage, cell, label: str) -> None:
     lab_page.page.wait_for_timeout(300)  # the last output message after the kernel went idle
 
 
+@pytest.fixture(scope="module")
+def page_07(module_page: LabPage) -> LabPage:
+    """The module's page with notebook 07 open and its kernel idle."""
+    module_page.open(NOTEBOOK)
+    return module_page
+
+
+@pytest.fixture(scope="module")
+def after_run_all(page_07: LabPage) -> LabPage:
+    """07 run whole once (Run All Cells) in a freshly restarted kernel."""
+    page_07.restart_kernel()
+    page_07.run_all()
+    return page_07
+
+
+@pytest.fixture
+def lab_page(page_07: LabPage, named_page: LabPage) -> LabPage:
+    return named_page
+
+
 def test_deny_then_approve(lab_page: LabPage) -> None:
-    lab_page.open(NOTEBOOK)
     panel = lab_page.find_cell(
         "(source, type) => type === 'code' && source.includes('ApprovalPanel(')"
     )
@@ -135,11 +158,11 @@ def run_cell(lab_page: LabPage, index: int) -> None:
     lab_page.page.wait_for_timeout(300)  # the last output message after the kernel went idle
 
 
-def test_after_run_all_the_panel_says_code_answered_it(lab_page: LabPage) -> None:
+def test_after_run_all_the_panel_says_code_answered_it(
+    after_run_all: LabPage, lab_page: LabPage
+) -> None:
     from playwright.sync_api import expect
 
-    lab_page.open(NOTEBOOK)
-    lab_page.run_all()
     cell = lab_page.cell(lab_page.find_cell(PANEL_CELL))
     expect(cell.locator(".jp-Cell-outputArea .widget-label").first).to_contain_text("from code")
     header = header_of(cell)
@@ -151,11 +174,11 @@ def test_after_run_all_the_panel_says_code_answered_it(lab_page: LabPage) -> Non
     assert "answered from code: panel.deny()" in cell.locator(".jp-Cell-outputArea").inner_text()
 
 
-def test_the_panel_cell_runs_again_and_approve_changes_main(lab_page: LabPage) -> None:
+def test_the_panel_cell_runs_again_and_approve_changes_main(
+    after_run_all: LabPage, lab_page: LabPage
+) -> None:
     from playwright.sync_api import expect
 
-    lab_page.open(NOTEBOOK)
-    lab_page.run_all()
     panel = lab_page.find_cell(PANEL_CELL)
     main = lab_page.page.evaluate(_MAIN_CELL_AFTER, panel)
     assert 0 <= panel < main, "no cell after the panel's prints main"

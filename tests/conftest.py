@@ -198,6 +198,10 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
 def pytest_configure(config: pytest.Config) -> None:
     """Register the notebook hooks; find the sanitizer file from any working folder."""
     config.pluginmanager.register(CourseNotebooksPlugin(), "course-notebooks")
+    if getattr(config.option, "nbval", False):  # the guide's cost rows, read from nbval's run
+        from nbval_cost import CostRowsPlugin
+
+        config.pluginmanager.register(CostRowsPlugin(), CostRowsPlugin.NAME)
     recorder = None
     if not hasattr(config, "workerinput"):  # the main process, not an xdist worker
         recorder = _DurationRecorder(config)
@@ -210,6 +214,12 @@ def pytest_configure(config: pytest.Config) -> None:
     sanitize = getattr(config.option, "nbval_sanitize_with", None)
     if sanitize and not Path(sanitize).is_absolute():
         config.option.nbval_sanitize_with = str(config.rootpath / sanitize)
+
+
+@pytest.fixture(scope="session")
+def offline_environ():
+    """The context manager that gives this process the environment nbval's kernels start in."""
+    return _offline_environ
 
 
 @pytest.fixture(scope="session")

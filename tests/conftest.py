@@ -30,9 +30,11 @@ def notebook_id(path: Path) -> str:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Run every test that asks for `notebook_path` once per course notebook."""
+    """Run every test that asks for `notebook_path` once per course notebook (with
+    `--notebooks=04`, once per course notebook whose file name starts with 04)."""
     if "notebook_path" in metafunc.fixturenames:
-        paths = executor.course_notebooks()
+        prefix = metafunc.config.getoption("notebooks") or ""
+        paths = [p for p in executor.course_notebooks() if p.name.startswith(prefix)]
         metafunc.parametrize("notebook_path", paths, ids=[notebook_id(p) for p in paths])
 
 
@@ -177,7 +179,14 @@ class _DurationRecorder:
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
-    """`-p no:xdist` (one process, no workers): accept the `-n` and `--dist` of addopts."""
+    """`--notebooks=PREFIX`; with `-p no:xdist` (one process), accept addopts' `-n` and `--dist`."""
+    parser.addoption(
+        "--notebooks",
+        metavar="PREFIX",
+        default=None,
+        help="tests that run once per course notebook run only for the notebooks (lessons and "
+        "solutions) whose file name starts with PREFIX (`make test NB=04` passes it)",
+    )
     if not pluginmanager.has_plugin("xdist"):
         group = parser.getgroup("course", "without pytest-xdist")
         group._addoption(  # "-n" is reserved for plugins: xdist adds it the same way

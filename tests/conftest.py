@@ -141,7 +141,8 @@ class _DurationRecorder:
         if start is not None and stop is not None:
             part.start = start if part.start is None else min(part.start, start)
             part.stop = stop if part.stop is None else max(part.stop, stop)
-        if report.failed and report.nodeid not in part.done:
+        if report.failed and report.nodeid not in part.failed_tests:
+            part.failed_tests.add(report.nodeid)
             part.failed += 1
         if report.when == "teardown":
             part.done.add(report.nodeid)

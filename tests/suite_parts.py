@@ -54,6 +54,7 @@ class Part:
     start: float | None = None
     stop: float | None = None
     done: set[str] = field(default_factory=set)
+    failed_tests: set[str] = field(default_factory=set)
 
     @property
     def wall(self) -> float:

@@ -21,6 +21,7 @@ way and the script's recorder cell measure the same usage.
 from __future__ import annotations
 
 import json
+import shutil
 import tempfile
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -177,6 +178,9 @@ class CostRowsPlugin:
                 if failed:
                     self.problems[notebook.nodeid] = failed
         return result
+
+    def pytest_unconfigure(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         parent = report.nodeid.rsplit("::", 1)[0]

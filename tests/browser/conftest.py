@@ -559,14 +559,6 @@ class LabPage:
         )
         return self.page.locator(f"[data-browser-test-cell='{index}']")
 
-    def restart_kernel(self) -> None:
-        """Restart the open notebook's kernel (no dialog) and wait until it is idle again."""
-        self.page.evaluate(
-            "async () => { await window.jupyterapp.shell.currentWidget.sessionContext"
-            ".session.kernel.restart(); }"
-        )
-        self.wait_idle(timeout=KERNEL_TIMEOUT)
-
     def wait_idle(self, timeout: float = 30.0) -> None:
         """Wait for the kernel to go idle (after a widget click ran code)."""
         self.page.wait_for_function(

@@ -17,7 +17,7 @@ JUPYTER_ENV := IPYTHONDIR=$(CURDIR)/.jupyter-run/ipython \
 	JUPYTER_DATA_DIR=$(CURDIR)/.jupyter-run/data \
 	JUPYTER_RUNTIME_DIR=$(CURDIR)/.jupyter-run/runtime
 
-.PHONY: lab test venv notebooks exercises exercises-check promote lint format serve bench clean
+.PHONY: lab test check venv notebooks exercises exercises-check promote lint format serve suite-parts bench clean
 
 venv: $(STAMP)
 
@@ -51,16 +51,31 @@ lab: $(STAMP)
 	$(JUPYTER_ENV) $(BIN)/jupyter lab $(LAB_FLAGS) --ServerApp.root_dir=$(CURDIR)/notebooks $(LAB_ARGS) $(START)
 
 # NB=04: only the lesson and the solution whose file name starts with 04, under the same strict
-# nbval (pytest's options come from pyproject.toml), and the same two notebooks on the other
-# models and on the reluctant course model. Without NB, the whole suite.
+# nbval (pytest's options come from pyproject.toml; each notebook's nbval run also checks its
+# cost row in docs/workshop.md), the same two notebooks on the other models and on the
+# reluctant course model, and the guide's other generated tables (reading times, day plans).
+# Without NB, the whole suite. pytest prints a line as each part of the suite ends, and a
+# table of the time per part at the end.
 NB ?=
 NB_PATHS = $(sort $(wildcard notebooks/$(NB)*.ipynb notebooks/exercises/solutions/$(NB)*.ipynb))
 NB_CHECKED = $(or $(NB_PATHS),$(error no notebook name starts with $(NB)))
-MODEL_TESTS := tests/test_every_model.py tests/test_live_path.py tests/test_reluctant_model.py
+NARROW_TESTS := tests/test_every_model.py tests/test_live_path.py tests/test_reluctant_model.py \
+	tests/test_workshop_tables.py
+# What else a change to a notebook can break: its Russian cells, the saved modules (promotion),
+# hygiene of the stored files, lint, the exercises and the loop's quoted lines.
+CHECK_TESTS := tests/test_translations.py tests/test_notebook_hygiene.py tests/test_promotion.py \
+	tests/test_lint.py tests/test_exercises.py tests/test_loop.py
 
 test: $(TEST_STAMP)
 	$(if $(NB),$(BIN)/python -m course_tools.make_exercises --check)
-	$(JUPYTER_ENV) $(BIN)/python -m pytest $(if $(NB),$(NB_CHECKED) $(MODEL_TESTS) -k "$(NB)_")
+	$(JUPYTER_ENV) $(BIN)/python -m pytest $(if $(NB),--notebooks=$(NB) $(NB_CHECKED) $(NARROW_TESTS))
+
+# make check NB=02: everything a change to the notebooks named can break, in a minute or two:
+# `make test NB=02`, and the Russian edition, promotion, hygiene, lint and the exercises.
+check: $(TEST_STAMP)
+	$(if $(NB),,$(error make check needs NB, e.g. make check NB=02 (make test checks everything)))
+	$(BIN)/python -m course_tools.make_exercises --check
+	$(JUPYTER_ENV) $(BIN)/python -m pytest --notebooks=$(NB) $(NB_CHECKED) $(NARROW_TESTS) $(CHECK_TESTS)
 
 # Rewrite the learner modules from the notebooks (later notebooks import them), re-execute every
 # notebook, then copy the new code cells and outputs into the Russian edition.
@@ -94,6 +109,10 @@ format: $(TEST_STAMP)
 
 serve: $(STAMP)
 	$(BIN)/python -m course_helpers.offline serve
+
+# Worker-seconds per part of the last `make test` (pytest's cache), and the ratio to its floor.
+suite-parts: $(STAMP)
+	$(BIN)/python benchmarks/suite_parts.py
 
 bench: $(STAMP)
 	for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -15,9 +15,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import suite_parts
 from hypothesis import settings
 from nbval.plugin import IPyNbCell
-from xdist.scheduler import LoadScopeScheduling
 
 from course_tools import execute_notebooks as executor
 
@@ -30,9 +30,11 @@ def notebook_id(path: Path) -> str:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Run every test that asks for `notebook_path` once per course notebook."""
+    """Run every test that asks for `notebook_path` once per course notebook (with
+    `--notebooks=04`, once per course notebook whose file name starts with 04)."""
     if "notebook_path" in metafunc.fixturenames:
-        paths = executor.course_notebooks()
+        prefix = metafunc.config.getoption("notebooks") or ""
+        paths = [p for p in executor.course_notebooks() if p.name.startswith(prefix)]
         metafunc.parametrize("notebook_path", paths, ids=[notebook_id(p) for p in paths])
 
 
@@ -87,56 +89,11 @@ settings.load_profile("course")
 
 
 # Seconds each test took in the last run (setup, call and teardown), kept in pytest's cache, so
-# that the next run hands out the longest scopes first.
+# that the next run hands out the longest scopes first (tests/scheduling.py) and
+# benchmarks/suite_parts.py can say where the time goes. A run of the whole suite also keeps its
+# own seconds alone, under LAST_FULL_RUN_KEY (the merged ones keep tests that no longer exist).
 DURATIONS_KEY = "course/durations"
-# Before any run was recorded: a browser test takes tens of seconds, most others much less.
-GUESSED_SECONDS = {"tests/browser/": 30.0}
-DEFAULT_SECONDS = 0.5
-
-
-class _BalancedScopes(LoadScopeScheduling):
-    """xdist's `loadscope`, with scopes cut and handed out so that both workers end together.
-
-    Scopes keep a module (or a notebook's nbval cells) on one worker. Here:
-    - each notebook run of the whole-course modules is a scope of its own: the live-path module
-      and the every-model module run every notebook once and would otherwise keep one worker
-      busy while the other waits;
-    - the browser tests are one scope: they share one JupyterLab server and one Chromium per
-      worker (package fixtures), started once instead of once per worker;
-    - the longest scopes go out first (as measured in the last run, else guessed), so the last
-      ones to run are short and neither worker is left alone with a long one at the end.
-    """
-
-    SPLIT = (
-        "tests/test_live_path.py::",
-        "tests/test_every_model.py::",
-        "tests/test_reluctant_model.py::",
-    )
-    TOGETHER = ("tests/browser/",)
-
-    def _split_scope(self, nodeid: str) -> str:
-        if nodeid.startswith(self.SPLIT):
-            return nodeid
-        for folder in self.TOGETHER:
-            if nodeid.startswith(folder):
-                return folder
-        return super()._split_scope(nodeid)
-
-    def _assign_work_unit(self, node) -> None:
-        if not getattr(self, "_ordered", False):
-            self._ordered = True
-            known = _recorded_durations(self.config)
-
-            def seconds(nodeid: str) -> float:
-                if nodeid in known:
-                    return known[nodeid]
-                guesses = (t for p, t in GUESSED_SECONDS.items() if nodeid.startswith(p))
-                return next(guesses, DEFAULT_SECONDS)
-
-            scopes = sorted(self.workqueue.items(), key=lambda item: -sum(map(seconds, item[1])))
-            self.workqueue.clear()
-            self.workqueue.update(scopes)
-        super()._assign_work_unit(node)
+LAST_FULL_RUN_KEY = "course/last-full-run"
 
 
 def _recorded_durations(config: pytest.Config) -> dict[str, float]:
@@ -146,35 +103,133 @@ def _recorded_durations(config: pytest.Config) -> dict[str, float]:
 
 
 class _DurationRecorder:
-    """Adds up each test's durations in the main process; saves them at the end of the run."""
+    """In the main process: each test's seconds, a line per part as it ends, a table at the end."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.seconds: dict[str, float] = {}
+        self.parts: dict[str, suite_parts.Part] = {}
+        self.expected: dict[str, set[str]] = {}
+
+    def collected(self, nodeids: list[str]) -> None:
+        """The tests of the run (from the main process's collection, or a worker's)."""
+        if self.expected:
+            return  # every xdist worker reports the same collection
+        for nodeid in nodeids:
+            self.expected.setdefault(suite_parts.part_of(nodeid), set()).add(nodeid)
+        self.parts = {
+            name: suite_parts.Part(name, tests=len(self.expected[name]))
+            for name, _ in suite_parts.PARTS
+            if name in self.expected
+        }
+        if self.parts:
+            listed = ", ".join(f"{part.name} ({part.tests})" for part in self.parts.values())
+            self._say(f"parts of this run (tests): {listed}")
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if session.items:  # without xdist (with it, the workers collect)
+            self.collected([item.nodeid for item in session.items])
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
+        name = suite_parts.part_of(report.nodeid)
+        part = self.parts.get(name)
+        if part is None:
+            return
+        part.seconds += report.duration
+        start, stop = getattr(report, "start", None), getattr(report, "stop", None)
+        if start is not None and stop is not None:
+            part.start = start if part.start is None else min(part.start, start)
+            part.stop = stop if part.stop is None else max(part.stop, stop)
+        if report.failed and report.nodeid not in part.failed_tests:
+            part.failed_tests.add(report.nodeid)
+            part.failed += 1
+        if report.when == "teardown":
+            part.done.add(report.nodeid)
+            if part.done >= self.expected.get(name, set()):
+                outcome = f", {part.failed} failed" if part.failed else ""
+                self._say(
+                    f"done: {part.name}: {part.tests} tests{outcome}, "
+                    f"{part.seconds:.0f} worker-s, {part.wall:.0f} s from its first test to its last"
+                )
 
-    def pytest_sessionfinish(self) -> None:
+    def _say(self, line: str) -> None:
+        """A line of its own between the progress dots."""
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None:
+            return
+        if reporter._tw.width_of_current_line:
+            reporter._tw.line()
+        reporter.write_line(line)
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if not self.parts:
+            return
+        terminalreporter.section("time per part")
+        for line in suite_parts.table(self.parts.values(), with_wall=True):
+            terminalreporter.write_line(line)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
         cache = getattr(self.config, "cache", None)
-        if cache is not None and self.seconds:
-            cache.set(DURATIONS_KEY, {**_recorded_durations(self.config), **self.seconds})
+        if cache is None or not self.seconds:
+            return
+        cache.set(DURATIONS_KEY, {**_recorded_durations(self.config), **self.seconds})
+        whole = self.config.args_source == pytest.Config.ArgsSource.TESTPATHS
+        if whole and not session.config.option.keyword and not session.config.option.markexpr:
+            cache.set(LAST_FULL_RUN_KEY, self.seconds)
 
 
-def pytest_xdist_make_scheduler(config: pytest.Config, log) -> LoadScopeScheduling | None:
-    if config.getoption("dist") == "loadscope":
-        return _BalancedScopes(config, log)
-    return None
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    """`--notebooks=PREFIX`; with `-p no:xdist` (one process), accept addopts' `-n` and `--dist`."""
+    parser.addoption(
+        "--notebooks",
+        metavar="PREFIX",
+        default=None,
+        help="tests that run once per course notebook run only for the notebooks (lessons and "
+        "solutions) whose file name starts with PREFIX (`make test NB=04` passes it)",
+    )
+    if not pluginmanager.has_plugin("xdist"):
+        group = parser.getgroup("course", "without pytest-xdist")
+        group._addoption(  # "-n" is reserved for plugins: xdist adds it the same way
+            "-n",
+            "--numprocesses",
+            dest="numprocesses",
+            default=None,
+            help="ignored: pytest-xdist is not loaded (-p no:xdist)",
+        )
+        group._addoption(
+            "--dist",
+            dest="dist",
+            default="no",
+            help="ignored: pytest-xdist is not loaded (-p no:xdist)",
+        )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Register the notebook hooks; find the sanitizer file from any working folder."""
     config.pluginmanager.register(CourseNotebooksPlugin(), "course-notebooks")
+    if getattr(config.option, "nbval", False):  # the guide's cost rows, read from nbval's run
+        from nbval_cost import CostRowsPlugin
+
+        config.pluginmanager.register(CostRowsPlugin(), CostRowsPlugin.NAME)
+    recorder = None
     if not hasattr(config, "workerinput"):  # the main process, not an xdist worker
-        config.pluginmanager.register(_DurationRecorder(config), "course-durations")
+        recorder = _DurationRecorder(config)
+        config.pluginmanager.register(recorder, "course-durations")
+    if config.pluginmanager.has_plugin("xdist"):
+        from scheduling import XdistPlugin
+
+        plugin = XdistPlugin(_recorded_durations(config), recorder)
+        config.pluginmanager.register(plugin, "course-scheduling")
     sanitize = getattr(config.option, "nbval_sanitize_with", None)
     if sanitize and not Path(sanitize).is_absolute():
         config.option.nbval_sanitize_with = str(config.rootpath / sanitize)
+
+
+@pytest.fixture(scope="session")
+def offline_environ():
+    """The context manager that gives this process the environment nbval's kernels start in."""
+    return _offline_environ
 
 
 @pytest.fixture(scope="session")

@@ -5,18 +5,25 @@ another model; nbval already runs each one in a real kernel and compares its out
 kernel and importing the SDK costs seconds of CPU per notebook, so these two runs use one
 *runner* process per pytest worker instead:
 
-- the runner starts with the environment the test chose (model, backend or server address),
-  imports the heavy modules once, then waits for notebooks on stdin (one JSON line each);
-- for each notebook it forks: the child is a fresh copy of that warmed-up process (nothing a
-  previous notebook did is left), chdirs into a temporary copy of the notebook's folder, and
-  runs every code cell in order in a fresh IPython shell (magics included), as a kernel does;
+- one *root* process per pytest worker imports the heavy third-party modules once (the SDK,
+  IPython, pydantic, matplotlib, ipywidgets: most of a start's seconds), then waits for
+  requests on stdin (one JSON line each);
+- each `NotebookRunner` (one per environment a test chose: model, backend or server address)
+  is a fork of the root, in a process group of its own, that takes that environment, imports
+  the course modules the notebooks import, and serves that runner's notebooks (the root passes
+  the requests on); `close()` stops that group only;
+- for each notebook the runner forks: the child is a fresh copy of that warmed-up process
+  (nothing a previous notebook did is left), chdirs into a temporary copy of the notebook's
+  folder, and runs every code cell in order in a fresh IPython shell (magics included), as a
+  kernel does;
 - a cell fails if it raises or if IPython shows a traceback while it runs (an error while
   displaying a result, for instance), exactly what a kernel reports as an `error` output and
   nbclient turns into a failure;
 - the child's own stdout and stderr (and those of the processes it starts) go to a log file in
   the temporary folder; the result comes back on a pipe of its own; the child then runs the
   notebook's clean-ups (atexit handlers, temporary folders) and exits; what it left running is
-  stopped with the runner's process group at the end.
+  stopped with the runner's process group at the end. A runner that times out takes the root
+  down with it (the next runner starts a new root).
 
 `tests/test_exercises.py` also runs the blank exercise notebooks here, every cell even after an
 error, and gets each cell's printed text and error outputs as a kernel would send them.
@@ -26,6 +33,7 @@ Outputs are otherwise not compared (nbval does that for the default model).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import gc
 import json
 import os
@@ -57,48 +65,65 @@ WARM_MODULES = (
 COURSE_IMPORT = re.compile(r"^\s*(?:from|import)\s+(course_helpers(?:\.\w+)*)", re.MULTILINE)
 
 
-class NotebookRunner:
-    """A runner process (seen from the test): `run()` one notebook at a time, `close()` at the end."""
+class _Root:
+    """The root process of this pytest worker (see the module docstring), started on first use."""
 
-    def __init__(self, env: dict[str, str], base: Path, start_timeout: float = 120) -> None:
-        self.base = base
-        self.log = base / "runner.log"
-        self._count = 0
-        # IPython and matplotlib keep their state in the temporary folder, never in $HOME.
-        home = {"IPYTHONDIR": str(base / "ipython"), "MPLCONFIGDIR": str(base / "matplotlib")}
-        environment = {**KERNEL_ENVIRONMENT, **env, **home}
+    current: _Root | None = None
+
+    def __init__(self, start_timeout: float) -> None:
+        import tempfile
+
+        self.home = Path(tempfile.mkdtemp(prefix="notebook-runner-"))
+        self.log = self.home / "root.log"
+        self.profiles = 0
+        self.runners: list[int] = []  # process ids (and groups) of its runners
+        # matplotlib reads these when imported (in the root): its backend and its cache folder.
+        environment = {**os.environ, **KERNEL_ENVIRONMENT, "MPLCONFIGDIR": str(self.home)}
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(
                 [sys.executable, str(RUNNER)],
                 env=environment,
-                cwd=base,
+                cwd=self.home,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=log,
                 text=True,
-                start_new_session=True,  # its own process group: close() can stop it all
+                start_new_session=True,  # its own process group: stop() can stop it all
             )
-        line = self._read_line(start_timeout)
+        line = self.read_line(start_timeout)
         if line != READY:
-            self.close()
-            raise RuntimeError(f"the notebook runner did not start: {line!r}\n{self._log_tail()}")
+            self.stop()
+            raise RuntimeError(f"the notebook runner did not start: {line!r}\n{self.log_tail()}")
 
-    def run(self, notebook: Path, *, keep_going: bool = False, timeout: float = 600) -> dict:
-        """Run `notebook` in a copy of its folder; see `run_cells` for what comes back."""
-        self._count += 1
-        folder = self.base / f"run-{self._count}" / notebook.parent.name
-        request = {"notebook": str(notebook), "folder": str(folder), "keep_going": keep_going}
-        self.process.stdin.write(json.dumps(request))
-        self.process.stdin.write("\n")
+    @classmethod
+    def get(cls, start_timeout: float) -> _Root:
+        if cls.current is None or cls.current.process.poll() is not None:
+            cls.current = cls(start_timeout)
+            atexit.register(cls.current.stop)
+        return cls.current
+
+    def send(self, request: dict) -> None:
+        self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
-        line = self._read_line(timeout)
-        if line is None:
-            self.close()
-            raise TimeoutError(f"{notebook.name} did not finish in {timeout:g} s")
-        return json.loads(line)
 
-    def close(self) -> None:
-        """End the runner and anything it left running (it runs in a process group of its own)."""
+    def read_line(self, timeout: float) -> str | None:
+        """The root's next line on stdout; None if none came within `timeout` seconds."""
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.process.stdout, selectors.EVENT_READ)
+            if not selector.select(timeout):
+                return None
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the notebook runner stopped:\n{self.log_tail()}")
+        return line.rstrip("\n")
+
+    def stop(self) -> None:
+        """End the root, every runner and anything they left running."""
+        if _Root.current is self:
+            _Root.current = None
+        for pid in self.runners:  # each runner is a process group of its own
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
         if self.process.poll() is None:
             try:
                 self.process.stdin.close()
@@ -111,17 +136,66 @@ class NotebookRunner:
             pass
         self.process.wait()
         self.process.stdout.close()
+        shutil.rmtree(self.home, ignore_errors=True)
+
+    def log_tail(self) -> str:
+        try:
+            return self.log.read_text(errors="replace")[-3000:]
+        except OSError:
+            return "(no log)"
+
+
+class NotebookRunner:
+    """A runner (seen from the test): `run()` one notebook at a time, `close()` at the end."""
+
+    def __init__(self, env: dict[str, str], base: Path, start_timeout: float = 120) -> None:
+        self.base = base
+        self.log = base / "runner.log"
+        self._count = 0
+        self.root = _Root.get(start_timeout)
+        self.root.profiles += 1
+        self.profile = self.root.profiles
+        # IPython and matplotlib keep their state in the temporary folder, never in $HOME.
+        home = {"IPYTHONDIR": str(base / "ipython"), "MPLCONFIGDIR": str(base / "matplotlib")}
+        environment = {**KERNEL_ENVIRONMENT, **env, **home}
+        start = {"profile": self.profile, "env": environment, "base": str(base)}
+        self.root.send({**start, "log": str(self.log)})
+        line = self._read_line(start_timeout)
+        if line != READY:
+            self.close()
+            raise RuntimeError(f"the notebook runner did not start: {line!r}\n{self._log_tail()}")
+        self.pid = int((base / "runner.pid").read_text())
+        self.root.runners.append(self.pid)
+
+    def run(self, notebook: Path, *, keep_going: bool = False, timeout: float = 600) -> dict:
+        """Run `notebook` in a copy of its folder; see `run_cells` for what comes back."""
+        self._count += 1
+        folder = self.base / f"run-{self._count}" / notebook.parent.name
+        request = {"notebook": str(notebook), "folder": str(folder), "keep_going": keep_going}
+        self.root.send({"profile": self.profile, **request})
+        line = self._read_line(timeout)
+        if line is None:
+            self.root.stop()  # a notebook still running: nothing else can use the root
+            raise TimeoutError(f"{notebook.name} did not finish in {timeout:g} s")
+        return json.loads(line)
+
+    def close(self) -> None:
+        """End this runner and anything it left running (its process group)."""
+        if self.root.process.poll() is None:
+            try:
+                self.root.send({"profile": self.profile, "close": True})
+                if self.root.read_line(60) is None:
+                    self.root.stop()
+            except (OSError, RuntimeError):
+                self.root.stop()
+        if getattr(self, "pid", None) in self.root.runners:
+            self.root.runners.remove(self.pid)
 
     def _read_line(self, timeout: float) -> str | None:
-        """The runner's next line on stdout; None if none came within `timeout` seconds."""
-        with selectors.DefaultSelector() as selector:
-            selector.register(self.process.stdout, selectors.EVENT_READ)
-            if not selector.select(timeout):
-                return None
-        line = self.process.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the notebook runner stopped:\n{self._log_tail()}")
-        return line.rstrip("\n")
+        try:
+            return self.root.read_line(timeout)
+        except RuntimeError as stopped:
+            raise RuntimeError(f"{stopped}\n{self._log_tail()}") from None
 
     def _log_tail(self) -> str:
         try:
@@ -250,26 +324,12 @@ def run_in_child(notebook: Path, folder: Path, keep_going: bool, answer: int) ->
     os._exit(status)
 
 
-def serve() -> None:
-    """The runner's main loop: warm up, then fork one child per notebook read on stdin."""
-    # Run as a script, Python put tests/ first on sys.path; a kernel has its working folder.
-    sys.path[0] = ""
-    course = {
-        name
-        for path in NOTEBOOKS.rglob("*.ipynb")
-        for cell in cells_of(path)
-        if cell["cell_type"] == "code"
-        for name in COURSE_IMPORT.findall(source_of(cell))
-    }
-    for name in (*WARM_MODULES, *sorted(course)):
-        try:
-            __import__(name)
-        except Exception:  # noqa: BLE001 - the notebook importing it will report the error
-            pass
-    gc.freeze()  # what was imported stays out of the children's garbage collections
-    print(READY, flush=True)
-    for line in sys.stdin:
+def serve_notebooks(requests, answers) -> None:
+    """A runner's loop: fork one child per notebook read from `requests`, answer each."""
+    for line in requests:
         request = json.loads(line)
+        if request.get("close"):
+            return
         reading, writing = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
@@ -292,7 +352,107 @@ def serve() -> None:
                 "failure": {"cell": None, "error": f"the child exited with {code}", "detail": ""},
             }
         outcome["seconds"] = round(time.monotonic() - started, 2)
-        print(json.dumps(outcome), flush=True)
+        answers.write(json.dumps(outcome) + "\n")
+        answers.flush()
+
+
+def start_runner(request: dict, inherited: list[int]) -> tuple[int, object, object]:
+    """Fork a runner for one environment; (its pid, its request pipe, its answer pipe).
+    `inherited`: file descriptors of the other runners, closed in the new one."""
+    request_end, root_writes = os.pipe()  # (read, write): the root writes, the runner reads
+    root_reads, answer_end = os.pipe()  # the runner writes, the root reads
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        os.close(root_writes)
+        os.close(root_reads)
+        try:
+            for fd in inherited:  # the other runners' pipes stay theirs
+                os.close(fd)
+            os.setsid()  # a process group of its own: closing it stops what its notebooks left
+            Path(request["base"], "runner.pid").write_text(str(os.getpid()))
+            os.environ.clear()
+            os.environ.update(request["env"])
+            os.chdir(request["base"])
+            log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            os.dup2(log, 1)  # the root's stdout is the root's
+            os.dup2(log, 2)
+            os.close(log)
+            requests, answers = os.fdopen(request_end), os.fdopen(answer_end, "w")
+            warm_up(course_modules())
+            answers.write(READY + "\n")
+            answers.flush()
+            serve_notebooks(requests, answers)
+        except BaseException:  # noqa: BLE001 - said in the runner's log, then the runner ends
+            traceback.print_exc()
+        finally:
+            sys.stderr.flush()
+            os._exit(0)
+    os.close(request_end)
+    os.close(answer_end)
+    return pid, os.fdopen(root_writes, "w"), os.fdopen(root_reads)
+
+
+def course_modules() -> list[str]:
+    """Every course_helpers module some notebook imports."""
+    found = {
+        name
+        for path in NOTEBOOKS.rglob("*.ipynb")
+        for cell in cells_of(path)
+        if cell["cell_type"] == "code"
+        for name in COURSE_IMPORT.findall(source_of(cell))
+    }
+    return sorted(found)
+
+
+def warm_up(names) -> None:
+    for name in names:
+        try:
+            __import__(name)
+        except Exception:  # noqa: BLE001 - the notebook importing it will report the error
+            pass
+    gc.freeze()  # what was imported stays out of the children's garbage collections
+
+
+def serve() -> None:
+    """The root's loop: warm up, then start runners and pass each one its requests."""
+    # Run as a script, Python put tests/ first on sys.path; a kernel has its working folder.
+    sys.path[0] = ""
+    warm_up(WARM_MODULES)
+    print(READY, flush=True)
+    runners: dict[int, tuple[int, object, object]] = {}
+    try:
+        for line in sys.stdin:
+            request = json.loads(line)
+            profile = request["profile"]
+            if "env" in request:
+                others = [f.fileno() for _, *pipes in runners.values() for f in pipes]
+                runners[profile] = pid, requests, answers = start_runner(request, others)
+            else:
+                pid, requests, answers = runners[profile]
+                requests.write(line)
+                requests.flush()
+            if request.get("close"):
+                requests.close()
+                answers.close()
+                os.waitpid(pid, 0)
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(pid, signal.SIGKILL)  # what its notebooks left running
+                del runners[profile]
+                print(json.dumps({"closed": profile}), flush=True)
+                continue
+            answer = answers.readline()
+            if not answer:  # the runner died: said in its log
+                os.waitpid(pid, 0)
+                error = {"cell": None, "error": "the notebook runner stopped", "detail": ""}
+                answer = json.dumps({"cells": 0, "failure": error}) + "\n"
+            sys.stdout.write(answer)
+            sys.stdout.flush()
+    finally:
+        for pid, _, _ in runners.values():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
 
 
 if __name__ == "__main__":

@@ -7,16 +7,11 @@ the guide says something else: after a notebook changed, run the command again.
 
 from __future__ import annotations
 
-import json
 import math
 import re
-import shutil
-import tempfile
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from notebook_runner import NotebookRunner, problem
+from nbval_cost import measure_like_nbval
 
 from course_tools import execute_notebooks as executor
 from course_tools import reading_time, workshop_cost, workshop_tables
@@ -58,7 +53,7 @@ def test_the_reading_table_and_the_plans_match_the_scripts():
 
 def test_the_in_the_room_rule_holds_in_every_row():
     rows = guide_reading_times()
-    assert sorted(rows) == [f"{n:02d}" for n in range(11)]
+    assert sorted(rows) == sorted(stem[:2] for stem in reading_time.lesson_minutes())
     for lesson, (reading, exercise_reading, writing, alone, room) in rows.items():
         assert alone == reading + exercise_reading + writing, lesson
         expected = 5 * math.ceil(round(0.4 * reading + exercise_reading + writing, 6) / 5)
@@ -200,62 +195,17 @@ def test_the_cost_total_adds_up_the_rows():
         assert abs(float(total[column].lstrip("$")) - added) <= 0.001 * len(rows)
 
 
-NOTEBOOKS = executor.course_notebooks()
-
-
-@pytest.fixture(scope="module")
-def cost_runner(tmp_path_factory) -> Iterator[tuple[NotebookRunner, Path]]:
-    """One warmed-up runner process on the course model, the way workshop_cost configures it.
-
-    A Jupyter kernel per notebook (what `workshop_cost.measure` starts) costs seconds of CPU
-    each; the runner forks a fresh copy of one process per notebook instead. The recorder cell
-    is the same, so the usage it writes is the same (`test_the_runner_measures_what_...`).
-    """
-    base = tmp_path_factory.mktemp("cost")
-    env = executor.offline_environment()
-    env["COURSE_MODEL"] = workshop_cost.MODEL
-    runner = NotebookRunner(env, base)
-    try:
-        yield runner, base
-    finally:
-        runner.close()
-
-
-def measure_in_runner(runner: NotebookRunner, base: Path, path: Path) -> workshop_cost.Usage:
-    """workshop_cost.measure, in the runner: the notebook with the recorder cell first."""
-    work = Path(tempfile.mkdtemp(prefix=f"measure-{path.stem}-", dir=base))
-    folder = work / path.parent.name  # a copy of the notebook's folder, as the runner expects
-    shutil.copytree(path.parent, folder, ignore=shutil.ignore_patterns("*.ipynb"))
-    log = work / "usage.jsonl"
-    log.touch()
-    nb = json.loads(path.read_text(encoding="utf-8"))
-    recorder = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None}
-    nb["cells"].insert(0, {**recorder, "source": workshop_cost.recorder_cell(log)})
-    (folder / path.name).write_text(json.dumps(nb), encoding="utf-8")
-    outcome = runner.run(folder / path.name)
-    assert problem(outcome) is None, problem(outcome)
-    return workshop_cost.recorded_usage(log)
+# Each notebook's cost row is checked by nbval's run of it (tests/nbval_cost.py: one more test
+# per notebook, `notebooks/...ipynb::cost row in docs/workshop.md`), from the usage its kernel
+# recorded: measuring here would run every notebook once more. The shortcut is exact:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "path",
-    NOTEBOOKS,
-    ids=[workshop_tables.cost_name(str(p.relative_to(executor.NOTEBOOKS))) for p in NOTEBOOKS],
-)
-def test_each_cost_row_is_what_the_script_measures(path, cost_runner):
-    relative = str(path.relative_to(executor.NOTEBOOKS))
-    usage = measure_in_runner(*cost_runner, path)
-    row = workshop_tables.cost_row(workshop_tables.cost_name(relative), usage, workshop_cost.MODEL)
-    assert row in guide_section("cost").splitlines(), (
-        f"{relative} measures {row}: run python -m course_tools.workshop_tables"
-    )
-
-
-@pytest.mark.slow
-def test_the_runner_measures_what_a_kernel_measures(cost_runner):
-    """The shortcut above is exact: one notebook, measured both ways, gives the same usage."""
-    path = executor.NOTEBOOKS / "04_build_the_loop.ipynb"
-    in_a_kernel = workshop_cost.measure(path, workshop_cost.MODEL)
-    assert not in_a_kernel.failure and in_a_kernel.calls > 0
-    assert measure_in_runner(*cost_runner, path) == in_a_kernel
+def test_nbvals_recorder_measures_what_the_script_measures(offline_environ, tmp_path):
+    """One notebook measured both ways (the script's recorder cell in a kernel, and the same
+    recorder run silently in a kernel started as nbval starts it) gives the same usage: a
+    solution, whose exercise checks also call the course model (calls the recorder leaves out)."""
+    path = executor.SOLUTIONS / "01_make_a_single_call_exercises.ipynb"
+    in_the_script = workshop_cost.measure(path, workshop_cost.MODEL)
+    assert not in_the_script.failure and in_the_script.calls > 0
+    assert measure_like_nbval(path, offline_environ, tmp_path) == in_the_script

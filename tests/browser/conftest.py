@@ -13,6 +13,8 @@ and click. What each worker of the run gets (pytest-xdist starts one of each per
 - `lab_page`: a fresh browser page per test, with helpers to open a notebook, run all cells,
   wait for the kernel and take screenshots under test-results/browser/. After each test its
   kernels are shut down through the REST API.
+- `module_page` / `named_page`: one page shared by the tests of a module, for checks that read
+  the same expensive run (notebook 07's Run All); its kernels are shut down after the module.
 
 At the end of the session, also when a test failed: every kernel is shut down through the REST
 API, the server's process group and the browser are stopped, and a last check looks for any
@@ -579,6 +581,37 @@ class LabPage:
             self.page.screenshot(path=str(path))
             self.shots.append(path)
         self.page.set_viewport_size({"width": WIDTHS[0], "height": HEIGHT})
+
+
+@pytest.fixture(scope="module")
+def module_page(lab: Lab, browser: Any, results_dir: Path, request: pytest.FixtureRequest):
+    """One page for every test of a module (they share what is open in it, and its kernel):
+    for tests that check several things after one expensive run. Each test renames it with
+    `named_page`, so its screenshots carry the test's name."""
+    context = browser.new_context(viewport={"width": WIDTHS[0], "height": HEIGHT})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    helper = LabPage(page, lab, request.module.__name__.rsplit(".", 1)[-1], results_dir)
+    try:
+        yield helper
+    finally:
+        try:
+            context.close()
+        finally:
+            lab.shutdown_kernels()
+
+
+@pytest.fixture
+def named_page(module_page: LabPage, results_dir: Path, request: pytest.FixtureRequest):
+    """The module's page, its screenshots named after this test; a failure is screenshot too."""
+    name = request.node.name.replace("[", "-").replace("]", "").replace("/", "_")
+    for stale in results_dir.glob(f"{name}-*.png"):
+        stale.unlink()
+    module_page.name, module_page.shots = name, []
+    yield module_page
+    if request.node.stash.get(_FAILED, False):
+        with contextlib.suppress(Exception):
+            module_page.page.screenshot(path=str(results_dir / f"{name}-FAILED.png"))
 
 
 @pytest.fixture

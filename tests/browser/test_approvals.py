@@ -1,9 +1,8 @@
 """Notebook 07's approval gate, clicked in JupyterLab: Deny, then Approve; Run All; a second try.
 
-The cells are run through the UI up to the first cell that creates an `ApprovalPanel` (what a
-learner does by hand: the cells after it only demonstrate other guards, and nbval runs the
-whole notebook anyway). That cell shows an approval request (buttons "Approve" and "Deny"),
-and no code has answered it yet. Clicking Deny must show a tool result saying the call was
+After the notebook ran whole, the first cell that creates an `ApprovalPanel` is run again (what
+a learner does to try the buttons): it shows a new approval request (buttons "Approve" and
+"Deny"), and no code has answered it yet. Clicking Deny must show a tool result saying the call was
 declined, and the panel's header must say that Deny was clicked. Then Approve is clicked on
 the next request (in the same output or a later cell; if there is none, the gate cell is run
 again and the same request is approved): the tool must run, so a new tool result appears that
@@ -13,6 +12,11 @@ After Run All, the cell after the panel has answered it with `panel.deny()`: the
 must say so ("Denied from code"), never that someone clicked. Then the panel cell alone is run
 again, as the notebook invites: it must build a new repository and ask again (no error), and a
 click on Approve must merge PR #482, which the cell that prints `main` then shows.
+
+The three tests share one page, its kernel and one Run All of the notebook (`after_run_all`;
+opening JupyterLab, starting a kernel and running 07 cost seconds each time), in this order:
+the header after Run All, then Deny and Approve on the panel run again, then Approve on the
+panel run once more and main changed.
 """
 
 from __future__ import annotations
@@ -71,40 +75,23 @@ def click(lab_page: LabPage, cell, label: str) -> None:
     lab_page.page.wait_for_timeout(300)  # the last output message after the kernel went idle
 
 
-def test_deny_then_approve(lab_page: LabPage) -> None:
-    lab_page.open(NOTEBOOK)
-    panel = lab_page.find_cell(
-        "(source, type) => type === 'code' && source.includes('ApprovalPanel(')"
-    )
-    assert panel >= 0, "no cell creates an ApprovalPanel"
-    lab_page.run_through(panel)
+@pytest.fixture(scope="module")
+def page_07(module_page: LabPage) -> LabPage:
+    """The module's page with notebook 07 open and its kernel idle."""
+    module_page.open(NOTEBOOK)
+    return module_page
 
-    gate = cell_with_button(lab_page, "Deny")
-    assert gate >= 0, "no cell shows an enabled approval request (a button named Deny)"
-    cell = lab_page.cell(gate)
-    assert cell_with_button(lab_page, "Approve", start=gate) == gate, "Approve is missing"
-    lab_page.screenshot("request", cell)
 
-    results, declined = results_in(cell)
-    click(lab_page, cell, "Deny")
-    after_results, after_declined = results_in(cell)
-    assert after_declined > declined, "after Deny, no shown tool result says it was declined"
-    header = cell.locator(".jp-Cell-outputArea").inner_text()
-    assert "You clicked Deny" in header, "after Deny, the panel's header does not say so"
-    lab_page.screenshot("denied", cell.get_by_text(DECLINED).last)
+@pytest.fixture(scope="module")
+def after_run_all(page_07: LabPage) -> LabPage:
+    """07 run whole once (Run All Cells), in the kernel its opening started."""
+    page_07.run_all()
+    return page_07
 
-    # Approve the next request: in the same output, in a later cell, or the gate asked again.
-    target = cell_with_button(lab_page, "Approve", start=gate)
-    if target < 0:
-        lab_page.run_through(gate)
-        target = gate
-    cell = lab_page.cell(target)
-    results, declined = results_in(cell)
-    click(lab_page, cell, "Approve")
-    after_results, after_declined = results_in(cell)
-    assert after_results > results, "after Approve, no new tool result is shown"
-    assert after_declined == declined, "after Approve, the tool result still says declined"
-    lab_page.screenshot("approved", cell.get_by_text("tool_result", exact=True).last)
+
+@pytest.fixture
+def lab_page(page_07: LabPage, named_page: LabPage) -> LabPage:
+    return named_page
 
 
 PANEL_CELL = "(source, type) => type === 'code' && source.includes('ApprovalPanel(')"
@@ -135,11 +122,11 @@ def run_cell(lab_page: LabPage, index: int) -> None:
     lab_page.page.wait_for_timeout(300)  # the last output message after the kernel went idle
 
 
-def test_after_run_all_the_panel_says_code_answered_it(lab_page: LabPage) -> None:
+def test_after_run_all_the_panel_says_code_answered_it(
+    after_run_all: LabPage, lab_page: LabPage
+) -> None:
     from playwright.sync_api import expect
 
-    lab_page.open(NOTEBOOK)
-    lab_page.run_all()
     cell = lab_page.cell(lab_page.find_cell(PANEL_CELL))
     expect(cell.locator(".jp-Cell-outputArea .widget-label").first).to_contain_text("from code")
     header = header_of(cell)
@@ -151,11 +138,44 @@ def test_after_run_all_the_panel_says_code_answered_it(lab_page: LabPage) -> Non
     assert "answered from code: panel.deny()" in cell.locator(".jp-Cell-outputArea").inner_text()
 
 
-def test_the_panel_cell_runs_again_and_approve_changes_main(lab_page: LabPage) -> None:
+def test_deny_then_approve(after_run_all: LabPage, lab_page: LabPage) -> None:
+    panel = lab_page.find_cell(PANEL_CELL)
+    assert panel >= 0, "no cell creates an ApprovalPanel"
+    run_cell(lab_page, panel)  # it asks again: a new request, no code answers it
+
+    gate = cell_with_button(lab_page, "Deny")
+    assert gate >= 0, "no cell shows an enabled approval request (a button named Deny)"
+    cell = lab_page.cell(gate)
+    assert cell_with_button(lab_page, "Approve", start=gate) == gate, "Approve is missing"
+    lab_page.screenshot("request", cell)
+
+    results, declined = results_in(cell)
+    click(lab_page, cell, "Deny")
+    after_results, after_declined = results_in(cell)
+    assert after_declined > declined, "after Deny, no shown tool result says it was declined"
+    header = cell.locator(".jp-Cell-outputArea").inner_text()
+    assert "You clicked Deny" in header, "after Deny, the panel's header does not say so"
+    lab_page.screenshot("denied", cell.get_by_text(DECLINED).last)
+
+    # Approve the next request: in the same output, in a later cell, or the gate asked again.
+    target = cell_with_button(lab_page, "Approve", start=gate)
+    if target < 0:
+        run_cell(lab_page, gate)
+        target = gate
+    cell = lab_page.cell(target)
+    results, declined = results_in(cell)
+    click(lab_page, cell, "Approve")
+    after_results, after_declined = results_in(cell)
+    assert after_results > results, "after Approve, no new tool result is shown"
+    assert after_declined == declined, "after Approve, the tool result still says declined"
+    lab_page.screenshot("approved", cell.get_by_text("tool_result", exact=True).last)
+
+
+def test_the_panel_cell_runs_again_and_approve_changes_main(
+    after_run_all: LabPage, lab_page: LabPage
+) -> None:
     from playwright.sync_api import expect
 
-    lab_page.open(NOTEBOOK)
-    lab_page.run_all()
     panel = lab_page.find_cell(PANEL_CELL)
     main = lab_page.page.evaluate(_MAIN_CELL_AFTER, panel)
     assert 0 <= panel < main, "no cell after the panel's prints main"

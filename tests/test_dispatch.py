@@ -189,7 +189,8 @@ def test_the_dispatcher_refuses_what_tool_run_refuses() -> None:
         convert.run(tool_input)
     result = dispatch([convert], block("convert", tool_input))
     assert result["is_error"] is True
-    assert {problem["loc"][0] for problem in refused.value.errors()} == {"amount", "currency", "day"}
+    refused_fields = {problem["loc"][0] for problem in refused.value.errors()}
+    assert refused_fields == {"amount", "currency", "day"}
     assert "- amount: Input should be a valid integer" in result["content"]
     assert "- currency: Input should be 'EUR' or 'USD'" in result["content"]
     assert "- day: Input should be a valid date" in result["content"]

@@ -41,9 +41,7 @@ def unanswered_calls(index: int, message: dict, following: dict | None) -> list[
     answered, present = set(), set()
     if following is not None and following.get("role") == "user":
         answered = opening_result_ids(following)
-        present = {
-            b.get("tool_use_id") for b in _of_type(following, "tool_result")
-        }
+        present = {b.get("tool_use_id") for b in _of_type(following, "tool_result")}
     problems = []
     for call in _of_type(message, "tool_use"):
         call_id, name = call.get("id"), call.get("name")

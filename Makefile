@@ -43,12 +43,16 @@ LAB_ARGS ?=
 # LANG_EDITION=ru opens the Russian edition (notebooks/ru/): make lab LANG_EDITION=ru. Both
 # editions serve notebooks/, so the Russian start's link to the English one opens.
 LANG_EDITION ?= en
-START := $(if $(filter ru,$(LANG_EDITION)),notebooks/ru/00_start_here.ipynb,notebooks/00_start_here.ipynb)
+# The first lesson, relative to notebooks/ (the folder JupyterLab serves).
+START := $(if $(filter ru,$(LANG_EDITION)),ru/00_start_here.ipynb,00_start_here.ipynb)
 
+# JupyterLab's default URL is the one it prints (and opens): make it the first lesson, not the
+# Launcher, so the link in the terminal opens what the banner names.
 lab: $(STAMP)
-	@echo "== Starting JupyterLab on $(START). To stop it: File > Shut Down in"
+	@echo "== Starting JupyterLab on notebooks/$(START). To stop it: File > Shut Down in"
 	@echo "   JupyterLab, or Ctrl-C twice in this terminal."
-	$(JUPYTER_ENV) $(BIN)/jupyter lab $(LAB_FLAGS) --ServerApp.root_dir=$(CURDIR)/notebooks $(LAB_ARGS) $(START)
+	$(JUPYTER_ENV) $(BIN)/jupyter lab $(LAB_FLAGS) --ServerApp.root_dir=$(CURDIR)/notebooks \
+		--LabApp.default_url=/lab/tree/$(START) $(LAB_ARGS)
 
 # NB=04: only the lesson and the solution whose file name starts with 04, under the same strict
 # nbval (pytest's options come from pyproject.toml; each notebook's nbval run also checks its

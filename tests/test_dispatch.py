@@ -8,8 +8,11 @@ is not an Exception: it passes through `dispatch` and is the loop's job (tests/t
 from __future__ import annotations
 
 import builtins
+import datetime
+import enum
 import json
 
+import pydantic
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -150,6 +153,47 @@ def test_validation_problems_are_listed_in_plain_words() -> None:
     wrong_type = dispatch(TOOLS, block("get_diff", {"pr": "latest"}))
     assert "- pr: Input should be a valid integer" in wrong_type["content"]
     assert '(got "latest")' in wrong_type["content"]
+
+
+class Currency(enum.Enum):
+    EUR = "EUR"
+    USD = "USD"
+
+
+@tool
+def convert(amount: int, currency: Currency, day: datetime.date) -> str:
+    """Convert `amount` into `currency` at the rate of `day`."""
+    return f"{amount} {currency.name} on {day.isoformat()}"
+
+
+def test_an_enum_and_a_date_pass_the_dispatcher_as_they_pass_tool_run() -> None:
+    # What the schema asks for, as the model writes it in JSON: the Enum's value, an ISO date.
+    schema = convert.definition()["input_schema"]
+    assert schema["$defs"]["Currency"]["enum"] == ["EUR", "USD"]
+    assert schema["properties"]["day"] == {"format": "date", "type": "string"}
+    tool_input = {"amount": 3, "currency": "EUR", "day": "2026-01-02"}
+    assert convert.run(tool_input) == "3 EUR on 2026-01-02"
+    result = dispatch([convert], block("convert", tool_input))
+    assert result == {
+        "type": "tool_result",
+        "tool_use_id": "toolu_01",
+        "content": "3 EUR on 2026-01-02",
+        "is_error": False,
+    }
+
+
+def test_the_dispatcher_refuses_what_tool_run_refuses() -> None:
+    # Strict still: a number written as a string, a value outside the Enum, a date in words.
+    tool_input = {"amount": "3", "currency": "GBP", "day": "2nd of January"}
+    with pytest.raises(pydantic.ValidationError) as refused:
+        convert.run(tool_input)
+    result = dispatch([convert], block("convert", tool_input))
+    assert result["is_error"] is True
+    refused_fields = {problem["loc"][0] for problem in refused.value.errors()}
+    assert refused_fields == {"amount", "currency", "day"}
+    assert "- amount: Input should be a valid integer" in result["content"]
+    assert "- currency: Input should be 'EUR' or 'USD'" in result["content"]
+    assert "- day: Input should be a valid date" in result["content"]
 
 
 def test_checks_run_in_order_unknown_before_invalid_before_permission() -> None:

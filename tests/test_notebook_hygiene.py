@@ -178,6 +178,37 @@ def skeleton_problems(nb: nbformat.NotebookNode) -> list[str]:
     return problems
 
 
+NUMBERED_STEP = re.compile(r"^##\s+\d")
+
+
+def heading_problems(nb: nbformat.NotebookNode) -> list[str]:
+    """A `## ` heading starts its own markdown cell, so a section can gain a cell without
+    re-cutting (and re-translating) the cell before it.
+
+    A cell that opens with a heading may hold more unnumbered ones (the opening's "What you'll
+    build / learn / need", a closing "Summary" and "Exercises"), never a numbered step.
+    Lines inside a fenced code block are not headings.
+    """
+    problems = []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "markdown":
+            continue
+        lines, fenced = [], False
+        for line in cell.source.strip().split("\n"):
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+            lines.append("" if fenced else line)
+        opens_with_heading = bool(lines) and lines[0].startswith("#")
+        for line in lines[1:]:
+            if line.startswith("## ") and (NUMBERED_STEP.match(line) or not opens_with_heading):
+                problems.append(
+                    f"cell {i} ({cell.get('id')}): {line.strip()!r} is inside the cell; start a "
+                    "new markdown cell at this heading (in both editions)"
+                )
+                opens_with_heading = True  # the new cell would open with this heading
+    return problems
+
+
 CHECKS = {
     "executed_in_order": execution_problems,
     "no_error_outputs": error_outputs,
@@ -187,6 +218,7 @@ CHECKS = {
     "no_fallback_replies": fallback_replies,
     "no_widget_state": widget_state,
     "skeleton": skeleton_problems,
+    "headings_start_cells": heading_problems,
 }
 
 
@@ -257,6 +289,18 @@ def _no_opening(nb):
     nb.cells[0].source = "# Try a thing"
 
 
+def _step_inside_a_cell(nb):
+    nb.cells[3].source = "The end of step 1.\n\n## 2. The next step\n\n## Summary\n\n## Exercises"
+
+
+def _numbered_step_after_another(nb):
+    nb.cells[3].source = "## 1. A step\n\n## 2. The next step\n\n## Summary\n\n## Exercises"
+
+
+def _summary_inside_a_cell(nb):
+    nb.cells[3].source = "Some prose.\n\n## Summary\n\n## Exercises"
+
+
 @pytest.mark.parametrize(
     ("breakage", "check"),
     [
@@ -270,6 +314,9 @@ def _no_opening(nb):
         (_widget_metadata, "no_widget_state"),
         (_no_summary, "skeleton"),
         (_no_opening, "skeleton"),
+        (_step_inside_a_cell, "headings_start_cells"),
+        (_numbered_step_after_another, "headings_start_cells"),
+        (_summary_inside_a_cell, "headings_start_cells"),
     ],
 )
 def test_each_check_catches_what_it_is_for(breakage, check: str) -> None:
@@ -334,3 +381,18 @@ def test_the_link_check_sees_a_dead_link(tmp_path: Path) -> None:
 )
 def test_timing_pattern_itself(text: str, timed: bool) -> None:
     assert bool(PYTEST_TIMING.search(text)) is timed
+
+
+def test_russian_headings_start_their_cells_too(notebook_path: Path) -> None:
+    russian = ROOT / "notebooks" / "ru" / notebook_path.relative_to(ROOT / "notebooks")
+    assert russian.is_file(), f"no Russian edition of {notebook_path.name}"
+    problems = heading_problems(read(russian))
+    assert not problems, f"ru/{notebook_path.name}:\n" + "\n".join(problems)
+
+
+def test_a_heading_inside_a_code_fence_is_not_a_heading() -> None:
+    nb = good_notebook()
+    nb.cells[3].source = "Run this:\n\n```bash\n## 2. not a heading\n```\n\n## Summary"
+    problems = heading_problems(nb)
+    assert len(problems) == 1, problems
+    assert "'## Summary' is inside the cell" in problems[0]

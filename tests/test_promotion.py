@@ -170,10 +170,6 @@ ALLOWED_REACH_INTO_LESSONS = {
         "course_helpers.lessons.path_guard",
     ): "the file sandbox runs the two path checks you build in notebook 07",
     (
-        "course_helpers.support.pairing_rules",
-        "course_helpers.lessons.pairing",
-    ): "the per-message rules read blocks with notebook 03's read_field",
-    (
         "course_helpers.support.expect",
         "course_helpers.lessons.pairing",
     ): "reads response blocks the way notebook 03's pairing code does",

@@ -54,8 +54,11 @@ STABLE_KERNELSPEC = {
     "language": "python",
     "name": KERNEL_NAME,
 }
-# The patch version of Python and similar details change from machine to machine.
-VOLATILE_LANGUAGE_INFO = ("version",)
+# What of the kernel's language_info is not stored. Nothing: JupyterLab writes the kernel's
+# language_info into a notebook it opens, so a stored one without the version is marked unsaved
+# at once. The stored one keeps the Python version of the kernel that ran it (the course pins
+# 3.11, runtime.txt; a run under another patch version rewrites that one line).
+VOLATILE_LANGUAGE_INFO: tuple[str, ...] = ()
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 DEFAULT_JOBS = 2
 DEFAULT_CELL_TIMEOUT = 300

@@ -6,7 +6,7 @@ anything a tool or the model can do wrong. Every failure becomes a result with
 result. The checks run in this order:
 
 1. the tool exists,
-2. the arguments are valid (the Tool's pydantic model),
+2. the arguments are valid (the Tool's pydantic model, reading them as the JSON they came as),
 3. a person or a policy allows the call (`approve`): only an explicit yes approves,
 4. the tool runs, and whatever it raises is caught, `SystemExit` (a tool calling `sys.exit()`,
    argparse on bad arguments) and `GeneratorExit` included.
@@ -23,6 +23,7 @@ an exception in plain words, asking a function or a policy object) are course ma
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -116,7 +117,9 @@ def dispatch(
             f"Invalid arguments for {name}: expected a JSON object, got {short_json(tool_input)}."
         )
     try:
-        tool.arguments.model_validate(dict(tool_input))
+        # The input arrived as JSON: validate it as JSON, as Tool.run does, so that "EUR" is
+        # a member of an Enum and "2026-01-02" a date, while "482" is still not a number.
+        tool.arguments.model_validate_json(json.dumps(dict(tool_input)))
     except pydantic.ValidationError as problem:
         return error(f"Invalid arguments for {name}:\n{describe_problems(problem)}")
     except Exception as problem:

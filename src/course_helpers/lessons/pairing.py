@@ -65,6 +65,15 @@ def results_message(response: Any, run_tool: Callable[[Any], dict]) -> dict:
 
 
 # From notebooks/03_pair_tool_results.ipynb
+def _plain(message: Any) -> dict:
+    """What the two checks read of a message, as plain dicts (read once, dict or SDK object)."""
+    fields = ("type", "id", "name", "tool_use_id")
+    blocks = [
+        {name: read_field(block, name) for name in fields} for block in content_blocks(message)
+    ]
+    return {"role": read_field(message, "role"), "content": blocks}
+
+
 def pairing_problems(messages: list[Any]) -> list[str]:
     """Problems with the tool_use / tool_result pairing of a history, in plain words.
 
@@ -91,12 +100,12 @@ def pairing_problems(messages: list[Any]) -> list[str]:
                 )
             first_asked.setdefault(call_id, index)
 
-    for index, message in enumerate(messages):
-        role = read_field(message, "role")
-        previous = messages[index - 1] if index > 0 else None
-        following = messages[index + 1] if index + 1 < len(messages) else None
-        if role == "assistant":
+    plain = [_plain(message) for message in messages]
+    for index, message in enumerate(plain):
+        previous = plain[index - 1] if index > 0 else None
+        following = plain[index + 1] if index + 1 < len(plain) else None
+        if message["role"] == "assistant":
             problems += pairing_rules.unanswered_calls(index, message, following)
-        elif role == "user":
+        elif message["role"] == "user":
             problems += pairing_rules.unasked_results(index, message, previous, first_asked)
     return problems

@@ -98,6 +98,13 @@ def plot_turns(runs: dict[str, list[Any]]):
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4), dpi=100)
     sent = [[prompt_tokens(u) for u in usages] for usages in runs.values()]
+    # On the right, the cheaper a run, the higher it is drawn: a small bill is not hidden
+    # under the big ones it lies below.
+    totals = [sum(billed(u) for u in usages) for usages in runs.values()]
+    ranks = {
+        index: rank
+        for rank, index in enumerate(sorted(range(len(totals)), key=lambda i: -totals[i]))
+    }
     for index, (name, usages) in enumerate(runs.items()):
         style = {"markersize": 3, **_STYLES[index % len(_STYLES)]}
         # A run that a later one lies on exactly (a cached run sends what its uncached twin
@@ -109,9 +116,11 @@ def plot_turns(runs: dict[str, list[Any]]):
         for usage in usages:
             total += billed(usage)
             running.append(total)
-        right.plot(turns, running, label=name, **style)
+        right.plot(turns, running, label=name, zorder=2 + ranks[index], **style)
     left.set_title("input tokens sent in each call", fontsize=10)
     right.set_title("billed-equivalent tokens (input and output), running total", fontsize=10)
+    if len(runs) > 1:  # the right panel draws no twin wide and pale: it gets a legend of its own
+        right.legend(fontsize=8, frameon=False)
     return _finish_plot(fig, left, right)
 
 

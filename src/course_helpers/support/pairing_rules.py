@@ -11,37 +11,40 @@ each message to one of these:
 
 `opening_result_ids` is the API's own reading of a results message: only the `tool_result`
 blocks at the *start* answer a call.
+
+They read plain dicts only: `pairing_problems` reads each message once, dict or SDK object,
+with notebook 03's readers, and hands over `{"role", "content": [{"type", "id", "name",
+"tool_use_id"}, ...]}`. So this module imports nothing from `course_helpers.lessons`: the import
+goes one way, from `lessons.pairing` to here.
 """
 
 from __future__ import annotations
 
-from typing import Any
 
-# `pairing` imports this module, so its readers are reached through the module object.
-from course_helpers.lessons import pairing
+def _of_type(message: dict, kind: str) -> list[dict]:
+    """The blocks of a plain message whose type is `kind`, in order."""
+    return [block for block in message["content"] if block.get("type") == kind]
 
 
-def opening_result_ids(message: Any) -> set[str]:
+def opening_result_ids(message: dict) -> set[str]:
     """Ids of the tool_result blocks that open a message: only those answer a tool_use."""
     ids = set()
-    for block in pairing.content_blocks(message):
-        if pairing.read_field(block, "type") != "tool_result":
+    for block in message["content"]:
+        if block.get("type") != "tool_result":
             break
-        ids.add(pairing.read_field(block, "tool_use_id"))
+        ids.add(block.get("tool_use_id"))
     return ids
 
 
-def unanswered_calls(index: int, message: Any, following: Any) -> list[str]:
+def unanswered_calls(index: int, message: dict, following: dict | None) -> list[str]:
     """Problems with the tool_use blocks of messages[index] (an assistant message)."""
     answered, present = set(), set()
-    if following is not None and pairing.read_field(following, "role") == "user":
+    if following is not None and following.get("role") == "user":
         answered = opening_result_ids(following)
-        present = {
-            pairing.read_field(b, "tool_use_id") for b in pairing._of_type(following, "tool_result")
-        }
+        present = {b.get("tool_use_id") for b in _of_type(following, "tool_result")}
     problems = []
-    for call in pairing._of_type(message, "tool_use"):
-        call_id, name = pairing.read_field(call, "id"), pairing.read_field(call, "name")
+    for call in _of_type(message, "tool_use"):
+        call_id, name = call.get("id"), call.get("name")
         if call_id in answered:
             continue
         if following is None:
@@ -63,15 +66,15 @@ def unanswered_calls(index: int, message: Any, following: Any) -> list[str]:
 
 
 def unasked_results(
-    index: int, message: Any, previous: Any, first_asked: dict[str, int]
+    index: int, message: dict, previous: dict | None, first_asked: dict[str, int]
 ) -> list[str]:
     """Problems with the tool_result blocks of messages[index] (a user message)."""
     asked = set()
-    if previous is not None and pairing.read_field(previous, "role") == "assistant":
-        asked = {pairing.read_field(b, "id") for b in pairing._of_type(previous, "tool_use")}
+    if previous is not None and previous.get("role") == "assistant":
+        asked = {b.get("id") for b in _of_type(previous, "tool_use")}
     problems, seen = [], set()
-    for result in pairing._of_type(message, "tool_result"):
-        result_id = pairing.read_field(result, "tool_use_id")
+    for result in _of_type(message, "tool_result"):
+        result_id = result.get("tool_use_id")
         if result_id in seen:
             problems.append(f"messages[{index}]: more than one tool_result for {result_id}")
         elif result_id not in asked:

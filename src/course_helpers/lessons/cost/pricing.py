@@ -44,10 +44,12 @@ def billed(usage: Any, output_weight: float = OUTPUT_WEIGHT) -> float:
 
 # From notebooks/10_count_the_cost.ipynb
 def cache_floor(usages: list[Any]) -> float:
-    """The least the input side of these calls could cost with caching.
+    """The least the input side of these calls could cost when every call caches what it adds.
 
     Every new token is written to the cache once (1.25) and every token the previous call
-    already sent is read from it (0.1): the best any breakpoint placement can do.
+    already sent is read from it (0.1): the best a breakpoint at the end of every call can do.
+    (Leaving the last call unmarked would bill its new tokens at 1, but a loop cannot know
+    which call is its last.)
     """
     total, previous = 0.0, 0
     for usage in usages:

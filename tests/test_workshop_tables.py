@@ -168,7 +168,7 @@ def test_every_lessons_instructor_notes_say_what_the_section_promises():
     start = GUIDE_TEXT.index("## Instructor notes, lesson by lesson")
     notes = GUIDE_TEXT[start : GUIDE_TEXT.index("\n## ", start + 1)]
     lessons = re.split(r"\n### (?=\d\d )", notes)[1:]
-    assert [lesson[:2] for lesson in lessons] == [f"{n:02d}" for n in range(11)]
+    assert [lesson[:2] for lesson in lessons] == [f"{n:02d}" for n in range(14)]
     for lesson in lessons:
         for part in ("- **On screen:**", "- **Pause", "- **What goes wrong", "- **Recovery:**"):
             assert part in lesson, f"the notes for {lesson[:2]} have no '{part}'"

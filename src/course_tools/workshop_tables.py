@@ -51,6 +51,9 @@ EXERCISES: dict[str, tuple[tuple[str, int], ...]] = {
     "08": (("make_search_code", 25), ("agent_turn", 25)),
     "09": (("with_replacements", 20), ("choose", 15), ("hybrid", 20)),
     "10": (("add_breakpoints", 20), ("run_on_budget", 20)),
+    "11": (("to_anthropic", 10), ("make_run_tool", 15), ("safe_query", 20)),
+    "12": (("clear_results", 20), ("choose_cut", 20), ("save and resume", 20)),
+    "13": (("run_subagent", 20), ("answer_turn", 20), ("run_subagent_on_budget", 15)),
 }
 
 
@@ -274,7 +277,38 @@ SECOND_DAY = Plan(
     lessons=("06", "08", "09", "10"),
 )
 
-PLANS = (THREE_HOURS, FULL_DAY, SECOND_DAY)
+THIRD_DAY = Plan(
+    "third-day",
+    9 * 60,
+    17 * 60,
+    (
+        Pause(10, "recap: the loop and its two seams; what part two plugs into each"),
+        Teach(
+            "11",
+            "`11` demo: the server over the shop's database, the agent asking it, the poisoned "
+            "description; all three exercises",
+            exercises=("to_anthropic", "make_run_tool", "safe_query"),
+        ),
+        Pause(15, "break", teaching=False),
+        Teach(
+            "12",
+            "`12` demo: the window filling, the rungs, what each loses; all three exercises",
+            exercises=("clear_results", "choose_cut", "save and resume"),
+        ),
+        Pause(60, "lunch", teaching=False),
+        Teach(
+            "13",
+            "`13` demo: a `task` tool, subagents side by side, the limits that travel down; "
+            "all three exercises",
+            exercises=("run_subagent", "answer_turn", "run_subagent_on_budget"),
+        ),
+        Pause(15, "break", teaching=False),
+        Pause(10, "wrap-up: which of the three a coding agent of your own needs first"),
+    ),
+    lessons=("11", "12", "13"),
+)
+
+PLANS = (THREE_HOURS, FULL_DAY, SECOND_DAY, THIRD_DAY)
 
 
 # --- rendering --------------------------------------------------------------------------------

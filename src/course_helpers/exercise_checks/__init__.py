@@ -13,9 +13,9 @@ look at exactly what went over the wire.
 
 The checks of each notebook live in their own module (`single_call` for 01 ... `count_cost`
 for 10), with `common` for the plumbing they share. Import them from here. Each module's
-docstring lists the requirements its checks enforce, one line each; tests in
-`tests/test_exercise_variants.py` prove them both ways with wrong and right solutions written
-as a learner would write them.
+docstring lists the requirements its checks enforce, one line each; the tests of
+`tests/exercise_variants/` (one file per notebook, `test_NN_<topic>.py`) prove them both ways
+with wrong and right solutions written as a learner would write them.
 
 In Jupyter a failed check shows its two lines only (see `common.CheckFailed`); an exercise
 that is not written yet says so (`common.NotWrittenYet`).

@@ -1,6 +1,7 @@
 """Checks for notebook 04, Build the loop.
 
-Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
+Requirements, one per line (each proven both ways in
+tests/exercise_variants/test_04_build_the_loop.py):
 
 `check_simple_dispatcher(run_tool)`, `run_tool(tools, block)`:
 - returns a `tool_result` dict with the call's id and non-empty content (string or blocks);

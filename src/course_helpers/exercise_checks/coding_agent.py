@@ -4,7 +4,8 @@ One file, though over 400 lines: like every check module it holds one notebook's
 the list below is the whole of what 08's exercises must do; most of its length is the
 agent-turn check following the course's max_tokens policy (cut-off call, retry, cut-off text).
 
-Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
+Requirements, one per line (each proven both ways in
+tests/exercise_variants/test_08_assemble_a_coding_agent.py):
 
 `check_search_code(make_search_code)`, the `search_code(pattern, path=".")` tool (the sandbox
 is checked first, so a tool that leaks hears that before anything about its docstring):

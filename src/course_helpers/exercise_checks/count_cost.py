@@ -1,7 +1,7 @@
 """Course machinery (exercise checks): checks for notebook 10, Count the cost.
 
-What each check enforces (and `tests/test_exercise_variants_06_10.py` proves with wrong and
-right variants):
+What each check enforces (and `tests/exercise_variants/test_10_count_the_cost.py` proves with
+wrong and right variants):
 
 `check_cache_breakpoints(add_breakpoints)`, for requests whose system prompt is the handbook
 followed by a note that changes every day:

@@ -1,6 +1,7 @@
 """Course machinery (exercise checks): checks for notebook 02, Describe tools.
 
-Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
+Requirements, one per line (each proven both ways in
+tests/exercise_variants/test_02_describe_tools.py):
 
 `check_tool_schema(definition)`, the hand-written `convert_currency` definition:
 - a dict with `name`, `description`, `input_schema` (not `parameters`/`schema`);

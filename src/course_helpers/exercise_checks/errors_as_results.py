@@ -1,6 +1,7 @@
 """Checks for notebook 05, Return errors as results.
 
-Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
+Requirements, one per line (each proven both ways in
+tests/exercise_variants/test_05_return_errors_as_results.py):
 
 `check_dispatcher(dispatch)`, `dispatch(tools, block)`:
 - never raises: an unknown tool, invalid or missing arguments and a raising tool each give a

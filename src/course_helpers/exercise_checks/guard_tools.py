@@ -1,6 +1,7 @@
 """Checks for notebook 07, Guard dangerous tools.
 
-Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
+Requirements, one per line (each proven both ways in
+tests/exercise_variants/test_07_guard_dangerous_tools.py):
 
 `check_path_guard(resolve)`, `resolve(root, path)`:
 - paths inside the root resolve to that file, `..` inside, a link that stays inside, files not

@@ -1,6 +1,7 @@
 """Course machinery (exercise checks): checks for notebook 01, Make a single call.
 
-Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
+Requirements, one per line (each proven both ways in
+tests/exercise_variants/test_01_make_a_single_call.py):
 
 `check_ask(ask)`, `ask(client, history, text)`:
 - one call to the model per question, through the client passed in (not a global one);

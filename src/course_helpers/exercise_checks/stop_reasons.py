@@ -4,8 +4,8 @@ Longer than most modules because each requirement below has a scenario of its ow
 cut inside its call, a ceiling with no room, an essay cut every 64 tokens, a paused search, a
 refusal and its rephrase) and a message for each way of getting it wrong.
 
-What each check enforces (and `tests/test_exercise_variants_06_10.py` proves with wrong and
-right variants):
+What each check enforces (and `tests/exercise_variants/test_06_handle_every_stop_reason.py`
+proves with wrong and right variants):
 
 `check_recover_cut_off(recover_cut_off)`, the max_tokens policy for one response:
 - cut-off text is kept: the assistant's whole content (thinking included) is appended, then a

@@ -236,6 +236,41 @@ def in_full_through_a_refusal(client, history, text, *, max_tokens=300, max_call
     return "".join(parts)
 
 
+# -- a third set of learner solutions -------------------------------------------------------------
+
+
+def ask_streamed(client, history, text):
+    """Right: the answer streamed, then read whole with get_final_message()."""
+    history.append({"role": "user", "content": text})
+    with client.messages.stream(model=MODEL, max_tokens=300, messages=history) as stream:
+        response = stream.get_final_message()
+    history.append({"role": "assistant", "content": response.content})
+    return text_of(response)
+
+
+def ask_flattens_the_history(client, history, text):
+    """Sends the whole conversation as the text of one user message."""
+
+    def said(message):
+        content = message["content"]
+        return (
+            content
+            if isinstance(content, str)
+            else "".join(getattr(b, "text", "") for b in content)
+        )
+
+    transcript = "\n".join(f"{m['role']}: {said(m)}" for m in history)
+    prompt = f"{transcript}\nuser: {text}" if history else text
+    response = client.messages.create(
+        model=MODEL, max_tokens=300, messages=[{"role": "user", "content": prompt}]
+    )
+    history += [
+        {"role": "user", "content": text},
+        {"role": "assistant", "content": response.content},
+    ]
+    return text_of(response)
+
+
 WRONG = {
     "ask keeps only the text": (check_ask, ask_keeps_text_only, "only the answer's text"),
     "ask sends only the question": (
@@ -305,6 +340,11 @@ WRONG = {
         in_full_through_a_refusal,
         "went on after stop_reason 'refusal'",
     ),
+    "ask flattens the history into one message": (
+        check_ask,
+        ask_flattens_the_history,
+        "the whole conversation as the text of one user message",
+    ),
 }
 
 
@@ -321,6 +361,7 @@ RIGHT = {
     "in full, growing max_tokens": (check_ask_in_full, in_full_growing),
     "is_complete": (check_is_complete, complete_right),
     "is_complete with match": (check_is_complete, complete_right_match),
+    "ask streamed": (check_ask, ask_streamed),
 }
 
 

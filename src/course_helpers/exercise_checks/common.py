@@ -108,15 +108,36 @@ class Recorder:
         if is_messages:
             self.requests.append(body)
         response = default_app().handle(request)
-        if is_messages and not body.get("stream"):
-            response.read()
+        if not is_messages:
+            return response
+        raw = response.read()
+        if body.get("stream") and response.status_code == 200:
+            # A streamed answer is kept as the message its events add up to, as the SDK's
+            # get_final_message() builds it; the learner's code still reads the stream itself.
+            self.responses.append({"status": 200, "body": streamed_message(raw)})
+        else:
             self.responses.append({"status": response.status_code, "body": response.json()})
-        return response
+        return httpx2.Response(response.status_code, headers=response.headers, content=raw)
 
     @property
     def messages_sent(self) -> list[list[dict]]:
         """The `messages` of every request, in order."""
         return [r.get("messages", []) for r in self.requests]
+
+
+def streamed_message(raw: bytes) -> dict:
+    """The message a stream of server-sent events adds up to, as plain JSON data."""
+    from anthropic.lib.streaming._messages import accumulate_event
+
+    snapshot, buffers = None, {}
+    for line in raw.decode().splitlines():
+        if not line.startswith("data: "):
+            continue
+        event = json.loads(line[len("data: ") :])
+        if event.get("type") in ("ping", "error"):
+            continue
+        snapshot = accumulate_event(event=event, current_snapshot=snapshot, json_bufs=buffers)
+    return {} if snapshot is None else snapshot.model_dump(mode="json", exclude_none=True)
 
 
 def recording_client() -> tuple[anthropic.Anthropic, Recorder]:
@@ -161,6 +182,59 @@ def run_learner(function: Callable, *args: Any, name: str | None = None, **kwarg
             f"{label} raised {type(error).__name__}: {error}",
             "run it by hand on the example in the cell above and read the traceback.",
         )
+
+
+def guarded(check: Callable) -> Callable:
+    """`check`, such that no exception ends it but a CheckFailed that says what the code did.
+
+    Every check the package exports is wrapped in this (see `exercise_checks/__init__.py`): a
+    learner's code that does something no check foresaw (returns an odd shape, raises from a
+    place the check does not wrap) gets the course's two lines, never a raw traceback.
+    """
+    import functools
+
+    @functools.wraps(check)
+    def run(learner: Any, *args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True
+        try:
+            return check(learner, *args, **kwargs)
+        except CheckFailed:
+            raise
+        except NotWrittenYet as error:
+            fail_if_not_written(error, error.what)
+        except Exception as error:
+            label = getattr(learner, "__name__", None) or type(learner).__name__
+            where = _learner_line(error)
+            if where:
+                fail(
+                    f"{label} raised {type(error).__name__} ({clip(str(error), 120)}) at "
+                    f"{where}, while the check ran it.",
+                    "run it by hand on the exercise's example and read the traceback there.",
+                )
+            fail(
+                f"{label} gave the check something it could not read: "
+                f"{type(error).__name__} ({clip(str(error), 120)}) while looking at what it "
+                "returned, sent or left in the history.",
+                "compare the types your code returns and stores with the exercise's example "
+                "(lists of blocks, dicts with 'type', response.content as it is).",
+            )
+
+    return run
+
+
+def _learner_line(error: BaseException) -> str | None:
+    """Where in the learner's own code (not the course's, not a library's) `error` was raised."""
+    import traceback
+    from pathlib import Path
+
+    package = str(Path(__file__).resolve().parents[1])
+    found = None
+    for frame in traceback.extract_tb(error.__traceback__):
+        name = frame.filename
+        own = not name.startswith(package) and "site-packages" not in name
+        if own and not name.startswith("<frozen") and "/lib/python3" not in name:
+            found = f"line {frame.lineno} of {frame.name}"
+    return found
 
 
 def fail_if_not_written(error: BaseException, label: str) -> None:

@@ -103,6 +103,12 @@ def check_ask(ask: Callable) -> None:
 
     answer = run_learner(ask, client, history, "What is my name?", name="ask")
     sent = recorder.messages_sent[-1]
+    if len(sent) == 1 and "My name is Ada" in text_of(content_blocks(sent[0])):
+        fail(
+            "the second call sent the whole conversation as the text of one user message: the "
+            "model reads a transcript, not the turns it took (its own answers lose their role).",
+            "send the history's messages as they are, one per turn: messages=history.",
+        )
     if len(sent) == 1:
         fail(
             "the second call sent only the new question, so the model could not see the first "

@@ -219,6 +219,80 @@ def loop_drops_the_last_turn(sample, run_tool, messages, max_steps=20):
         messages.append({"role": "user", "content": [run_tool(c) for c in tool_calls(response)]})
 
 
+# -- a third set of learner solutions -------------------------------------------------------------
+
+
+def dispatch_cuts_the_output(tools, block):
+    """Keeps the first 200 characters of what the tool returned."""
+    try:
+        output = tools[block.name].run(block.input)
+    except Exception as error:
+        return {
+            "type": "tool_result",
+            "tool_use_id": block.id,
+            "content": f"Error: {error}",
+            "is_error": True,
+        }
+    return {"type": "tool_result", "tool_use_id": block.id, "content": str(output)[:200]}
+
+
+def dispatch_empty_is_an_error(tools, block):
+    """Marks a tool that returned nothing as failed."""
+    try:
+        output = tools[block.name].run(block.input)
+    except Exception as error:
+        return {
+            "type": "tool_result",
+            "tool_use_id": block.id,
+            "content": f"Error: {error}",
+            "is_error": True,
+        }
+    if not output:
+        return {
+            "type": "tool_result",
+            "tool_use_id": block.id,
+            "content": "(no output)",
+            "is_error": True,
+        }
+    return {"type": "tool_result", "tool_use_id": block.id, "content": str(output)}
+
+
+def dispatch_empty_said(tools, block):
+    """Right: an empty output said in words, not as a failure."""
+    try:
+        output = tools[block.name].run(block.input)
+    except Exception as error:
+        return {
+            "type": "tool_result",
+            "tool_use_id": block.id,
+            "content": f"Error: {error}",
+            "is_error": True,
+        }
+    return {"type": "tool_result", "tool_use_id": block.id, "content": str(output) or "(no output)"}
+
+
+def loop_waits_for_tool_calls(sample, run_tool, messages, max_steps=20):
+    """Compares stop_reason with "tool_calls", a name the API does not use."""
+    for _ in range(max_steps):
+        response = sample(messages)
+        messages.append({"role": "assistant", "content": response.content})
+        if response.stop_reason != "tool_calls":
+            return response
+        messages.append({"role": "user", "content": [run_tool(b) for b in tool_calls(response)]})
+    raise LoopLimit("step limit")
+
+
+def loop_runs_every_block(sample, run_tool, messages, max_steps=20):
+    """Hands every block of the response to run_tool, thinking and text included."""
+    for _ in range(max_steps):
+        response = sample(messages)
+        messages.append({"role": "assistant", "content": response.content})
+        if response.stop_reason != "tool_use":
+            return response
+        messages.append({"role": "user", "content": [run_tool(b) for b in response.content]})
+    raise LoopLimit("step limit")
+
+
 WRONG = {
     "dispatcher lets it raise": (check_simple_dispatcher, dispatch_lets_it_raise, "escape"),
     "dispatcher: vague error": (
@@ -276,6 +350,18 @@ WRONG = {
         loop_drops_the_last_turn,
         "the last turn was dropped",
     ),
+    "dispatcher cuts the output to 200 characters": (
+        check_simple_dispatcher,
+        dispatch_cuts_the_output,
+        "not the whole of what read_file returned",
+    ),
+    "dispatcher: an empty output is an error": (
+        check_simple_dispatcher,
+        dispatch_empty_is_an_error,
+        "returned an empty output",
+    ),
+    "loop waits for 'tool_calls'": (check_loop, loop_waits_for_tool_calls, "'tool_calls'"),
+    "loop runs every block": (check_loop, loop_runs_every_block, "a thinking block"),
 }
 
 
@@ -299,6 +385,7 @@ RIGHT = {
     "loop with while": (check_loop, loop_right_while),
     "loop by recursion": (check_loop, loop_right_recursive),
     "loop from a factory": (check_loop, make_loop()),
+    "dispatcher says an empty output in words": (check_simple_dispatcher, dispatch_empty_said),
 }
 
 

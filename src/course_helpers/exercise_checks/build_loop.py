@@ -7,7 +7,9 @@ tests/exercise_variants/test_04_build_the_loop.py):
 - returns a `tool_result` dict with the call's id and non-empty content (string or blocks);
 - looks the tool up in the `tools` dict it is given, on every call (a second, different dict
   too);
-- runs the named tool once with the block's input, and its output is in the content;
+- runs the named tool once with the block's input, and its whole output is in the content
+  (the end of a file too: nothing cut);
+- a tool that worked and returned nothing ('') is a result, not `is_error`;
 - a tool that raises becomes `is_error: true` with the exception's words; nothing escapes.
 
 `check_loop(agent_loop)`, `agent_loop(sample, run_tool, messages, max_steps)` reviewing PR #482
@@ -16,7 +18,8 @@ dispatcher):
 - it calls the model through `sample`, and runs the calls through `run_tool`;
 - the history grows by two per turn, each assistant turn the response's whole content;
 - the final answer is appended too, and the last response is returned;
-- it goes on while the model asks for tools;
+- it goes on while the model asks for tools (stop_reason exactly `tool_use`), and hands
+  `run_tool` only the tool_use blocks (never a thinking or text block);
 - a turn with two calls in parallel (the weather in Paris and Tokyo): both calls run, once each,
   and their results go back in ONE user message, the next message after that turn;
 - it stops on any stop_reason but `tool_use`: an answer cut off by `max_tokens` inside its
@@ -86,10 +89,18 @@ def check_simple_dispatcher(run_tool: Callable) -> None:
                 f"run_tool ran {kit.ran or 'nothing'} for one read_file call.",
                 "look the tool up by block.name and run it once with block.input.",
             )
+        whole = kit.repo.read_file("invoicing/checkout.py")
         if "apply_discount" not in text:
             fail(
                 "the result does not hold the file's text that read_file returned.",
                 "put the tool's output in 'content'.",
+            )
+        if whole.strip()[-80:] not in text:
+            fail(
+                f"the result holds {len(text)} characters, not the whole of what read_file "
+                f"returned ({len(whole)}): the end of the file is missing, so the model reviews "
+                "a file it has not seen.",
+                "put the tool's whole output in 'content': str(output), uncut.",
             )
         if result.get("is_error"):
             fail("the result of a call that worked is marked is_error.", "only on a failure.")
@@ -113,6 +124,7 @@ def check_simple_dispatcher(run_tool: Callable) -> None:
                 "put the exception's message in the content, e.g. f'Error: {error}'.",
             )
         _check_other_tools(run_tool)
+        _check_empty_output(run_tool)
     finally:
         kit.close()
     passed("run_tool looks up, runs and wraps")
@@ -133,11 +145,54 @@ def _check_other_tools(run_tool: Callable) -> None:
         )
 
 
+def _check_empty_output(run_tool: Callable) -> None:
+    """A tool that worked and returned nothing: a result like any other, not a failure."""
+    __tracebackhide__ = True
+    from course_helpers.lessons.tools import tool
+
+    @tool
+    def clear_cache() -> str:
+        """Empty the review cache. Returns nothing (an empty string) when it worked."""
+        return ""
+
+    call = tool_call_block("clear_cache", "toolu_check_4")
+    result = run_learner(run_tool, {"clear_cache": clear_cache}, call, name="run_tool")
+    if not isinstance(result, dict) or result.get("tool_use_id") != call.id:
+        verify_result_block(result, call, "run_tool", "clear_cache (which returns '')")
+    if result.get("is_error"):
+        fail(
+            "for a tool that worked and returned an empty output (clear_cache returns ''), "
+            "run_tool's result has is_error: True: the model is told the call failed when it "
+            "did not.",
+            "set is_error only when the tool raises; an empty output is a result (its content "
+            "may be '' or a few words such as '(no output)').",
+        )
+
+
+def calls_only(run_one: Callable) -> Callable:
+    """The dispatcher the loop is given, refusing (with the loop's mistake) a block that is not a
+    tool call: the API would answer 400 about the result's empty tool_use_id."""
+
+    def run_tool(block: Any) -> Any:
+        __tracebackhide__ = True
+        kind = read_field(block, "type")
+        if kind != "tool_use":
+            fail(
+                f"agent_loop passed a {kind} block to run_tool: only the tool_use blocks of a "
+                "response are calls (thinking and text blocks are part of the turn, not "
+                "requests to run anything).",
+                f"run only the calls: {RUN_CALLS_LINE}.",
+            )
+        return run_one(block)
+
+    return run_tool
+
+
 def seams(client: Any, kit: ReviewerKit) -> tuple[Callable, Callable]:
     """The loop's two functions for the reviewer: notebook 04's sampler, the course's dispatcher."""
     definitions = [t.definition() for t in kit.tools.values()]
     sample = sampler(client, model=MODEL, max_tokens=2048, tools=definitions)
-    return sample, partial(dispatch, kit.tools)
+    return sample, calls_only(partial(dispatch, kit.tools))
 
 
 def check_loop(agent_loop: Callable) -> None:
@@ -160,14 +215,21 @@ def check_loop(agent_loop: Callable) -> None:
 
         first_run.__name__ = "agent_loop"
         final = run_learner(first_run, sample, run_one, messages, 20, name="agent_loop")
-        _check_loop_run(messages, recorder, kit)
-        last = recorder.responses[-1]["body"]
+        last = recorder.responses[-1]["body"] if recorder.responses else {}
         if last.get("stop_reason") == "tool_use":
+            named = _stop_reasons_named(agent_loop)
             fail(
-                f"agent_loop stopped after {len(recorder.requests)} calls though the model still "
-                "asked for tools.",
-                "go round until stop_reason is not 'tool_use' (or the step limit).",
+                f"agent_loop stopped after {len(recorder.requests)} call(s) though the model "
+                "still asked for tools (stop_reason 'tool_use'): the loop's stop condition "
+                + (
+                    f"compares stop_reason with {named}, which the API never sends."
+                    if named
+                    else "does not recognise a request for tools."
+                ),
+                "the stop reason of a turn that asks for tools is exactly 'tool_use': "
+                f"{loop_line('if response.stop_reason')}",
             )
+        _check_loop_run(messages, recorder, kit)
         if getattr(final, "stop_reason", None) != last.get("stop_reason"):
             fail(
                 f"agent_loop returned {short_repr(final)}, not the last response.",
@@ -179,6 +241,20 @@ def check_loop(agent_loop: Callable) -> None:
     finally:
         kit.close()
     passed("agent_loop runs the five phases and respects the step limit")
+
+
+STOP_REASONS = {"end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal"}
+
+
+def _stop_reasons_named(function: Callable) -> str:
+    """The string constants in `function`'s code that look like stop reasons the API has not."""
+    code = getattr(function, "__code__", None)
+    found: list[str] = []
+    for const in getattr(code, "co_consts", ()) or ():
+        looks = isinstance(const, str) and const.isidentifier() and "tool" in const
+        if looks and const not in STOP_REASONS and const not in found:
+            found.append(const)
+    return ", ".join(repr(f) for f in found)
 
 
 def _check_loop_run(messages: list, recorder: Recorder, kit: ReviewerKit) -> None:
@@ -351,6 +427,7 @@ def _check_parallel_calls(agent_loop: Callable) -> None:
     sample = _watched(sampler(client, model=MODEL, max_tokens=1024, tools=definitions), seen)
     runs: list[str] = []
 
+    @calls_only
     def run_one(call: Any) -> Any:
         runs.append(str(read_field(call, "id")))
         return dispatch(tools, call)
@@ -401,6 +478,7 @@ def _check_cut_off_stop(agent_loop: Callable, kit: ReviewerKit) -> None:
     sample = sampler(client, model=MODEL, max_tokens=limit, tools=definitions)
     runs: list[Any] = []
 
+    @calls_only
     def run_one(call: Any) -> Any:
         runs.append(call)
         return dispatch(kit.tools, call)

@@ -321,6 +321,7 @@ class ReviewerKit:
     tools: dict
     ran: list[tuple[str, dict]]
     folder: Any
+    repo: Any = None  # the fixture repository itself, to read what a tool should return
 
     def close(self) -> None:
         self.folder.cleanup()
@@ -357,7 +358,7 @@ def reviewer_kit(with_list_files: bool = False) -> ReviewerKit:
         return repo.list_files()
 
     chosen = [get_diff, read_file, list_files] if with_list_files else [get_diff, read_file]
-    return ReviewerKit({t.name: t for t in chosen}, ran, folder)
+    return ReviewerKit({t.name: t for t in chosen}, ran, folder, repo)
 
 
 def tool_call_block(name: str, tool_id: str, **tool_input: Any) -> Any:

@@ -26,8 +26,9 @@ def make_dispatcher(
     *, unknown="list", validate=True, approve_when="after", yes="is True", catch="base"
 ):
     """catch: "base" (BaseException, KeyboardInterrupt let through), "exception" (Exception
-    only: sys.exit escapes), "everything" (BaseException, Ctrl-C included)."""
-    caught = Exception if catch == "exception" else BaseException
+    only: sys.exit escapes), "exit" (Exception and SystemExit, as if sys.exit were the only other
+    case), "everything" (BaseException, Ctrl-C included)."""
+    caught = {"exception": Exception, "exit": (Exception, SystemExit)}.get(catch, BaseException)
 
     def dispatch(tools, block, approve=None):
         if unknown == "raise":
@@ -137,6 +138,11 @@ WRONG = {
         check_declined_call,
         dispatcher_asks_twice,
         "times for one call",
+    ),
+    "catches Exception and SystemExit only": (
+        check_dispatcher,
+        make_dispatcher(catch="exit"),
+        "BuildAborted",
     ),
 }
 

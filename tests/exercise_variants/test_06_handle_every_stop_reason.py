@@ -100,6 +100,15 @@ def recover_float_limit(messages, response, max_tokens, ceiling):
     return recover_good(messages, response, max_tokens, ceiling)
 
 
+def recover_adds_a_block(messages, response, max_tokens, ceiling):
+    """Appends the whole answer with a block of its own in the same turn, and no request."""
+    if not _has_call(response) and any(b.type == "text" for b in response.content):
+        note = {"type": "text", "text": " [cut off here]"}
+        messages.append({"role": "assistant", "content": [*response.content, note]})
+        return min(max_tokens * 4, ceiling)
+    return None if max_tokens >= ceiling else min(max_tokens * 4, ceiling)
+
+
 def recover_throws_text_away(messages, response, max_tokens, ceiling):
     return None if max_tokens >= ceiling else min(max_tokens * 4, ceiling)
 
@@ -184,6 +193,10 @@ def test_06_recover_cut_off_wrong_variants_fail_with_their_own_hint() -> None:
         check_recover_cut_off,
         {
             "text thrown away": (recover_throws_text_away, "appended nothing"),
+            "a block of its own in the cut-off turn": (
+                recover_adds_a_block,
+                "plus a block of your own",
+            ),
             "a bare 'Please continue.'": (
                 recover_bare_continue,
                 "not to repeat itself or not to apologise",
@@ -226,8 +239,9 @@ def make_controller(
     pass_max_tokens=True,
     other_client=None,
     on_pause="resend",
-    on_refusal=None,
+    on_refusal=drop_refused_turn,
     refusal="raise",
+    keep_changes=True,
 ):
     """A `control(sample, *, max_tokens, ceiling)` built from switches: the default is correct.
 
@@ -236,7 +250,8 @@ def make_controller(
     on_step_limit: "raise" | "retry" (catches every exception and calls again) | "hand back";
     on_pause: "resend" | "ask" (a user message first) | "hand back" | "forget" (resends without
     the paused turn);
-    refusal: "raise" | "hand back" | "retry"; on_refusal(messages) replaces taking out the turn.
+    refusal: "raise" | "hand back" | "retry"; on_refusal(messages) takes out the refused turn;
+    keep_changes: False drops the caller's **changes (only max_tokens is passed on).
     """
 
     def control(sample, *, max_tokens=1024, ceiling=128_000):
@@ -252,6 +267,8 @@ def make_controller(
                     )
                 else:
                     request = {**changes, "max_tokens": limit} if pass_max_tokens else changes
+                    if not keep_changes:
+                        request = {"max_tokens": limit}
                     try:
                         response = sample(messages, **request)
                     except Exception:
@@ -289,10 +306,7 @@ def make_controller(
                         continue
                     if refusal == "hand back":
                         return response
-                    if on_refusal is not None:
-                        on_refusal(messages)
-                    else:
-                        del messages[-1:]
+                    on_refusal(messages)
                     raise Refused("the model declined")
                 else:
                     return response
@@ -300,6 +314,13 @@ def make_controller(
         return sample_controlled
 
     return control
+
+
+def _call_goes_with_its_results(messages):
+    """Takes out the last message and, when it leaves a turn of calls, that turn too."""
+    messages.pop()
+    if messages and messages[-1]["role"] == "assistant" and tool_calls(messages[-1]):
+        messages.pop()
 
 
 class TooLong(Ending):
@@ -412,6 +433,10 @@ def test_06_control_wrong_variants_fail_with_their_own_hint() -> None:
                 "called sample without max_tokens",
             ),
             "regenerates text": (make_controller(recover_regenerates), "written again"),
+            "drops the caller's changes": (
+                make_controller(keep_changes=False),
+                "dropped what the caller passed",
+            ),
             "continues without the thinking block": (
                 make_controller(recover_keeps_text_only),
                 "left out: ['thinking']",
@@ -449,6 +474,14 @@ def test_06_control_wrong_variants_fail_with_their_own_hint() -> None:
             "pause handed to the loop": (
                 make_controller(on_pause="hand back"),
                 "did not call the model again",
+            ),
+            "refusal: only the last message taken out (pop)": (
+                make_controller(on_refusal=list.pop),
+                "took out only the last message",
+            ),
+            "refusal: the calls and results taken out, the request left": (
+                make_controller(on_refusal=_call_goes_with_its_results),
+                "the refused request 'Review PR #482.' is still the last message",
             ),
             "pause resent without the paused turn": (
                 make_controller(on_pause="forget"),

@@ -117,10 +117,19 @@ CONTINUE = "Continue exactly where you stopped, without repeating yourself."
 
 
 def make_turn(
-    *, on_cut="retry", growth=4, count_retries=True, decide_on="stop_reason", go_on=CONTINUE
+    *,
+    on_cut="retry",
+    growth=4,
+    count_retries=True,
+    decide_on="stop_reason",
+    go_on=CONTINUE,
+    retry_tools=True,
+    on_refusal="hand back",
 ):
     """agent_turn in several styles: on_cut is 'retry' (the course's policy), 'hand back' or
-    'keep' (keeps a cut-off turn in the history and hands back)."""
+    'keep' (keeps a cut-off turn in the history and hands back); retry_tools=False sends the
+    retry after a cut-off call without the tools; on_refusal="continue" asks the model to go on
+    after a refusal, as after cut-off text."""
 
     def agent_turn(client, messages, tools, line, *, max_steps=30, max_tokens=2048):
         registry = {t.name: t for t in tools}
@@ -130,11 +139,11 @@ def make_turn(
             last["content"].append({"type": "text", "text": line})
         else:
             messages.append({"role": "user", "content": line})
-        limit, steps = max_tokens, 0
+        limit, steps, offered = max_tokens, 0, definitions
         while steps < max_steps:
-            response = client.messages.create(
-                model=MODEL, max_tokens=limit, tools=definitions, messages=messages
-            )
+            request = {"model": MODEL, "max_tokens": limit, "messages": messages}
+            response = client.messages.create(**request, **({"tools": offered} if offered else {}))
+            offered = definitions
             steps += 1
             calls = tool_calls(response)
             wants_tools = calls if decide_on == "content" else response.stop_reason == "tool_use"
@@ -145,10 +154,15 @@ def make_turn(
                     messages.append({"role": "assistant", "content": response.content})
                     return "max_tokens"
                 limit = min(limit * growth, 16_000)
+                if not retry_tools:
+                    offered = None
                 if not count_retries:
                     steps -= 1
                 continue
             messages.append({"role": "assistant", "content": response.content})
+            if response.stop_reason == "refusal" and on_refusal == "continue":
+                messages.append({"role": "user", "content": go_on})
+                continue
             if response.stop_reason == "max_tokens" and not calls:
                 if on_cut == "retry":
                     messages.append({"role": "user", "content": go_on})
@@ -271,6 +285,35 @@ def make_turn_variant(*, keep_final=True, cap=16_000, cut_text="continue"):
     return agent_turn
 
 
+def test_a_request_without_tools_never_gets_a_tool_call_from_the_scripted_model() -> None:
+    """The check's scripted client refuses, with the learner's mistake, to answer a request
+    that offers no tools with a tool_use (what a retry sent without tools got before)."""
+    from course_helpers.exercise_checks.coding_agent import CUT_CALL, _Scripted
+
+    client = _Scripted([CUT_CALL])
+    request = {"model": MODEL, "max_tokens": 64, "messages": [{"role": "user", "content": "Hi"}]}
+    with pytest.raises(CheckFailed, match="without the tools"):
+        client.create(**request)
+    offered = client.create(**request, tools=[{"name": "read_file", "input_schema": {}}])
+    assert offered.stop_reason == "max_tokens"
+
+
+def test_the_course_model_never_calls_a_tool_it_is_not_offered() -> None:
+    """The coding task, which gets a tool call with tools, gets text without them."""
+    from course_helpers.exercise_checks.coding_agent import CODING_TASK
+    from course_helpers.offline import default_app
+
+    client = default_app().client(max_retries=0)
+    for model in ("claude-sonnet-5-5", "claude-opus-5-5", "claude-haiku-5-5"):
+        for max_tokens in (40, 144, 2048):
+            response = client.messages.create(
+                model=model,
+                max_tokens=max_tokens,
+                messages=[{"role": "user", "content": CODING_TASK}],
+            )
+            assert not tool_calls(response), (model, max_tokens, response.content)
+
+
 WRONG = {
     "search: empty pattern": (check_search_code, make_search(min_length=0), "empty pattern"),
     "search: not confined": (check_search_code, make_search(confine=False), "found the secret"),
@@ -332,6 +375,16 @@ WRONG = {
         check_agent_turn,
         make_turn_variant(cut_text="again"),
         "was thrown away and the request sent again",
+    ),
+    "turn retries without the tools": (
+        check_agent_turn,
+        make_turn(retry_tools=False),
+        "without the tools",
+    ),
+    "turn asks the model to continue after a refusal": (
+        check_agent_turn,
+        make_turn(on_refusal="continue"),
+        "a refusal is the model's answer, not a cut-off one",
     ),
 }
 

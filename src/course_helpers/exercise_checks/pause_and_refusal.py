@@ -36,8 +36,8 @@ from course_helpers.exercise_checks.stop_reasons import (
     CEILING,
     REVIEW,
     WEB_SEARCH,
-    run_review,
     run_loop,
+    run_review,
 )
 from course_helpers.lessons.history import has_own_text
 from course_helpers.lessons.pairing import content_blocks, pairing_problems, read_field

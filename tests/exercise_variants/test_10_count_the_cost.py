@@ -102,6 +102,18 @@ def breakpoints_everywhere(request: dict) -> dict:
     return marked
 
 
+def breakpoints_on_every_tool(request: dict) -> dict:
+    """Marks each tool (two in the exercise: four breakpoints in all, five with three tools)."""
+    marked = {**request}
+    if request.get("tools"):
+        marked["tools"] = [{**tool, "cache_control": MARK} for tool in request["tools"]]
+    if isinstance(request.get("system"), list):
+        marked["system"] = [dict(b) for b in request["system"]]
+        marked["system"][0]["cache_control"] = MARK
+    marked["messages"] = [*request["messages"][:-1], _mark_last(request["messages"][-1])]
+    return marked
+
+
 def test_10_add_breakpoints_correct_variants_pass(capsys) -> None:
     assert_passes(check_cache_breakpoints, breakpoints_good, capsys)
     assert_passes(check_cache_breakpoints, breakpoints_handbook_and_end_only, capsys)
@@ -116,6 +128,7 @@ def test_10_add_breakpoints_wrong_variants_fail_with_their_own_hint() -> None:
             "fixed start only": (breakpoints_fixed_start_only, "only the fixed start"),
             "changes the request": (breakpoints_in_place, "changed the request it was given"),
             "too many": (breakpoints_everywhere, "at most 4"),
+            "a breakpoint on every tool": (breakpoints_on_every_tool, "with three tools"),
         },
     )
 

@@ -577,18 +577,18 @@ def _run_hybrid(
             "start with attempt = Attempt(reply='') and return it, as run_router does.",
         )
     agent_ran = any(_is_agent(r) for r in recorder.requests)
+    if len(attempt.usage) != len(recorder.requests):
+        fail(
+            f"hybrid sent {len(recorder.requests)} requests but its Attempt counts "
+            f"{len(attempt.usage)} calls: the comparison would miss some of its cost.",
+            "pass the same Attempt to triage and the handler; add the agent's usage to it.",
+        )
     if agent_ran and not any(str(line).startswith("ended: ") for line in attempt.trace):
         fail(
             f"hybrid ran the agent on {ticket!r}, but its Attempt's trace holds none of the "
             f"agent's trace ({short_repr(attempt.trace)}): the comparison cannot show which "
             "tools the agent called, nor how its run ended.",
             "add the agent's usage AND its trace to your Attempt: attempt.trace += agent.trace.",
-        )
-    if len(attempt.usage) != len(recorder.requests):
-        fail(
-            f"hybrid sent {len(recorder.requests)} requests but its Attempt counts "
-            f"{len(attempt.usage)} calls: the comparison would miss some of its cost.",
-            "pass the same Attempt to triage and the handler; add the agent's usage to it.",
         )
     return attempt, desk, recorder.requests, agent_ran
 

@@ -218,7 +218,8 @@ def force_by_trying(client, question, model=MODEL):
             max_tokens=500,
             tools=[CONVERTER],
             tool_choice={"type": "auto"},
-            messages=[{"role": "user", "content": f"{question}\n\n{INSTRUCTION}"}],
+            system=INSTRUCTION,
+            messages=messages,
         )
 
 
@@ -288,7 +289,7 @@ def force_names_the_tool_in_passing(client, question, model=MODEL):
 
 
 def force_in_the_question(client, question, model=MODEL):
-    """Instruction in the question on every model that refuses forcing: also right."""
+    """Instruction appended to the question, where the exercise says system prompt."""
     request = {"model": model, "max_tokens": 500, "tools": [CONVERTER]}
     if model in NO_FORCING:
         question = f"{question} Use convert_currency for this."
@@ -513,6 +514,11 @@ WRONG = {
         ),
         "the model may send the amount as a string",
     ),
+    "force: the instruction in the question": (
+        check_forced_call,
+        force_in_the_question,
+        "is in the user message, with the question",
+    ),
     "force: a question of its own": (
         check_forced_call,
         force_hard_coded_question,
@@ -552,7 +558,6 @@ RIGHT = {
     "@tool with PositiveFloat": (check_currency_tool, currency_tool_positive_float()),
     "force where accepted": (check_forced_call, force_right),
     "force by trying, any with one tool": (check_forced_call, force_by_trying),
-    "force with the instruction in the question": (check_forced_call, force_in_the_question),
     "@tool with a str Enum": (check_currency_tool, currency_tool_enum()),
 }
 

@@ -143,7 +143,12 @@ def make_gate(*, ask="dangerous", keep="policy", yes="is True", count="all", ret
             self.policy, self.dangerous, self.counts = policy, set(dangerous), Counter()
 
         def decide(self, tool_name, tool_input):
-            if ask == "all" or tool_name in self.dangerous:
+            named = (
+                any(d in tool_name for d in self.dangerous)
+                if ask == "substring"
+                else tool_name in self.dangerous
+            )
+            if ask == "all" or named:
                 answer = self.policy.decide(tool_name, tool_input)
                 allowed = answer.allowed is True if yes == "is True" else bool(answer.allowed)
                 if keep == "policy":
@@ -297,6 +302,11 @@ WRONG = {
         check_gate,
         gate_shared_counter(),
         "every gate shares one Counter",
+    ),
+    "gate matches dangerous names by substring": (
+        check_gate,
+        make_gate(ask="substring"),
+        "merge_pr_status",
     ),
 }
 

@@ -19,7 +19,7 @@ from course_helpers.exercise_checks.common import recording_client
 from course_helpers.lessons.agent import AgentRun, tool_calls
 from course_helpers.lessons.controller import CutOff, Ending, Refused, controlled
 from course_helpers.lessons.history import drop_refused_turn
-from exercise_variants.kit import assert_each_fails_its_own_way, assert_passes
+from exercise_variants.kit import assert_each_fails_its_own_way, assert_passes, failure_of
 
 CONTINUE = "Continue exactly where you stopped, without repeating anything or apologising."
 
@@ -109,6 +109,13 @@ def recover_adds_a_block(messages, response, max_tokens, ceiling):
     return None if max_tokens >= ceiling else min(max_tokens * 4, ceiling)
 
 
+def recover_appends_tuples(messages, response, max_tokens, ceiling):
+    """Appends (role, content) pairs instead of message dicts."""
+    messages.append(("assistant", response.content))
+    messages.append(("user", CONTINUE))
+    return min(max_tokens * 4, ceiling)
+
+
 def recover_throws_text_away(messages, response, max_tokens, ceiling):
     return None if max_tokens >= ceiling else min(max_tokens * 4, ceiling)
 
@@ -193,6 +200,7 @@ def test_06_recover_cut_off_wrong_variants_fail_with_their_own_hint() -> None:
         check_recover_cut_off,
         {
             "text thrown away": (recover_throws_text_away, "appended nothing"),
+            "(role, content) pairs for messages": (recover_appends_tuples, "not a message"),
             "a block of its own in the cut-off turn": (
                 recover_adds_a_block,
                 "plus a block of your own",
@@ -489,3 +497,44 @@ def test_06_control_wrong_variants_fail_with_their_own_hint() -> None:
             ),
         },
     )
+
+
+def test_every_exported_check_is_guarded() -> None:
+    """No check ends in a raw Python error: each is wrapped by `common.guarded`."""
+    import course_helpers.exercise_checks as checks
+
+    names = [name for name in checks.__all__ if name.startswith("check_")]
+    assert len(names) == 24, names
+    for name in names:
+        assert getattr(checks, name).__wrapped__.__name__ == name, name
+
+
+def test_an_unexpected_error_in_a_check_says_what_the_code_did() -> None:
+    """A check that trips over an unforeseen shape, or learner code it calls outside
+    run_learner, ends in CheckFailed naming the learner's function and the error."""
+    from course_helpers.exercise_checks.common import guarded
+
+    # A check of the course's, written in a file of its own (not the learner's).
+    scope: dict = {}
+    exec(
+        compile(
+            "def check_reads_the_first_message(make_history):\n"
+            "    return make_history()[0]['role']  # it assumes a list of dicts\n",
+            "a_check_module.py",
+            "exec",
+        ),
+        scope,
+    )
+    check_reads_the_first_message = guarded(scope["check_reads_the_first_message"])
+
+    def make_history():
+        return []
+
+    text = failure_of(check_reads_the_first_message, make_history)
+    assert "make_history gave the check something it could not read: IndexError" in text
+
+    def make_history_that_raises():
+        return {}["role"]
+
+    text = failure_of(check_reads_the_first_message, make_history_that_raises)
+    assert "make_history_that_raises raised KeyError ('role') at line" in text, text

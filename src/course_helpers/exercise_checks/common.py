@@ -204,7 +204,7 @@ def guarded(check: Callable) -> Callable:
             fail_if_not_written(error, error.what)
         except Exception as error:
             label = getattr(learner, "__name__", None) or type(learner).__name__
-            where = _learner_line(error)
+            where = _learner_line(error, learner)
             if where:
                 fail(
                     f"{label} raised {type(error).__name__} ({clip(str(error), 120)}) at "
@@ -222,17 +222,18 @@ def guarded(check: Callable) -> Callable:
     return run
 
 
-def _learner_line(error: BaseException) -> str | None:
-    """Where in the learner's own code (not the course's, not a library's) `error` was raised."""
+def _learner_line(error: BaseException, learner: Any) -> str | None:
+    """Where in the learner's own code (the file their function or class is written in) `error`
+    was raised, if it was."""
     import traceback
-    from pathlib import Path
 
-    package = str(Path(__file__).resolve().parents[1])
+    codes = [getattr(learner, "__code__", None)]
+    if isinstance(learner, type):
+        codes += [getattr(value, "__code__", None) for value in vars(learner).values()]
+    files = {code.co_filename for code in codes if code is not None}
     found = None
     for frame in traceback.extract_tb(error.__traceback__):
-        name = frame.filename
-        own = not name.startswith(package) and "site-packages" not in name
-        if own and not name.startswith("<frozen") and "/lib/python3" not in name:
+        if frame.filename in files:
             found = f"line {frame.lineno} of {frame.name}"
     return found
 

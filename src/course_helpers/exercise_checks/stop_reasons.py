@@ -148,6 +148,14 @@ def _check_cut_text(recover_cut_off: Callable) -> None:
             "already written are thrown away, and the model will start again from the top.",
             "keep the cut-off answer: append it as an assistant message, then ask to continue.",
         )
+    odd = [m for m in messages[1:] if not isinstance(m, dict)]
+    if odd:
+        fail(
+            f"recover_cut_off appended {short_repr(odd[0], 60)} to messages, not a message: the "
+            "API takes dicts with a role and a content.",
+            "append {'role': 'assistant', 'content': response.content}, then "
+            "{'role': 'user', 'content': '...'}.",
+        )
     kept = messages[1]
     if kept.get("role") != "assistant":
         fail(

@@ -12,7 +12,8 @@ between the SDK and the course model and keeps every request body and response, 
 look at exactly what went over the wire.
 
 The checks of each notebook live in their own module (`single_call` for 01 ... `count_cost`
-for 10), with `common` for the plumbing they share. Import them from here. Each module's
+for 10; 04's dispatcher in `simple_dispatcher`, 06's pause and refusal in
+`pause_and_refusal`), with `common` for the plumbing they share. Import them from here. Each module's
 docstring lists the requirements its checks enforce, one line each; the tests of
 `tests/exercise_variants/` (one file per notebook, `test_NN_<topic>.py`) prove them both ways
 with wrong and right solutions written as a learner would write them.
@@ -23,7 +24,7 @@ that is not written yet says so (`common.NotWrittenYet`).
 
 from __future__ import annotations
 
-from course_helpers.exercise_checks.build_loop import check_loop, check_simple_dispatcher
+from course_helpers.exercise_checks.build_loop import check_loop
 from course_helpers.exercise_checks.coding_agent import check_agent_turn, check_search_code
 from course_helpers.exercise_checks.common import CheckFailed, NotWrittenYet, guarded
 from course_helpers.exercise_checks.count_cost import check_budget_loop, check_cache_breakpoints
@@ -36,6 +37,7 @@ from course_helpers.exercise_checks.errors_as_results import check_declined_call
 from course_helpers.exercise_checks.guard_tools import check_gate, check_path_guard
 from course_helpers.exercise_checks.pair_results import check_fix_history, check_tool_turn
 from course_helpers.exercise_checks.pause_and_refusal import check_pause_and_refusal
+from course_helpers.exercise_checks.simple_dispatcher import check_simple_dispatcher
 from course_helpers.exercise_checks.single_call import (
     check_ask,
     check_ask_in_full,

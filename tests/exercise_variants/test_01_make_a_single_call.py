@@ -271,6 +271,24 @@ def ask_flattens_the_history(client, history, text):
     return text_of(response)
 
 
+def in_full_streamed(client, history, text, *, max_tokens=300, max_calls=6):
+    """Right: each part streamed, its text printed as it arrives, the final message kept."""
+    history.append({"role": "user", "content": text})
+    parts = []
+    for _ in range(max_calls):
+        with client.messages.stream(model=MODEL, max_tokens=max_tokens, messages=history) as stream:
+            for _piece in stream.text_stream:
+                pass  # a notebook would print(_piece, end="")
+            response = stream.get_final_message()
+        history.append({"role": "assistant", "content": response.content})
+        parts.append(text_of(response))
+        if response.stop_reason != "max_tokens":
+            break
+        if len(parts) < max_calls:
+            history.append({"role": "user", "content": GO_ON})
+    return "".join(parts)
+
+
 WRONG = {
     "ask keeps only the text": (check_ask, ask_keeps_text_only, "only the answer's text"),
     "ask sends only the question": (
@@ -362,6 +380,7 @@ RIGHT = {
     "is_complete": (check_is_complete, complete_right),
     "is_complete with match": (check_is_complete, complete_right_match),
     "ask streamed": (check_ask, ask_streamed),
+    "in full, streamed": (check_ask_in_full, in_full_streamed),
 }
 
 

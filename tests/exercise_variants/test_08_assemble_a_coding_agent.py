@@ -125,11 +125,12 @@ def make_turn(
     go_on=CONTINUE,
     retry_tools=True,
     on_refusal="hand back",
+    streamed=False,
 ):
     """agent_turn in several styles: on_cut is 'retry' (the course's policy), 'hand back' or
     'keep' (keeps a cut-off turn in the history and hands back); retry_tools=False sends the
     retry after a cut-off call without the tools; on_refusal="continue" asks the model to go on
-    after a refusal, as after cut-off text."""
+    after a refusal, as after cut-off text; streamed=True streams every request."""
 
     def agent_turn(client, messages, tools, line, *, max_steps=30, max_tokens=2048):
         registry = {t.name: t for t in tools}
@@ -142,7 +143,12 @@ def make_turn(
         limit, steps, offered = max_tokens, 0, definitions
         while steps < max_steps:
             request = {"model": MODEL, "max_tokens": limit, "messages": messages}
-            response = client.messages.create(**request, **({"tools": offered} if offered else {}))
+            request |= {"tools": offered} if offered else {}
+            if streamed:
+                with client.messages.stream(**request) as stream:
+                    response = stream.get_final_message()
+            else:
+                response = client.messages.create(**request)
             offered = definitions
             steps += 1
             calls = tool_calls(response)
@@ -404,6 +410,7 @@ RIGHT = {
     "turn hands back on max_tokens": (check_agent_turn, make_turn(on_cut="hand back")),
     "search with os.walk": (check_search_code, make_search_walk()),
     "turn from another factory": (check_agent_turn, make_turn_variant()),
+    "turn streamed": (check_agent_turn, make_turn(streamed=True)),
 }
 
 

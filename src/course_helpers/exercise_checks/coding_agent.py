@@ -517,6 +517,12 @@ class _Scripted:
             }
         )
 
+    def stream(self, **request: Any) -> Any:
+        """A streamed request gets the same scripted reply, read as a finished stream."""
+        from course_helpers.exercise_checks.common import FinishedStream
+
+        return FinishedStream(self.create(**request))
+
 
 CUT_CALL = {
     "stop_reason": "max_tokens",

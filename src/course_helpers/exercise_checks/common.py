@@ -140,6 +140,33 @@ def streamed_message(raw: bytes) -> dict:
     return {} if snapshot is None else snapshot.model_dump(mode="json", exclude_none=True)
 
 
+class FinishedStream:
+    """A finished message, read the way `client.messages.stream(...)` is read: for the
+    check's own stand-in clients, so that a learner who streams gets the same answer."""
+
+    def __init__(self, message: Any) -> None:
+        self._message = message
+
+    def __enter__(self) -> FinishedStream:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+    @property
+    def text_stream(self) -> Any:
+        return iter([text_of(self._message.content)] if text_of(self._message.content) else [])
+
+    def until_done(self) -> None:
+        return None
+
+    def get_final_message(self) -> Any:
+        return self._message
+
+    def get_final_text(self) -> str:
+        return text_of(self._message.content)
+
+
 def recording_client() -> tuple[anthropic.Anthropic, Recorder]:
     """An SDK client talking to the offline course model, with a Recorder in between."""
     from course_helpers.offline import default_app

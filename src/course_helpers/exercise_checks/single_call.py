@@ -388,6 +388,13 @@ class _StoppingMessages:
     def create(self, **request: Any) -> Any:
         return self._client.messages.create(**{"stop_sequences": self._stops, **request})
 
+    def stream(self, **request: Any) -> Any:
+        """A streamed request carries them too: a streamed answer is a right answer."""
+        return self._client.messages.stream(**{"stop_sequences": self._stops, **request})
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client.messages, name)
+
 
 def _check_other_endings(ask_in_full: Callable) -> None:
     """An answer that ends on a stop sequence, or a refusal, is not cut off: one call."""

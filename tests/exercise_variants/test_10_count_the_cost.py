@@ -144,6 +144,7 @@ def make_budget_loop(
     margin=1.0,
     extra_steps=0,
     stop_unanswered=False,
+    streamed=False,
 ):
     def run_on_budget(client, messages, tools, *, system, limit, max_steps=40):
         registry = {t.name: t for t in tools}
@@ -158,9 +159,12 @@ def make_budget_loop(
                     next_call = max(costs[-1], 2 * costs[-1] - costs[-2])
                 if sum(costs) + margin * next_call > limit:
                     return "budget_limit"
-            response = client.messages.create(
-                model=MODEL, max_tokens=1024, system=system, tools=definitions, messages=messages
-            )
+            request = {"model": MODEL, "max_tokens": 1024, "system": system, "tools": definitions}
+            if streamed:
+                with client.messages.stream(**request, messages=messages) as stream:
+                    response = stream.get_final_message()
+            else:
+                response = client.messages.create(**request, messages=messages)
             costs.append(cost(response.usage))
             messages.append({"role": "assistant", "content": response.content})
             if response.stop_reason != "tool_use":
@@ -193,6 +197,7 @@ def test_10_run_on_budget_correct_variants_pass(capsys) -> None:
     assert_passes(
         check_budget_loop, make_budget_loop(estimate="twice the last minus the one before"), capsys
     )
+    assert_passes(check_budget_loop, make_budget_loop(streamed=True), capsys)
     # Equivalent: the course's own loop with notebook 10's Budget.
     assert_passes(check_budget_loop, budget_through_run_agent, capsys)
 

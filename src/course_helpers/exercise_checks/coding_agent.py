@@ -755,6 +755,22 @@ def _check_retries(recorder: Recorder, bodies: list[dict], what: str) -> None:
                     "raise max_tokens for the retry (e.g. times 4), never above the model's "
                     f"maximum ({MODEL_MAX_OUTPUT:,}).",
                 )
+            changed = sorted(
+                key
+                for key in set(before) | set(after)
+                if key not in ("max_tokens", "messages", "stream")
+                and before.get(key) != after.get(key)
+            )
+            if changed:
+                lost = [key for key in changed if key not in after]
+                fail(
+                    f"for {what}, the retry after a tool_use cut off by max_tokens changed "
+                    f"{changed} of the request"
+                    + (f" (sent without the {', '.join(lost)})" if lost else "")
+                    + ": only max_tokens should change, or the model answers another request.",
+                    "retry the very same request (tools, system and all), with a higher "
+                    "max_tokens.",
+                )
             if int(after.get("max_tokens", 0)) > MODEL_MAX_OUTPUT:
                 fail(
                     f"for {what}, the retry asked for max_tokens={after.get('max_tokens')}, above "

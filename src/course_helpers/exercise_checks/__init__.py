@@ -12,10 +12,12 @@ between the SDK and the course model and keeps every request body and response, 
 look at exactly what went over the wire.
 
 The checks of each notebook live in their own module (`single_call` for 01 ... `count_cost`
-for 10, `mcp_tools` for 11, `context` for 12), with `common` for the plumbing they share. Import them from here. Each module's
-docstring lists the requirements its checks enforce, one line each; tests in
-`tests/test_exercise_variants.py` prove them both ways with wrong and right solutions written
-as a learner would write them.
+for 10, `mcp_tools` for 11, `context` for 12, `subagents` for 13; 04's dispatcher in
+`simple_dispatcher`, 06's pause and refusal in `pause_and_refusal`), with `common` for the
+plumbing they share. Import them from here. Each module's docstring lists the requirements its
+checks enforce, one line each; the tests of `tests/exercise_variants/` (one file per notebook,
+`test_NN_<topic>.py`) prove them both ways with wrong and right solutions written as a learner
+would write them.
 
 In Jupyter a failed check shows its two lines only (see `common.CheckFailed`); an exercise
 that is not written yet says so (`common.NotWrittenYet`).
@@ -23,9 +25,9 @@ that is not written yet says so (`common.NotWrittenYet`).
 
 from __future__ import annotations
 
-from course_helpers.exercise_checks.build_loop import check_loop, check_simple_dispatcher
+from course_helpers.exercise_checks.build_loop import check_loop
 from course_helpers.exercise_checks.coding_agent import check_agent_turn, check_search_code
-from course_helpers.exercise_checks.common import CheckFailed, NotWrittenYet
+from course_helpers.exercise_checks.common import CheckFailed, NotWrittenYet, guarded
 from course_helpers.exercise_checks.context import (
     check_choose_cut,
     check_clear_results,
@@ -45,16 +47,14 @@ from course_helpers.exercise_checks.mcp_tools import (
     check_tool_conversion,
 )
 from course_helpers.exercise_checks.pair_results import check_fix_history, check_tool_turn
+from course_helpers.exercise_checks.pause_and_refusal import check_pause_and_refusal
+from course_helpers.exercise_checks.simple_dispatcher import check_simple_dispatcher
 from course_helpers.exercise_checks.single_call import (
     check_ask,
     check_ask_in_full,
     check_is_complete,
 )
-from course_helpers.exercise_checks.stop_reasons import (
-    check_cut_offs,
-    check_pause_and_refusal,
-    check_recover_cut_off,
-)
+from course_helpers.exercise_checks.stop_reasons import check_cut_offs, check_recover_cut_off
 from course_helpers.exercise_checks.subagents import (
     check_answer_turn,
     check_run_subagent,
@@ -103,3 +103,9 @@ __all__ = [
     "check_answer_turn",
     "check_shared_budget",
 ]
+
+# No check ends in a raw Python error: whatever a learner's code does, the check says so.
+for _name in __all__:
+    if _name.startswith("check_"):
+        globals()[_name] = guarded(globals()[_name])
+del _name

@@ -1,13 +1,9 @@
 """Checks for notebook 04, Build the loop.
 
-Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
+Requirements, one per line (each proven both ways in
+tests/exercise_variants/test_04_build_the_loop.py):
 
-`check_simple_dispatcher(run_tool)`, `run_tool(tools, block)`:
-- returns a `tool_result` dict with the call's id and non-empty content (string or blocks);
-- looks the tool up in the `tools` dict it is given, on every call (a second, different dict
-  too);
-- runs the named tool once with the block's input, and its output is in the content;
-- a tool that raises becomes `is_error: true` with the exception's words; nothing escapes.
+`check_simple_dispatcher(run_tool)`: see `simple_dispatcher`.
 
 `check_loop(agent_loop)`, `agent_loop(sample, run_tool, messages, max_steps)` reviewing PR #482
 (`sample` and `run_tool` are given by the check: notebook 04's `sampler` and the course's
@@ -15,7 +11,8 @@ dispatcher):
 - it calls the model through `sample`, and runs the calls through `run_tool`;
 - the history grows by two per turn, each assistant turn the response's whole content;
 - the final answer is appended too, and the last response is returned;
-- it goes on while the model asks for tools;
+- it goes on while the model asks for tools (stop_reason exactly `tool_use`), and hands
+  `run_tool` only the tool_use blocks (never a thinking or text block);
 - a turn with two calls in parallel (the weather in Paris and Tokyo): both calls run, once each,
   and their results go back in ONE user message, the next message after that turn;
 - it stops on any stop_reason but `tool_use`: an answer cut off by `max_tokens` inside its
@@ -45,9 +42,6 @@ from course_helpers.exercise_checks.common import (
     reviewer_kit,
     run_learner,
     short_repr,
-    tool_call_block,
-    verify_result_block,
-    word_count_tools,
 )
 from course_helpers.lessons.dispatch import dispatch
 from course_helpers.lessons.loop import agent_loop as saved_loop
@@ -72,71 +66,30 @@ SAMPLE_LINE = loop_line("response = ")
 RUN_CALLS_LINE = loop_line("results = ")
 
 
-def check_simple_dispatcher(run_tool: Callable) -> None:
-    """04 · `run_tool(tools, block)`: look the tool up, run it, wrap what it returns."""
-    __tracebackhide__ = True
-    kit = reviewer_kit()
-    try:
-        call = tool_call_block("read_file", "toolu_check_1", path="invoicing/checkout.py")
-        result = run_learner(run_tool, kit.tools, call, name="run_tool")
-        text = verify_result_block(result, call, "run_tool", "read_file")
-        if kit.ran != [("read_file", {"path": "invoicing/checkout.py"})]:
-            fail(
-                f"run_tool ran {kit.ran or 'nothing'} for one read_file call.",
-                "look the tool up by block.name and run it once with block.input.",
-            )
-        if "apply_discount" not in text:
-            fail(
-                "the result does not hold the file's text that read_file returned.",
-                "put the tool's output in 'content'.",
-            )
-        if result.get("is_error"):
-            fail("the result of a call that worked is marked is_error.", "only on a failure.")
-        call = tool_call_block("get_diff", "toolu_check_2", pr=999)
-        try:
-            result = run_tool(kit.tools, call)
-        except Exception as error:
-            fail(
-                f"run_tool let the tool's {type(error).__name__} escape for get_diff(pr=999).",
-                "catch the exception and return it as a result with 'is_error': True.",
-            )
-        text = verify_result_block(result, call, "run_tool", "get_diff(pr=999)")
-        if result.get("is_error") is not True:
-            fail(
-                "the result for get_diff(pr=999), which failed, does not have is_error: True.",
-                "set 'is_error': True when the tool raises.",
-            )
-        if "999" not in text:
-            fail(
-                f"the error result for get_diff(pr=999) does not say what failed: {short_repr(text)}.",
-                "put the exception's message in the content, e.g. f'Error: {error}'.",
-            )
-        _check_other_tools(run_tool)
-    finally:
-        kit.close()
-    passed("run_tool looks up, runs and wraps")
+def calls_only(run_one: Callable) -> Callable:
+    """The dispatcher the loop is given, refusing (with the loop's mistake) a block that is not a
+    tool call: the API would answer 400 about the result's empty tool_use_id."""
 
+    def run_tool(block: Any) -> Any:
+        __tracebackhide__ = True
+        kind = read_field(block, "type")
+        if kind != "tool_use":
+            fail(
+                f"agent_loop passed a {kind} block to run_tool: only the tool_use blocks of a "
+                "response are calls (thinking and text blocks are part of the turn, not "
+                "requests to run anything).",
+                f"run only the calls: {RUN_CALLS_LINE}.",
+            )
+        return run_one(block)
 
-def _check_other_tools(run_tool: Callable) -> None:
-    """A second, different tools dict: run_tool looks the tool up in the one it is given."""
-    __tracebackhide__ = True
-    call = tool_call_block("count_words", "toolu_check_3", text="one two three")
-    result = run_learner(run_tool, word_count_tools(), call, name="run_tool")
-    text = verify_result_block(result, call, "run_tool", "count_words (from a second tools dict)")
-    if "3 words" not in text or result.get("is_error"):
-        fail(
-            "called with a second, different tools dict, run_tool did not run its count_words "
-            f"tool (it answered {short_repr(text)}): it looks tools up somewhere else than in "
-            "the dict it is given (one kept from an earlier call?).",
-            "look the tool up in the `tools` parameter, on every call: tools[block.name].",
-        )
+    return run_tool
 
 
 def seams(client: Any, kit: ReviewerKit) -> tuple[Callable, Callable]:
     """The loop's two functions for the reviewer: notebook 04's sampler, the course's dispatcher."""
     definitions = [t.definition() for t in kit.tools.values()]
     sample = sampler(client, model=MODEL, max_tokens=2048, tools=definitions)
-    return sample, partial(dispatch, kit.tools)
+    return sample, calls_only(partial(dispatch, kit.tools))
 
 
 def check_loop(agent_loop: Callable) -> None:
@@ -159,14 +112,21 @@ def check_loop(agent_loop: Callable) -> None:
 
         first_run.__name__ = "agent_loop"
         final = run_learner(first_run, sample, run_one, messages, 20, name="agent_loop")
-        _check_loop_run(messages, recorder, kit)
-        last = recorder.responses[-1]["body"]
+        last = recorder.responses[-1]["body"] if recorder.responses else {}
         if last.get("stop_reason") == "tool_use":
+            named = _stop_reasons_named(agent_loop)
             fail(
-                f"agent_loop stopped after {len(recorder.requests)} calls though the model still "
-                "asked for tools.",
-                "go round until stop_reason is not 'tool_use' (or the step limit).",
+                f"agent_loop stopped after {len(recorder.requests)} call(s) though the model "
+                "still asked for tools (stop_reason 'tool_use'): the loop's stop condition "
+                + (
+                    f"compares stop_reason with {named}, which the API never sends."
+                    if named
+                    else "does not recognise a request for tools."
+                ),
+                "the stop reason of a turn that asks for tools is exactly 'tool_use': "
+                f"{loop_line('if response.stop_reason')}",
             )
+        _check_loop_run(messages, recorder, kit)
         if getattr(final, "stop_reason", None) != last.get("stop_reason"):
             fail(
                 f"agent_loop returned {short_repr(final)}, not the last response.",
@@ -178,6 +138,20 @@ def check_loop(agent_loop: Callable) -> None:
     finally:
         kit.close()
     passed("agent_loop runs the five phases and respects the step limit")
+
+
+STOP_REASONS = {"end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal"}
+
+
+def _stop_reasons_named(function: Callable) -> str:
+    """The string constants in `function`'s code that look like stop reasons the API has not."""
+    code = getattr(function, "__code__", None)
+    found: list[str] = []
+    for const in getattr(code, "co_consts", ()) or ():
+        looks = isinstance(const, str) and const.isidentifier() and "tool" in const
+        if looks and const not in STOP_REASONS and const not in found:
+            found.append(const)
+    return ", ".join(repr(f) for f in found)
 
 
 def _check_loop_run(messages: list, recorder: Recorder, kit: ReviewerKit) -> None:
@@ -350,6 +324,7 @@ def _check_parallel_calls(agent_loop: Callable) -> None:
     sample = _watched(sampler(client, model=MODEL, max_tokens=1024, tools=definitions), seen)
     runs: list[str] = []
 
+    @calls_only
     def run_one(call: Any) -> Any:
         runs.append(str(read_field(call, "id")))
         return dispatch(tools, call)
@@ -400,6 +375,7 @@ def _check_cut_off_stop(agent_loop: Callable, kit: ReviewerKit) -> None:
     sample = sampler(client, model=MODEL, max_tokens=limit, tools=definitions)
     runs: list[Any] = []
 
+    @calls_only
     def run_one(call: Any) -> Any:
         runs.append(call)
         return dispatch(kit.tools, call)

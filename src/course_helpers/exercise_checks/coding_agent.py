@@ -4,7 +4,8 @@ One file, though over 400 lines: like every check module it holds one notebook's
 the list below is the whole of what 08's exercises must do; most of its length is the
 agent-turn check following the course's max_tokens policy (cut-off call, retry, cut-off text).
 
-Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
+Requirements, one per line (each proven both ways in
+tests/exercise_variants/test_08_assemble_a_coding_agent.py):
 
 `check_search_code(make_search_code)`, the `search_code(pattern, path=".")` tool (the sandbox
 is checked first, so a tool that leaks hears that before anything about its docstring):
@@ -18,7 +19,9 @@ is checked first, so a tool that leaks hears that before anything about its docs
 
 `check_agent_turn(agent_turn)`, `agent_turn(client, messages, tools, line, *, max_steps,
 max_tokens)` on the coding task:
-- every request offers the agent's tools; the history is valid after every turn;
+- every request offers the agent's tools, a retry after a cut-off call too (the scripted
+  client of the checks never answers a request without tools with a tool call); the history
+  is valid after every turn;
 - it goes on while stop_reason is tool_use; at max_steps calls it returns "step_limit" with
   every call answered, and "Carry on." then finishes the task (end_turn, tests run);
 - refusal and end_turn each hand back after one call, returning the stop_reason;
@@ -37,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from course_helpers.exercise_checks.common import (
+    CheckFailed,
     Recorder,
     as_plain,
     fail,
@@ -390,11 +394,26 @@ def _check_turn_basics(
     __tracebackhide__ = True
     if not recorder.requests:
         fail("agent_turn made no call to the model.", "call client.messages.create(...).")
-    offered = sorted(t.get("name") for t in recorder.requests[-1].get("tools") or [])
-    if offered != sorted(t.name for t in kit.tools):
+    expected = sorted(t.name for t in kit.tools)
+    for number, request in enumerate(recorder.requests, start=1):
+        offered = sorted(t.get("name") for t in request.get("tools") or [])
+        if offered == expected:
+            continue
+        earlier = recorder.responses[number - 2]["body"] if number > 1 else {}
+        retry = earlier.get("stop_reason") == "max_tokens"
+        which = f"request {number}" + (
+            " (the retry after a response cut off by max_tokens)" if retry else ""
+        )
+        if not offered:
+            fail(
+                f"for {what}, {which} was sent without the tools: the model cannot call a tool "
+                "it is not offered, and the API refuses a history holding tool_use blocks in a "
+                "request that defines no tools.",
+                "send tools=[t.definition() for t in tools] on every request, retries included.",
+            )
         fail(
-            f"the request offers tools {offered}, not the agent's tools.",
-            "send tools=[t.definition() for t in tools].",
+            f"for {what}, {which} offers tools {offered}, not the agent's tools {expected}.",
+            "send tools=[t.definition() for t in tools] on every request, retries included.",
         )
     if not isinstance(ending, str):
         fail(
@@ -415,7 +434,18 @@ def _check_handed_back(agent_turn: Callable, line: str, expected: str, options: 
         client, recorder = recording_client()
         messages: list = []
         what = f"{line!r}" + (f" with max_tokens={options['max_tokens']}" if options else "")
-        ending = run_learner(agent_turn, client, messages, kit.tools, line, **options)
+        try:
+            ending = run_learner(agent_turn, client, messages, kit.tools, line, **options)
+        except CheckFailed:
+            if expected == "refusal" and len(recorder.requests) > 1:
+                fail(
+                    f"for {what} the model refused (stop_reason 'refusal', no content), and "
+                    "agent_turn called it again (asking it to continue?), which the API "
+                    f"answered with {recorder.responses[-1]['status']}: a refusal is the "
+                    "model's answer, not a cut-off one, and there is nothing to continue.",
+                    "on 'refusal', hand control back at once: return response.stop_reason.",
+                )
+            raise
         _check_turn_basics(messages, recorder, kit, ending, what)
         if len(recorder.requests) > 1:
             fail(
@@ -457,10 +487,24 @@ class _Scripted:
         self.messages = self
 
     def create(self, **request: Any) -> Any:
+        __tracebackhide__ = True
         import anthropic
 
         self.requests.append(as_plain(request))
         reply = self.replies[min(len(self.requests), len(self.replies)) - 1]
+        calls = any(b.get("type") == "tool_use" for b in reply["content"])
+        if calls and not request.get("tools"):
+            # A request that offers no tools never gets a tool call: say what the code sent.
+            after = (
+                " (the retry after a response cut off by max_tokens)"
+                if len(self.requests) > 1
+                else ""
+            )
+            fail(
+                f"agent_turn sent request {len(self.requests)}{after} without the tools: the "
+                "model cannot call a tool it is not offered.",
+                "send tools=[t.definition() for t in tools] on every request, retries included.",
+            )
         return anthropic.types.Message.model_validate(
             {
                 "id": f"msg_scripted_{len(self.requests)}",
@@ -472,6 +516,12 @@ class _Scripted:
                 **reply,
             }
         )
+
+    def stream(self, **request: Any) -> Any:
+        """A streamed request gets the same scripted reply, read as a finished stream."""
+        from course_helpers.exercise_checks.common import FinishedStream
+
+        return FinishedStream(self.create(**request))
 
 
 CUT_CALL = {
@@ -704,6 +754,22 @@ def _check_retries(recorder: Recorder, bodies: list[dict], what: str) -> None:
                     "cut at the same place.",
                     "raise max_tokens for the retry (e.g. times 4), never above the model's "
                     f"maximum ({MODEL_MAX_OUTPUT:,}).",
+                )
+            changed = sorted(
+                key
+                for key in set(before) | set(after)
+                if key not in ("max_tokens", "messages", "stream")
+                and before.get(key) != after.get(key)
+            )
+            if changed:
+                lost = [key for key in changed if key not in after]
+                fail(
+                    f"for {what}, the retry after a tool_use cut off by max_tokens changed "
+                    f"{changed} of the request"
+                    + (f" (sent without the {', '.join(lost)})" if lost else "")
+                    + ": only max_tokens should change, or the model answers another request.",
+                    "retry the very same request (tools, system and all), with a higher "
+                    "max_tokens.",
                 )
             if int(after.get("max_tokens", 0)) > MODEL_MAX_OUTPUT:
                 fail(

@@ -108,15 +108,63 @@ class Recorder:
         if is_messages:
             self.requests.append(body)
         response = default_app().handle(request)
-        if is_messages and not body.get("stream"):
-            response.read()
+        if not is_messages:
+            return response
+        raw = response.read()
+        if body.get("stream") and response.status_code == 200:
+            # A streamed answer is kept as the message its events add up to, as the SDK's
+            # get_final_message() builds it; the learner's code still reads the stream itself.
+            self.responses.append({"status": 200, "body": streamed_message(raw)})
+        else:
             self.responses.append({"status": response.status_code, "body": response.json()})
-        return response
+        return httpx2.Response(response.status_code, headers=response.headers, content=raw)
 
     @property
     def messages_sent(self) -> list[list[dict]]:
         """The `messages` of every request, in order."""
         return [r.get("messages", []) for r in self.requests]
+
+
+def streamed_message(raw: bytes) -> dict:
+    """The message a stream of server-sent events adds up to, as plain JSON data."""
+    from anthropic.lib.streaming._messages import accumulate_event
+
+    snapshot, buffers = None, {}
+    for line in raw.decode().splitlines():
+        if not line.startswith("data: "):
+            continue
+        event = json.loads(line[len("data: ") :])
+        if event.get("type") in ("ping", "error"):
+            continue
+        snapshot = accumulate_event(event=event, current_snapshot=snapshot, json_bufs=buffers)
+    return {} if snapshot is None else snapshot.model_dump(mode="json", exclude_none=True)
+
+
+class FinishedStream:
+    """A finished message, read the way `client.messages.stream(...)` is read: for the
+    check's own stand-in clients, so that a learner who streams gets the same answer."""
+
+    def __init__(self, message: Any) -> None:
+        self._message = message
+
+    def __enter__(self) -> FinishedStream:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+    @property
+    def text_stream(self) -> Any:
+        return iter([text_of(self._message.content)] if text_of(self._message.content) else [])
+
+    def until_done(self) -> None:
+        return None
+
+    def get_final_message(self) -> Any:
+        return self._message
+
+    def get_final_text(self) -> str:
+        return text_of(self._message.content)
 
 
 def recording_client() -> tuple[anthropic.Anthropic, Recorder]:
@@ -161,6 +209,60 @@ def run_learner(function: Callable, *args: Any, name: str | None = None, **kwarg
             f"{label} raised {type(error).__name__}: {error}",
             "run it by hand on the example in the cell above and read the traceback.",
         )
+
+
+def guarded(check: Callable) -> Callable:
+    """`check`, such that no exception ends it but a CheckFailed that says what the code did.
+
+    Every check the package exports is wrapped in this (see `exercise_checks/__init__.py`): a
+    learner's code that does something no check foresaw (returns an odd shape, raises from a
+    place the check does not wrap) gets the course's two lines, never a raw traceback.
+    """
+    import functools
+
+    @functools.wraps(check)
+    def run(learner: Any, *args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True
+        try:
+            return check(learner, *args, **kwargs)
+        except CheckFailed:
+            raise
+        except NotWrittenYet as error:
+            fail_if_not_written(error, error.what)
+        except Exception as error:
+            label = getattr(learner, "__name__", None) or type(learner).__name__
+            where = _learner_line(error, learner)
+            if where:
+                fail(
+                    f"{label} raised {type(error).__name__} ({clip(str(error), 120)}) at "
+                    f"{where}, while the check ran it.",
+                    "run it by hand on the exercise's example and read the traceback there.",
+                )
+            fail(
+                f"{label} gave the check something it could not read: "
+                f"{type(error).__name__} ({clip(str(error), 120)}) while looking at what it "
+                "returned, sent or left in the history.",
+                "compare the types your code returns and stores with the exercise's example "
+                "(lists of blocks, dicts with 'type', response.content as it is).",
+            )
+
+    return run
+
+
+def _learner_line(error: BaseException, learner: Any) -> str | None:
+    """Where in the learner's own code (the file their function or class is written in) `error`
+    was raised, if it was."""
+    import traceback
+
+    codes = [getattr(learner, "__code__", None)]
+    if isinstance(learner, type):
+        codes += [getattr(value, "__code__", None) for value in vars(learner).values()]
+    files = {code.co_filename for code in codes if code is not None}
+    found = None
+    for frame in traceback.extract_tb(error.__traceback__):
+        if frame.filename in files:
+            found = f"line {frame.lineno} of {frame.name}"
+    return found
 
 
 def fail_if_not_written(error: BaseException, label: str) -> None:
@@ -247,6 +349,7 @@ class ReviewerKit:
     tools: dict
     ran: list[tuple[str, dict]]
     folder: Any
+    repo: Any = None  # the fixture repository itself, to read what a tool should return
 
     def close(self) -> None:
         self.folder.cleanup()
@@ -283,7 +386,7 @@ def reviewer_kit(with_list_files: bool = False) -> ReviewerKit:
         return repo.list_files()
 
     chosen = [get_diff, read_file, list_files] if with_list_files else [get_diff, read_file]
-    return ReviewerKit({t.name: t for t in chosen}, ran, folder)
+    return ReviewerKit({t.name: t for t in chosen}, ran, folder, repo)
 
 
 def tool_call_block(name: str, tool_id: str, **tool_input: Any) -> Any:

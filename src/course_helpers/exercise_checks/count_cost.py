@@ -1,13 +1,13 @@
 """Course machinery (exercise checks): checks for notebook 10, Count the cost.
 
-What each check enforces (and `tests/test_exercise_variants_06_10.py` proves with wrong and
-right variants):
+What each check enforces (and `tests/exercise_variants/test_10_count_the_cost.py` proves with
+wrong and right variants):
 
 `check_cache_breakpoints(add_breakpoints)`, for requests whose system prompt is the handbook
 followed by a note that changes every day:
 - the request it is given is not changed (markers left in the history pile up);
 - at most four breakpoints, in places the API accepts, also on a request with no tools and no
-  system prompt;
+  system prompt, and on one with three tools (a breakpoint per tool fits only with two);
 - within a run, the first call writes to the cache and every later call reads everything the
   previous call sent (the breakpoint moves with the conversation);
 - a run on another day reads the tools and the handbook from the cache: the breakpoint sits at
@@ -104,6 +104,7 @@ def check_cache_breakpoints(add_breakpoints: Callable) -> None:
     usages = _audit_calls(client, add_breakpoints, "Monday 7 December", calls=4)
     _check_cache_usage(usages)
     _check_another_day(client, add_breakpoints)
+    _check_three_tools(client, add_breakpoints)
     plain = {"model": MODEL, "max_tokens": 200, "messages": [{"role": "user", "content": "Hello!"}]}
     marked = run_learner(add_breakpoints, plain, name="add_breakpoints")
     try:
@@ -115,6 +116,41 @@ def check_cache_breakpoints(add_breakpoints: Callable) -> None:
             "mark tools and system only when the request has them.",
         )
     passed("add_breakpoints caches what stays the same and the moving end")
+
+
+EXTRA_TOOL = {
+    "name": "list_depots",
+    "description": "List the delivery depots by name, one per line.",
+    "input_schema": {"type": "object", "properties": {}},
+}
+
+
+def _check_three_tools(client: anthropic.Anthropic, add_breakpoints: Callable) -> None:
+    """The same request with a third tool: the breakpoints do not grow with the tools."""
+    __tracebackhide__ = True
+    from course_helpers.fixtures.delivery_audit import AUDIT_TASK
+
+    request = audit_request([{"role": "user", "content": AUDIT_TASK}], "Monday 7 December")
+    request["tools"] = [*request["tools"], EXTRA_TOOL]
+    marked = run_learner(add_breakpoints, request, name="add_breakpoints")
+    count = _breakpoints(marked) if isinstance(marked, dict) else 0
+    marked_tools = sum(1 for t in marked.get("tools") or [] if "cache_control" in t)
+    if count > 4:
+        fail(
+            f"for the same request with three tools, add_breakpoints placed {count} "
+            f"cache_control breakpoints ({marked_tools} on tools); the API refuses more than 4. "
+            "It fits with the exercise's two tools only by chance.",
+            "one breakpoint caches everything before it: mark the last tool (or the handbook "
+            "block, which comes after the tools) once, never one per tool.",
+        )
+    try:
+        client.messages.create(**marked)
+    except anthropic.APIStatusError as error:
+        fail(
+            "for the same request with three tools, the API refuses the request add_breakpoints "
+            f"made: {api_message(error)}",
+            "cache_control goes on a content block, a system block or a tool definition.",
+        )
 
 
 def _audit_calls(
@@ -306,6 +342,11 @@ class _SurpriseBill:
         if self.calls == 3:
             response.usage.output_tokens *= 40
         return response
+
+    def stream(self, **request: Any) -> Any:
+        from course_helpers.exercise_checks.common import FinishedStream
+
+        return FinishedStream(self.create(**request))
 
 
 def _check_surprise_bill(run_on_budget: Callable) -> None:

@@ -1,6 +1,7 @@
 """Course machinery (exercise checks): checks for notebook 02, Describe tools.
 
-Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
+Requirements, one per line (each proven both ways in
+tests/exercise_variants/test_02_describe_tools.py):
 
 `check_tool_schema(definition)`, the hand-written `convert_currency` definition:
 - a dict with `name`, `description`, `input_schema` (not `parameters`/`schema`);
@@ -423,7 +424,7 @@ def check_forced_call(force_call: Callable) -> None:
         if accepts_forced_tool_choice(model):
             _check_forced(request, response, model)
         else:
-            _check_instructed(request, response, model)
+            _check_instructed(request, response, model, question)
     passed("force_call gets a convert_currency call on every current model")
 
 
@@ -474,8 +475,9 @@ def _check_forced(request: dict, response: Any, model: str) -> None:
         )
 
 
-def _check_instructed(request: dict, response: Any, model: str) -> None:
-    """On a model that rejects forcing: auto, an instruction, and a call really made."""
+def _check_instructed(request: dict, response: Any, model: str, question: str) -> None:
+    """On a model that rejects forcing: auto, an instruction in the system prompt, and a call
+    really made."""
     __tracebackhide__ = True
     if _forces(request):
         fail(
@@ -494,10 +496,20 @@ def _check_instructed(request: dict, response: Any, model: str) -> None:
         for b in content_blocks(response)
         if read_field(b, "type") == "tool_use" and read_field(b, "name") == "convert_currency"
     ]
-    if calls:
-        return
     system = request.get("system") or ""
     system = text_of(system) if isinstance(system, list) else str(system)
+    asked = text_of(content_blocks((request.get("messages") or [{}])[-1]))
+    if "convert_currency" not in system and "convert_currency" in asked.replace(question, ""):
+        fail(
+            f"on {model}, the instruction to call convert_currency is in the user message, "
+            f"with the question ({short_repr(asked, 80)}), not in the system prompt: the user "
+            "message is the person's question, sent as it is; a standing rule of your program "
+            "goes in the system prompt.",
+            "send messages=[{'role': 'user', 'content': question}] and put the instruction in "
+            "system='Always call convert_currency for a conversion; ...'.",
+        )
+    if calls:
+        return
     said = _instruction_text(request).strip()
     if "convert_currency" not in said:
         fail(

@@ -1,6 +1,7 @@
 """Checks for notebook 05, Return errors as results.
 
-Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
+Requirements, one per line (each proven both ways in
+tests/exercise_variants/test_05_return_errors_as_results.py):
 
 `check_dispatcher(dispatch)`, `dispatch(tools, block)`:
 - never raises: an unknown tool, invalid or missing arguments and a raising tool each give a
@@ -9,7 +10,8 @@ Requirements, one per line (each proven both ways in tests/test_exercise_variant
   second dict too);
 - invalid arguments never reach the tool, and the message names the argument at fault;
 - a raising tool's message keeps the tool's own words;
-- a tool that calls `sys.exit()` (SystemExit, not an `Exception`) is a failure like any other:
+- a tool that calls `sys.exit()` (SystemExit, not an `Exception`), or raises any other
+  BaseException (a library's own), is a failure like any other:
   an `is_error` result with its words; a Ctrl-C (`KeyboardInterrupt`) passes through, to stop
   the run.
 
@@ -144,7 +146,20 @@ def _check_exits_and_interrupts(dispatch: Callable, tools: dict) -> None:
         """Wait until the CI of pull request `pr` has finished (the person may press Ctrl-C)."""
         raise KeyboardInterrupt
 
-    every = {**tools, "run_script": run_script, "wait_for_ci": wait_for_ci}
+    class BuildAborted(BaseException):
+        """A library's own way of stopping: a BaseException that is neither of the two above."""
+
+    @tool
+    def build_docs(pr: int) -> str:
+        """Build the documentation of pull request `pr`; the build tool aborts on a bad page."""
+        raise BuildAborted(f"page 3 of #{pr} has a broken link")
+
+    every = {
+        **tools,
+        "run_script": run_script,
+        "wait_for_ci": wait_for_ci,
+        "build_docs": build_docs,
+    }
     call = tool_call_block("run_script", "toolu_exit", script="lint")
     try:
         result = dispatch(every, call)
@@ -161,6 +176,26 @@ def _check_exits_and_interrupts(dispatch: Callable, tools: dict) -> None:
         fail(
             "the result for run_script(script='lint'), which called sys.exit(), is not an "
             f"is_error result with the exit's words: {short_repr(text)}.",
+            "return it like any other failure: 'is_error': True and the exception's message.",
+        )
+    call = tool_call_block("build_docs", "toolu_aborted", pr=482)
+    try:
+        result = dispatch(every, call)
+    except BaseException as error:
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        fail(
+            f"dispatch let {type(error).__name__} escape from build_docs: it is a BaseException "
+            "that is neither SystemExit nor KeyboardInterrupt, and your dispatcher catches only "
+            "the cases it names (SystemExit is one of many things that are not an Exception).",
+            "catch BaseException itself around the tool's run, and re-raise only "
+            "KeyboardInterrupt: except KeyboardInterrupt: raise, then except BaseException.",
+        )
+    text = verify_result_block(result, call, "dispatch", "build_docs(pr=482), which aborts")
+    if result.get("is_error") is not True or "broken link" not in text:
+        fail(
+            "the result for build_docs(pr=482), which raised BuildAborted (a BaseException), is "
+            f"not an is_error result with its words: {short_repr(text)}.",
             "return it like any other failure: 'is_error': True and the exception's message.",
         )
     call = tool_call_block("wait_for_ci", "toolu_interrupt", pr=482)

@@ -1,6 +1,7 @@
 """Checks for notebook 07, Guard dangerous tools.
 
-Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
+Requirements, one per line (each proven both ways in
+tests/exercise_variants/test_07_guard_dangerous_tools.py):
 
 `check_path_guard(resolve)`, `resolve(root, path)`:
 - paths inside the root resolve to that file, `..` inside, a link that stays inside, files not
@@ -13,7 +14,8 @@ Requirements, one per line (each proven both ways in tests/test_exercise_variant
 
 `check_gate(AuditedGate)`, `AuditedGate(policy, dangerous)` and its `decide(name, input)`:
 - returns a `Decision`;
-- a harmless tool is allowed without asking the policy, with a reason and who decided;
+- a harmless tool is allowed without asking the policy, with a reason and who decided; names
+  are compared whole (merge_pr_status, harmless, is not asked about for merge_pr);
 - a dangerous tool asks the policy once, with the call's name and input, and returns its
   decision with the policy's reason and who (an audit must say why, and who let it run);
 - only an explicit yes approves: a policy answering `Decision(allowed="no")`, "deny", "false",
@@ -243,6 +245,27 @@ class _Policy:
         return Decision(allowed, reason, "release-manager")
 
 
+def _check_whole_names(gate_class: Callable) -> None:
+    """A harmless tool whose name holds a dangerous one's is not asked about: whole names."""
+    __tracebackhide__ = True
+    policy = _Policy((True, "fine"))
+    gate = run_learner(gate_class, policy, {"merge_pr"}, name="AuditedGate")
+    decision = run_learner(gate.decide, "merge_pr_status", {"pr": 482}, name="decide")
+    if policy.asked:
+        fail(
+            "the gate asked the policy about merge_pr_status, a harmless tool (it only reads a "
+            "status) whose name contains merge_pr: it matches dangerous names by substring, so "
+            "every tool named like a dangerous one waits for a person, and people asked too "
+            "often approve without reading.",
+            "compare whole names: `tool_name in self.dangerous`.",
+        )
+    if getattr(decision, "allowed", None) is not True:
+        fail(
+            f"for merge_pr_status, a harmless tool, decide returned {short_repr(decision)}.",
+            "allow a tool whose name is not in `dangerous`, with a reason and who decided.",
+        )
+
+
 def check_gate(gate_class: Callable) -> None:
     """07 · `AuditedGate(policy, dangerous)`: asks the policy for dangerous tools only, counts."""
     __tracebackhide__ = True
@@ -328,6 +351,7 @@ def check_gate(gate_class: Callable) -> None:
             "create the Counter in __init__: self.counts = Counter().",
         )
     _check_explicit_yes(gate_class)
+    _check_whole_names(gate_class)
     merged: list[int] = []
 
     @tool

@@ -1,6 +1,7 @@
 """Course machinery (exercise checks): checks for notebook 03, Pair tool results.
 
-Requirements, one per line (each proven both ways in tests/test_exercise_variants.py and
+Requirements, one per line (each proven both ways in
+tests/exercise_variants/test_03_pair_tool_results.py and
 tests/test_exercises.py):
 
 `check_tool_turn(add_tool_turn)`, `add_tool_turn(messages, response)` for two parallel calls

@@ -1,6 +1,7 @@
 """Course machinery (exercise checks): checks for notebook 01, Make a single call.
 
-Requirements, one per line (each proven both ways in tests/test_exercise_variants.py):
+Requirements, one per line (each proven both ways in
+tests/exercise_variants/test_01_make_a_single_call.py):
 
 `check_ask(ask)`, `ask(client, history, text)`:
 - one call to the model per question, through the client passed in (not a global one);
@@ -102,6 +103,12 @@ def check_ask(ask: Callable) -> None:
 
     answer = run_learner(ask, client, history, "What is my name?", name="ask")
     sent = recorder.messages_sent[-1]
+    if len(sent) == 1 and "My name is Ada" in text_of(content_blocks(sent[0])):
+        fail(
+            "the second call sent the whole conversation as the text of one user message: the "
+            "model reads a transcript, not the turns it took (its own answers lose their role).",
+            "send the history's messages as they are, one per turn: messages=history.",
+        )
     if len(sent) == 1:
         fail(
             "the second call sent only the new question, so the model could not see the first "
@@ -380,6 +387,13 @@ class _StoppingMessages:
 
     def create(self, **request: Any) -> Any:
         return self._client.messages.create(**{"stop_sequences": self._stops, **request})
+
+    def stream(self, **request: Any) -> Any:
+        """A streamed request carries them too: a streamed answer is a right answer."""
+        return self._client.messages.stream(**{"stop_sequences": self._stops, **request})
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client.messages, name)
 
 
 def _check_other_endings(ask_in_full: Callable) -> None:

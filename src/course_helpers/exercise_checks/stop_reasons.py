@@ -4,8 +4,8 @@ Longer than most modules because each requirement below has a scenario of its ow
 cut inside its call, a ceiling with no room, an essay cut every 64 tokens, a paused search, a
 refusal and its rephrase) and a message for each way of getting it wrong.
 
-What each check enforces (and `tests/test_exercise_variants_06_10.py` proves with wrong and
-right variants):
+What each check enforces (and `tests/exercise_variants/test_06_handle_every_stop_reason.py`
+proves with wrong and right variants):
 
 `check_recover_cut_off(recover_cut_off)`, the max_tokens policy for one response:
 - cut-off text is kept: the assistant's whole content (thinking included) is appended, then a
@@ -36,16 +36,11 @@ wrapped innermost by a counter that raises StepLimitReached once `max_steps` cal
 - every call counts toward max_steps, retries included: with max_steps=1 and a cut-off first
   answer, one call, nothing run, and StepLimitReached reaches the loop's caller (a controller
   that catches it, to retry or to hand back the last answer, fails);
-- cut-off text is continued: the answer's pieces, joined, are the essay, written once.
+- cut-off text is continued: the answer's pieces, joined, are the essay, written once;
+- what the caller passes to the controlled sample (`**changes`, e.g. `system=...`) reaches the
+  request, with the controller's max_tokens.
 
-`check_pause_and_refusal(control)`, the same runs:
-- a paused turn is appended whole (resending without it is named) and resent with no new user
-  message, inside the controller
-  (not handed to the loop), until the loop returns the finished answer;
-- a refusal is not resent and not handed to the loop: the controller raises an `Ending` of
-  kind "refusal" (notebook 06's Refused) after one call, with the refused turn taken out of the history (and nothing else:
-  the turns before it stay), so that a rephrase sent next gets an answer;
-- the step limit holds on an ordinary run (max_steps=2: two calls), and the history stays valid.
+`check_pause_and_refusal(control)`, the same runs: see `pause_and_refusal`.
 """
 
 from __future__ import annotations
@@ -153,6 +148,14 @@ def _check_cut_text(recover_cut_off: Callable) -> None:
             "already written are thrown away, and the model will start again from the top.",
             "keep the cut-off answer: append it as an assistant message, then ask to continue.",
         )
+    odd = [m for m in messages[1:] if not isinstance(m, dict)]
+    if odd:
+        fail(
+            f"recover_cut_off appended {short_repr(odd[0], 60)} to messages, not a message: the "
+            "API takes dicts with a role and a content.",
+            "append {'role': 'assistant', 'content': response.content}, then "
+            "{'role': 'user', 'content': '...'}.",
+        )
     kept = messages[1]
     if kept.get("role") != "assistant":
         fail(
@@ -163,6 +166,15 @@ def _check_cut_text(recover_cut_off: Callable) -> None:
     whole = as_plain(response.content)
     if as_plain(content_blocks(kept)) != whole:
         dropped = [b["type"] for b in whole if b not in as_plain(content_blocks(kept))]
+        added = [b for b in as_plain(content_blocks(kept)) if b not in whole]
+        if not dropped and added:
+            fail(
+                f"the cut-off answer was appended whole, plus a block of your own in the same "
+                f"assistant turn ({short_repr(added[0], 50)}): the turn must be the response's "
+                "content exactly; the model did not write that block.",
+                "append response.content as it is, and put your request to go on in a user "
+                "message after it.",
+            )
         fail(
             f"the cut-off answer was not appended whole (missing: {dropped or 'some blocks'}).",
             "append response.content as it is: every block, the thinking block included.",
@@ -409,12 +421,14 @@ def run_loop(
     ceiling: int = CEILING,
     max_steps: int = 10,
     server_tools: tuple = (),
+    script: Callable = lambda sample: sample,
 ) -> Run:
     """Run notebook 04's unchanged `agent_loop` with the learner's controller around `sample`.
 
     `sample` is notebook 04's `sampler` over a recording client (the tools' definitions plus
     `server_tools`, no max_tokens of its own), wrapped by `counted`; the loop gets the same
-    `max_steps`, and the course's dispatcher as `run_tool`.
+    `max_steps`, and the course's dispatcher as `run_tool`. `script` wraps the sampler, for a
+    response the course model does not play (what a check scripts, it says so).
     """
     __tracebackhide__ = True
     client, recorder = recording_client()
@@ -423,7 +437,7 @@ def run_loop(
     settings: dict[str, Any] = {"model": MODEL}
     if definitions:
         settings["tools"] = definitions
-    sample = counted(sampler(client, **settings), max_steps)
+    sample = counted(script(sampler(client, **settings)), max_steps)
     controlled = run_learner(
         control, sample, max_tokens=max_tokens, ceiling=ceiling, name="control"
     )
@@ -455,7 +469,7 @@ def run_loop(
     return Run(messages, outcome, recorder)
 
 
-def _run_review(control: Callable, **options: Any) -> Run:
+def run_review(control: Callable, **options: Any) -> Run:
     __tracebackhide__ = True
     kit = reviewer_kit()
     try:
@@ -499,12 +513,40 @@ def check_cut_offs(control: Callable) -> None:
     _check_ceiling(control, limit)
     _check_retries_count(control, limit)
     _check_text_is_continued(control)
+    _check_changes_passed(control)
     passed("control recovers from every cut-off, within its limits")
+
+
+def _check_changes_passed(control: Callable) -> None:
+    """What the caller passes to the controlled sample (`**changes`) reaches the request."""
+    __tracebackhide__ = True
+    client, recorder = recording_client()
+    controlled = run_learner(
+        control,
+        counted(sampler(client, model=MODEL), 3),
+        max_tokens=1024,
+        ceiling=CEILING,
+        name="control",
+    )
+    if not callable(controlled):
+        return  # said by the runs below, with the loop
+    system = "Answer in one short sentence."
+    run_learner(controlled, [{"role": "user", "content": "Hello!"}], system=system, name="control")
+    if not recorder.requests:
+        return  # a controller calling the model some other way: said by the runs above
+    if recorder.requests[-1].get("system") != system:
+        fail(
+            f"called as sample(messages, system={system!r}), your controller's sample "
+            "dropped what the caller passed: the request went without it (a wrapper around "
+            "yours, or the loop's caller, may change any field for one call).",
+            "pass the caller's changes on with your limit: "
+            "sample(messages, **{**changes, 'max_tokens': limit}).",
+        )
 
 
 def _check_call_is_retried(control: Callable, limit: int) -> None:
     __tracebackhide__ = True
-    run = _run_review(control, max_tokens=limit, ceiling=CEILING)
+    run = run_review(control, max_tokens=limit, ceiling=CEILING)
     wrong = [args for name, args in run.ran if name == "get_diff" and args != {"pr": 482}]
     if wrong:
         fail(
@@ -570,7 +612,7 @@ def _require_whole_turns(messages: list, recorder: Recorder) -> None:
 def _check_ceiling(control: Callable, limit: int) -> None:
     __tracebackhide__ = True
     ceiling = limit + 1
-    run = _run_review(control, max_tokens=limit, ceiling=ceiling, max_steps=10)
+    run = run_review(control, max_tokens=limit, ceiling=ceiling, max_steps=10)
     if max(run.sent) > ceiling:
         fail(
             f"with a model that can write at most {ceiling} tokens, your controller sent "
@@ -601,7 +643,7 @@ def _check_ceiling(control: Callable, limit: int) -> None:
 
 def _check_retries_count(control: Callable, limit: int) -> None:
     __tracebackhide__ = True
-    run = _run_review(control, max_tokens=limit, ceiling=CEILING, max_steps=1)
+    run = run_review(control, max_tokens=limit, ceiling=CEILING, max_steps=1)
     calls = len(run.recorder.requests)
     if calls > 1 or run.outcome.how != "step_limit" or run.ran:
         fail(
@@ -640,123 +682,3 @@ def _check_text_is_continued(control: Callable) -> None:
             "append each cut-off answer whole, then one user message asking to continue.",
         )
     require_pairing(messages, "after continuing a cut-off answer, the history breaks a rule")
-
-
-def check_pause_and_refusal(control: Callable) -> None:
-    """06 · `control(sample, ...)`: pause_turn is resent; a refusal raises and leaves the history
-    ready for a rephrase; the step limit holds."""
-    __tracebackhide__ = True
-    _check_pause(control)
-    _check_refusal(control)
-    run = _run_review(control, max_steps=2, ceiling=CEILING)
-    if len(run.recorder.requests) != 2 or run.outcome.how != "step_limit":
-        fail(
-            f"with max_steps=2 your controller made {len(run.recorder.requests)} calls and "
-            f"{run.outcome}; expected 2 calls, then the step limit.",
-            "make every call through the sample you were given, and let what it raises pass.",
-        )
-    require_pairing(run.messages, "after the step limit, the history breaks a pairing rule")
-    passed("a paused turn is resent, a refusal leaves room for a rephrase, the step limit holds")
-
-
-def _check_pause(control: Callable) -> None:
-    __tracebackhide__ = True
-    question = "Search the web: what is the agent loop and what stop reasons exist?"
-    messages: list = [{"role": "user", "content": question}]
-    run = run_loop(control, messages, server_tools=(WEB_SEARCH,), ceiling=CEILING)
-    requests, responses = run.recorder.requests, run.recorder.responses
-    paused = [i for i, r in enumerate(responses) if r["body"].get("stop_reason") == "pause_turn"]
-    if not paused:
-        raise RuntimeError("the course model did not pause the web search")
-    for index in paused:
-        if index + 1 >= len(requests):
-            fail(
-                f"after stop_reason 'pause_turn', your controller did not call the model again: "
-                f"it handed the paused turn to the loop, and {run.outcome}.",
-                "a paused turn is not finished: append it and call sample again, inside "
-                "your controller.",
-            )
-        last = requests[index + 1]["messages"][-1]
-        if requests[index + 1]["messages"] == requests[index]["messages"]:
-            fail(
-                "after a pause_turn, your controller resent the same request without the "
-                "paused turn: the work the model did before it paused is lost.",
-                "append the paused response as an assistant turn, then resend.",
-            )
-        if last.get("role") != "assistant":
-            fail(
-                "after a pause_turn, your controller added a user message before resending.",
-                "append the paused response as an assistant turn and resend as it is.",
-            )
-        if as_plain(content_blocks(last)) != responses[index]["body"].get("content"):
-            fail(
-                "the paused turn was not resent whole.",
-                "append {'role': 'assistant', 'content': response.content}.",
-            )
-    if run.outcome.how != "returned" or run.outcome.kind != "end_turn":
-        fail(
-            f"for a paused web search, {run.outcome}; expected the loop to return the "
-            "finished answer (end_turn).",
-            "resend the paused turn until the model finishes.",
-        )
-    require_pairing(messages, "after a paused web search, the history breaks a pairing rule")
-
-
-def _check_refusal(control: Callable) -> None:
-    __tracebackhide__ = True
-    earlier = [
-        {"role": "user", "content": "Hello!"},
-        {"role": "assistant", "content": "Hello! What would you like to try?"},
-    ]
-    refused = {"role": "user", "content": "Write ransomware for me."}
-    messages: list = [*earlier, refused]
-    run = run_loop(control, messages, ceiling=CEILING)
-    calls = len(run.recorder.requests)
-    if calls > 1:
-        fail(
-            f"after a refusal your controller called the model {calls} times; resending the "
-            "same request gets the same refusal.",
-            "on stop_reason 'refusal', do not call again: raise Refused.",
-        )
-    if run.outcome.how == "returned":
-        fail(
-            f"for a refused request, {run.outcome}: your controller handed the refusal to the "
-            "loop, which appended it and stopped as if the model had answered.",
-            "on stop_reason 'refusal', take the refused turn out and raise Refused "
-            "(from course_helpers.lessons.controller).",
-        )
-    if run.outcome.kind != "refusal":
-        fail(
-            f"for a refused request, {run.outcome}; expected Refused (kind 'refusal').",
-            "on stop_reason 'refusal', raise Refused (from course_helpers.lessons.controller).",
-        )
-    if messages[: len(earlier)] != earlier:
-        fail(
-            f"after a refusal the history holds {len(messages)} message(s); the "
-            f"{len(earlier)} messages before the refused turn are gone: the conversation "
-            "before it was fine and should go on.",
-            "take out only the refused turn (the last user message), nothing before it.",
-        )
-    if refused in messages:
-        fail(
-            "after a refusal the refused request is still in the history"
-            + (" (with an answer after it)" if len(messages) > len(earlier) + 1 else "")
-            + ": the model reads it again on every later call.",
-            "before raising Refused, take the refused user message out of messages "
-            "(nothing is appended for a refusal).",
-        )
-    messages.append({"role": "user", "content": "How do I protect our laptops against ransomware?"})
-    again = run_loop(control, messages, ceiling=CEILING).outcome
-    if again.kind == "refusal":
-        fail(
-            "a harmless rephrase sent after the refusal was refused too: the refused turn is "
-            "still in the history, and two user messages in a row are one turn to the API.",
-            "before raising Refused, take the refused user message out of messages.",
-        )
-    if again.how != "returned" or again.kind != "end_turn":
-        fail(
-            f"for the rephrase after a refusal, {again}; expected the loop to return the "
-            "answer (end_turn).",
-            "after a refusal, leave the history as it was before the refused turn.",
-        )
-    require_pairing(messages, "after a refusal and a rephrase, the history breaks a rule")

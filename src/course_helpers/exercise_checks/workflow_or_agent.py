@@ -6,7 +6,8 @@ the lists below are the whole of what 09's three exercises must do; each check n
 made-up cases (replacement chains, measurements no real run gives, a desk with a replaced order).
 
 `check_with_replacements(with_replacements)`, the arrow the chain lacks, enforces:
-1. every order it is given comes back, in the same order, each followed by its replacements;
+1. every order it is given comes back, in the same order, each followed by its replacements,
+   in a new list (the list it is given is left as it came);
 2. it follows a chain of replacements as far as it goes (not one hop only);
 3. it makes at most `max_hops` lookups for each order's chain;
 4. it never returns, or looks up, the same order twice (two orders replaced by the same one, a
@@ -33,7 +34,9 @@ made-up cases (replacement chains, measurements no real run gives, a desk with a
 2. on the tickets the router's handlers answer (P1-P5, U3) it makes two calls (one triage, one
    handler) and never runs the agent;
 3. when an order in question was replaced (U1, U2) it runs the agent, and every case it is run
-   on comes out right;
+   on comes out right; only the orders in question count (P5, the kettle, on a desk where
+   another of the customer's orders was replaced, takes the fixed path); when it runs the
+   agent, the Attempt holds the agent's trace too;
 4. the decision comes from the looked-up orders, not the ticket's words (a desk where A1001 was
    replaced sends "Where is my order #A1001?" to the agent);
 5. nor from the words of a reply: a ticket about A1010, whose record names the order it replaced,
@@ -124,6 +127,7 @@ def _follow(with_replacements: Callable, ids: list[str], max_hops: int | None = 
     __tracebackhide__ = True
     desk = _counting_desk()
     orders = [desk.look_up_order(i) for i in ids]
+    given = list(orders)
     desk.lookups.clear()
     options = {} if max_hops is None else {"max_hops": max_hops}
 
@@ -144,6 +148,19 @@ def _follow(with_replacements: Callable, ids: list[str], max_hops: int | None = 
             )
 
     returned = run_learner(call, name="with_replacements")
+    if returned is orders or orders != given:
+        fail(
+            f"on {ids} with_replacements changed the list it was given "
+            + (
+                "and returned that same list"
+                if returned is orders
+                else f"(it now holds {[o.get('order_id') for o in orders]})"
+            )
+            + ": the caller's list of looked-up orders is refilled, though the exercise asks "
+            "for a new list.",
+            "build a new list (found = []), append to it, and return it; leave `orders` as "
+            "it came.",
+        )
     if not isinstance(returned, list) or not all(isinstance(o, dict) for o in returned):
         fail(
             f"with_replacements returned {short_repr(returned)}; it must return a list of orders "
@@ -566,7 +583,44 @@ def _run_hybrid(
             f"{len(attempt.usage)} calls: the comparison would miss some of its cost.",
             "pass the same Attempt to triage and the handler; add the agent's usage to it.",
         )
+    if agent_ran and not any(str(line).startswith("ended: ") for line in attempt.trace):
+        fail(
+            f"hybrid ran the agent on {ticket!r}, but its Attempt's trace holds none of the "
+            f"agent's trace ({short_repr(attempt.trace)}): the comparison cannot show which "
+            "tools the agent called, nor how its run ended.",
+            "add the agent's usage AND its trace to your Attempt: attempt.trace += agent.trace.",
+        )
     return attempt, desk, recorder.requests, agent_ran
+
+
+def _check_replaced_elsewhere(hybrid: Callable) -> None:
+    """P5 (the blue kettle, by email) on a desk where another of Sam's orders was replaced."""
+    __tracebackhide__ = True
+    import copy
+
+    from course_helpers.fixtures.support_desk import CASES, ORDERS
+    from course_helpers.lessons.workflows.scoring import judge
+
+    orders = copy.deepcopy(ORDERS)
+    orders["A1005"] |= {"status": "lost in transit", "replaced_by": "A1012"}
+    orders["A1012"] = {**orders["A1010"], "items": ["bread bin (replacement for A1005)"]}
+    case = next(c for c in CASES if c.name.startswith("P5"))
+    attempt, desk, requests, agent_ran = _run_hybrid(hybrid, case.ticket, orders)
+    if agent_ran:
+        fail(
+            f"on {case.ticket!r}, with Sam's bread bin order A1005 replaced, hybrid ran the "
+            "agent: it looked for replaced_by in every order it looked up, and A1005 is not one "
+            "the ticket is about (the ticket asks about the blue kettle, A1008).",
+            "look for replaced_by only in the orders in question: orders_in_question(found, "
+            "look_up_orders(desk, found)['orders']).",
+        )
+    ok, why = judge(case, attempt.reply, desk.refunds)
+    if len(requests) != 2 or not ok:
+        fail(
+            f"on {case.ticket!r}, with another of Sam's orders replaced, hybrid made "
+            f"{len(requests)} calls" + ("" if ok else f" and got it wrong: {why}") + ".",
+            "triage once, then the shipping handler: the replaced order is not in question.",
+        )
 
 
 def check_hybrid(hybrid: Callable) -> None:
@@ -657,6 +711,7 @@ def check_hybrid(hybrid: Callable) -> None:
     ]:
         _, desk, requests, _ = _run_hybrid(hybrid, ticket)
         _straight_to_agent(ticket, desk, requests)
+    _check_replaced_elsewhere(hybrid)
     _, _, _, agent_ran = _run_hybrid(hybrid, OTHER_TICKET)
     if not agent_ran:
         fail(

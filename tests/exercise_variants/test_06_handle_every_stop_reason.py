@@ -1,59 +1,29 @@
-"""The checks of exercises 06 and 10, proven both ways.
+"""Exercise 06's checks, proven both ways.
 
-For every exercise: plausible wrong solutions, each failing with a hint that names its own
-mistake (and each message different), and equivalent correct solutions that pass. The
-requirements each check enforces are listed in the docstrings of
-`course_helpers.exercise_checks.stop_reasons` and `course_helpers.exercise_checks.count_cost`.
+The exercise: `notebooks/exercises/06_handle_every_stop_reason_exercises.ipynb`. Plausible wrong
+solutions, written as a learner would write them in the exercise notebook, fail with a message that
+names their own mistake (and each message different); equivalent correct solutions pass. The
+requirements the checks enforce are listed in the docstring of
+`course_helpers.exercise_checks.stop_reasons`.
 """
 
 from __future__ import annotations
 
-import copy
-
-import pytest
-
 from course_helpers.client import MODEL
 from course_helpers.exercise_checks import (
-    CheckFailed,
-    check_budget_loop,
-    check_cache_breakpoints,
     check_cut_offs,
     check_pause_and_refusal,
     check_recover_cut_off,
 )
 from course_helpers.exercise_checks.common import recording_client
-from course_helpers.lessons.agent import AgentRun, run_agent, tool_calls
+from course_helpers.lessons.agent import AgentRun, tool_calls
 from course_helpers.lessons.controller import CutOff, Ending, Refused, controlled
-from course_helpers.lessons.cost import Budget, billed, billed_input
-from course_helpers.lessons.dispatch import dispatch
 from course_helpers.lessons.history import drop_refused_turn
+from exercise_variants.kit import assert_each_fails_its_own_way, assert_passes, failure_of
 
 CONTINUE = "Continue exactly where you stopped, without repeating anything or apologising."
 
-
-def failure_of(check, function) -> str:
-    with pytest.raises(CheckFailed) as failure:
-        check(function)
-    text = str(failure.value)
-    assert "\nHint: " in text, text
-    return text
-
-
-def assert_each_fails_its_own_way(check, variants: dict) -> None:
-    messages = {}
-    for label, (function, expected) in variants.items():
-        text = failure_of(check, function)
-        assert expected in text, f"{label}: unexpected message {text!r}"
-        messages[label] = text
-    assert len(set(messages.values())) == len(messages), messages
-
-
-def assert_passes(check, function, capsys) -> None:
-    check(function)
-    assert "passed" in capsys.readouterr().out
-
-
-# -- 06 · recover_cut_off --------------------------------------------------------------------
+# -- recover_cut_off --------------------------------------------------------------------
 
 
 def _has_call(response) -> bool:
@@ -128,6 +98,22 @@ def recover_float_limit(messages, response, max_tokens, ceiling):
     if _has_call(response):
         return None if max_tokens >= ceiling else min(max_tokens * 1.5, ceiling)
     return recover_good(messages, response, max_tokens, ceiling)
+
+
+def recover_adds_a_block(messages, response, max_tokens, ceiling):
+    """Appends the whole answer with a block of its own in the same turn, and no request."""
+    if not _has_call(response) and any(b.type == "text" for b in response.content):
+        note = {"type": "text", "text": " [cut off here]"}
+        messages.append({"role": "assistant", "content": [*response.content, note]})
+        return min(max_tokens * 4, ceiling)
+    return None if max_tokens >= ceiling else min(max_tokens * 4, ceiling)
+
+
+def recover_appends_tuples(messages, response, max_tokens, ceiling):
+    """Appends (role, content) pairs instead of message dicts."""
+    messages.append(("assistant", response.content))
+    messages.append(("user", CONTINUE))
+    return min(max_tokens * 4, ceiling)
 
 
 def recover_throws_text_away(messages, response, max_tokens, ceiling):
@@ -214,6 +200,11 @@ def test_06_recover_cut_off_wrong_variants_fail_with_their_own_hint() -> None:
         check_recover_cut_off,
         {
             "text thrown away": (recover_throws_text_away, "appended nothing"),
+            "(role, content) pairs for messages": (recover_appends_tuples, "not a message"),
+            "a block of its own in the cut-off turn": (
+                recover_adds_a_block,
+                "plus a block of your own",
+            ),
             "a bare 'Please continue.'": (
                 recover_bare_continue,
                 "not to repeat itself or not to apologise",
@@ -243,7 +234,7 @@ def test_06_recover_cut_off_wrong_variants_fail_with_their_own_hint() -> None:
     )
 
 
-# -- 06 · control: a wrapper of notebook 04's sample seam ------------------------------------
+# -- control: a wrapper of notebook 04's sample seam ------------------------------------
 
 
 def make_controller(
@@ -256,8 +247,9 @@ def make_controller(
     pass_max_tokens=True,
     other_client=None,
     on_pause="resend",
-    on_refusal=None,
+    on_refusal=drop_refused_turn,
     refusal="raise",
+    keep_changes=True,
 ):
     """A `control(sample, *, max_tokens, ceiling)` built from switches: the default is correct.
 
@@ -266,7 +258,8 @@ def make_controller(
     on_step_limit: "raise" | "retry" (catches every exception and calls again) | "hand back";
     on_pause: "resend" | "ask" (a user message first) | "hand back" | "forget" (resends without
     the paused turn);
-    refusal: "raise" | "hand back" | "retry"; on_refusal(messages) replaces taking out the turn.
+    refusal: "raise" | "hand back" | "retry"; on_refusal(messages) takes out the refused turn;
+    keep_changes: False drops the caller's **changes (only max_tokens is passed on).
     """
 
     def control(sample, *, max_tokens=1024, ceiling=128_000):
@@ -282,6 +275,8 @@ def make_controller(
                     )
                 else:
                     request = {**changes, "max_tokens": limit} if pass_max_tokens else changes
+                    if not keep_changes:
+                        request = {"max_tokens": limit}
                     try:
                         response = sample(messages, **request)
                     except Exception:
@@ -319,10 +314,7 @@ def make_controller(
                         continue
                     if refusal == "hand back":
                         return response
-                    if on_refusal is not None:
-                        on_refusal(messages)
-                    else:
-                        del messages[-1:]
+                    on_refusal(messages)
                     raise Refused("the model declined")
                 else:
                     return response
@@ -330,6 +322,13 @@ def make_controller(
         return sample_controlled
 
     return control
+
+
+def _call_goes_with_its_results(messages):
+    """Takes out the last message and, when it leaves a turn of calls, that turn too."""
+    messages.pop()
+    if messages and messages[-1]["role"] == "assistant" and tool_calls(messages[-1]):
+        messages.pop()
 
 
 class TooLong(Ending):
@@ -442,6 +441,10 @@ def test_06_control_wrong_variants_fail_with_their_own_hint() -> None:
                 "called sample without max_tokens",
             ),
             "regenerates text": (make_controller(recover_regenerates), "written again"),
+            "drops the caller's changes": (
+                make_controller(keep_changes=False),
+                "dropped what the caller passed",
+            ),
             "continues without the thinking block": (
                 make_controller(recover_keeps_text_only),
                 "left out: ['thinking']",
@@ -480,6 +483,14 @@ def test_06_control_wrong_variants_fail_with_their_own_hint() -> None:
                 make_controller(on_pause="hand back"),
                 "did not call the model again",
             ),
+            "refusal: only the last message taken out (pop)": (
+                make_controller(on_refusal=list.pop),
+                "took out only the last message",
+            ),
+            "refusal: the calls and results taken out, the request left": (
+                make_controller(on_refusal=_call_goes_with_its_results),
+                "the refused request 'Review PR #482.' is still the last message",
+            ),
             "pause resent without the paused turn": (
                 make_controller(on_pause="forget"),
                 "resent the same request without the paused turn",
@@ -488,201 +499,42 @@ def test_06_control_wrong_variants_fail_with_their_own_hint() -> None:
     )
 
 
-# -- 10 · add_breakpoints --------------------------------------------------------------------
+def test_every_exported_check_is_guarded() -> None:
+    """No check ends in a raw Python error: each is wrapped by `common.guarded`."""
+    import course_helpers.exercise_checks as checks
 
-MARK = {"type": "ephemeral"}
-
-
-def _dicts(content) -> list:
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    return [
-        b if isinstance(b, dict) else b.model_dump(mode="json", exclude_none=True) for b in content
-    ]
+    names = [name for name in checks.__all__ if name.startswith("check_")]
+    assert len(names) == 24, names
+    for name in names:
+        assert getattr(checks, name).__wrapped__.__name__ == name, name
 
 
-def _mark_last(message: dict) -> dict:
-    content = [dict(b) for b in _dicts(message["content"])]
-    content[-1]["cache_control"] = MARK
-    return {**message, "content": content}
+def test_an_unexpected_error_in_a_check_says_what_the_code_did() -> None:
+    """A check that trips over an unforeseen shape, or learner code it calls outside
+    run_learner, ends in CheckFailed naming the learner's function and the error."""
+    from course_helpers.exercise_checks.common import guarded
 
-
-def breakpoints_good(request: dict) -> dict:
-    marked = dict(request)
-    if request.get("tools"):
-        marked["tools"] = [*request["tools"][:-1], {**request["tools"][-1], "cache_control": MARK}]
-    system = [dict(b) for b in _dicts(request.get("system") or [])]
-    if system:
-        system[0]["cache_control"] = MARK  # the handbook: the part that never changes
-        marked["system"] = system
-    messages = list(request["messages"])
-    messages[-1] = _mark_last(messages[-1])
-    marked["messages"] = messages
-    return marked
-
-
-def breakpoints_handbook_and_end_only(request: dict) -> dict:
-    """Equivalent: no marker on the tools (the handbook's marker covers them: they come first),
-    a deep copy, and the fourth marker on the message before the previous assistant turn."""
-    marked = copy.deepcopy(request)
-    if marked.get("system"):
-        marked["system"] = _dicts(marked["system"])
-        marked["system"][0]["cache_control"] = MARK
-    messages = marked["messages"]
-    for index in {len(messages) - 1, len(messages) - 3}:
-        if index >= 0:
-            messages[index] = _mark_last(messages[index])
-    return marked
-
-
-def breakpoints_last_message_only(request: dict) -> dict:
-    marked = dict(request)
-    messages = list(request["messages"])
-    messages[-1] = _mark_last(messages[-1])
-    marked["messages"] = messages
-    return marked
-
-
-def breakpoints_last_system_block(request: dict) -> dict:
-    """What `with_cache` does: a marker on the last system block, here the day's note."""
-    from course_helpers.lessons.cost import with_cache
-
-    return with_cache(request)
-
-
-def breakpoints_fixed_start_only(request: dict) -> dict:
-    marked = breakpoints_good(request)
-    marked["messages"] = request["messages"]
-    return marked
-
-
-def breakpoints_in_place(request: dict) -> dict:
-    messages = request["messages"]
-    messages[-1] = _mark_last(messages[-1])
-    return request
-
-
-def breakpoints_everywhere(request: dict) -> dict:
-    marked = breakpoints_good(request)
-    marked["messages"] = [_mark_last(m) for m in request["messages"]]
-    return marked
-
-
-def test_10_add_breakpoints_correct_variants_pass(capsys) -> None:
-    assert_passes(check_cache_breakpoints, breakpoints_good, capsys)
-    assert_passes(check_cache_breakpoints, breakpoints_handbook_and_end_only, capsys)
-
-
-def test_10_add_breakpoints_wrong_variants_fail_with_their_own_hint() -> None:
-    assert_each_fails_its_own_way(
-        check_cache_breakpoints,
-        {
-            "last message only": (breakpoints_last_message_only, "paid for again in full"),
-            "after the day's note": (breakpoints_last_system_block, "but not the handbook"),
-            "fixed start only": (breakpoints_fixed_start_only, "only the fixed start"),
-            "changes the request": (breakpoints_in_place, "changed the request it was given"),
-            "too many": (breakpoints_everywhere, "at most 4"),
-        },
+    # A check of the course's, written in a file of its own (not the learner's).
+    scope: dict = {}
+    exec(
+        compile(
+            "def check_reads_the_first_message(make_history):\n"
+            "    return make_history()[0]['role']  # it assumes a list of dicts\n",
+            "a_check_module.py",
+            "exec",
+        ),
+        scope,
     )
+    check_reads_the_first_message = guarded(scope["check_reads_the_first_message"])
 
+    def make_history():
+        return []
 
-# -- 10 · run_on_budget ----------------------------------------------------------------------
+    text = failure_of(check_reads_the_first_message, make_history)
+    assert "make_history gave the check something it could not read: IndexError" in text
 
+    def make_history_that_raises():
+        return {}["role"]
 
-def make_budget_loop(
-    *,
-    estimate="last plus growth",
-    cost=billed,
-    check_after=False,
-    margin=1.0,
-    extra_steps=0,
-    stop_unanswered=False,
-):
-    def run_on_budget(client, messages, tools, *, system, limit, max_steps=40):
-        registry = {t.name: t for t in tools}
-        definitions = [t.definition() for t in tools]
-        costs: list[float] = []
-        for _ in range(max_steps + extra_steps):
-            if not check_after:
-                next_call = costs[-1] if costs else 0.0
-                if estimate == "last plus growth" and len(costs) >= 2:
-                    next_call += max(0.0, costs[-1] - costs[-2])
-                elif estimate == "twice the last minus the one before" and len(costs) >= 2:
-                    next_call = max(costs[-1], 2 * costs[-1] - costs[-2])
-                if sum(costs) + margin * next_call > limit:
-                    return "budget_limit"
-            response = client.messages.create(
-                model=MODEL, max_tokens=1024, system=system, tools=definitions, messages=messages
-            )
-            costs.append(cost(response.usage))
-            messages.append({"role": "assistant", "content": response.content})
-            if response.stop_reason != "tool_use":
-                return response.stop_reason
-            if stop_unanswered and sum(costs) > limit:
-                return "budget_limit"  # before the results: the tool_use stays unanswered
-            results = [dispatch(registry, b) for b in tool_calls(response)]
-            messages.append({"role": "user", "content": results})
-            if check_after and sum(costs) > limit:
-                return "budget_limit"
-        return "step_limit"
-
-    return run_on_budget
-
-
-def make_budget_loop_stopping_mid_turn():
-    inner = make_budget_loop()
-
-    def run_on_budget(client, messages, tools, *, system, limit, max_steps=40):
-        ending = inner(client, messages, tools, system=system, limit=limit, max_steps=max_steps)
-        if ending == "budget_limit" and messages[-1]["role"] == "user":
-            messages.pop()  # drops the last results: the tool_use above them is unanswered
-        return ending
-
-    return run_on_budget
-
-
-def test_10_run_on_budget_correct_variants_pass(capsys) -> None:
-    assert_passes(check_budget_loop, make_budget_loop(), capsys)
-    assert_passes(
-        check_budget_loop, make_budget_loop(estimate="twice the last minus the one before"), capsys
-    )
-    # Equivalent: the course's own loop with notebook 10's Budget.
-    assert_passes(check_budget_loop, budget_through_run_agent, capsys)
-
-
-def budget_through_run_agent(client, messages, tools, *, system, limit, max_steps=40):
-    run = run_agent(
-        client,
-        messages=messages,
-        tools=tools,
-        system=system,
-        max_tokens=1024,
-        max_steps=max_steps,
-        wrap_sample=Budget(limit=limit),
-    )
-    return run.ending
-
-
-def test_10_run_on_budget_wrong_variants_fail_with_their_own_hint() -> None:
-    assert_each_fails_its_own_way(
-        check_budget_loop,
-        {
-            "checked after the call": (make_budget_loop(check_after=True), "went over the budget"),
-            "last call only": (make_budget_loop(estimate="last only"), "the last call alone"),
-            "input only": (make_budget_loop(cost=billed_input), "output tokens"),
-            "large margin": (make_budget_loop(margin=3.0), "though"),
-            "stops mid-turn": (make_budget_loop_stopping_mid_turn(), "broken history"),
-            "one step too many": (
-                make_budget_loop(extra_steps=1),
-                "expected 3 calls, then 'step_limit'",
-            ),
-            "plain tokens": (
-                make_budget_loop(cost=lambda u: u.input_tokens + u.output_tokens),
-                "counted as plain tokens",
-            ),
-            "stops before answering an expensive call": (
-                make_budget_loop(stop_unanswered=True),
-                "cost far more than its estimate",
-            ),
-        },
-    )
+    text = failure_of(check_reads_the_first_message, make_history_that_raises)
+    assert "make_history_that_raises raised KeyError ('role') at line" in text, text

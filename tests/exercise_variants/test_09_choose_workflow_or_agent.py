@@ -594,3 +594,63 @@ def test_wrong_hybrid_found_by_the_second_review_fail(function, named):
     message = str(failure.value)
     assert named in message, message
     assert len(message.splitlines()) == 2 and message.splitlines()[1].startswith("Hint: ")
+
+
+# -- the wrong variants a third set of learners wrote -----------------------------------------------
+
+
+def wrong_refills_the_given_list(desk, orders, max_hops=3):
+    """Right orders, but written back into the caller's list (the text asks for a new one)."""
+    found = right_loop(desk, orders, max_hops)
+    orders[:] = found
+    return orders
+
+
+def wrong_follows_every_looked_up_order(client, desk, ticket):
+    """Looks for replaced_by in every order looked up, not only the ones in question."""
+    attempt = Attempt(reply="")
+    found = triage(client, ticket, attempt)
+    orders = look_up_orders(desk, found)["orders"]
+    handler = HANDLERS.get(found["category"])
+    if handler is None or any(o.get("replaced_by") for o in orders):
+        return _agent_into(attempt, client, desk, ticket)
+    attempt.reply = handler(client, desk, ticket, found, attempt, MODEL)
+    return attempt
+
+
+def wrong_without_the_agent_trace(client, desk, ticket):
+    """Adds the agent's usage and reply to the Attempt, not its trace."""
+    attempt = Attempt(reply="")
+    found = triage(client, ticket, attempt)
+    orders = orders_in_question(found, look_up_orders(desk, found)["orders"])
+    handler = HANDLERS.get(found["category"])
+    if handler is None or any(o.get("replaced_by") for o in orders):
+        agent = run_support_agent(client, desk, ticket)
+        attempt.usage += agent.usage
+        attempt.reply = agent.reply
+        return attempt
+    attempt.reply = handler(client, desk, ticket, found, attempt, MODEL)
+    return attempt
+
+
+def test_with_replacements_that_refills_the_given_list_fails():
+    with pytest.raises(CheckFailed) as failure:
+        check_with_replacements(wrong_refills_the_given_list)
+    message = str(failure.value)
+    assert "changed the list it was given" in message, message
+    assert len(message.splitlines()) == 2 and message.splitlines()[1].startswith("Hint: ")
+
+
+@pytest.mark.parametrize(
+    ("function", "named"),
+    [
+        (wrong_follows_every_looked_up_order, "not one the ticket is about"),
+        (wrong_without_the_agent_trace, "none of the agent's trace"),
+    ],
+)
+def test_wrong_hybrid_found_by_the_third_review_fail(function, named):
+    with pytest.raises(CheckFailed) as failure:
+        check_hybrid(function)
+    message = str(failure.value)
+    assert named in message, message
+    assert len(message.splitlines()) == 2 and message.splitlines()[1].startswith("Hint: ")

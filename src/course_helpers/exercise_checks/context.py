@@ -52,7 +52,7 @@ from course_helpers.fixtures.long_task import (
 from course_helpers.lessons.agent import run_agent
 from course_helpers.lessons.pairing import content_blocks, pairing_problems, read_field
 
-STEPS = 7  # calls in the half-way run every check starts from: 5 files read
+STEPS = 7  # calls in the half-way run every check starts from: the list, then 6 files read
 
 
 def _fresh_client() -> anthropic.Anthropic:

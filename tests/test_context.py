@@ -176,6 +176,16 @@ def test_keep_in_bounds_keeps_every_request_under_its_limit(rung):
     assert all(f"> {LIMIT:,} tokens" in line for line in bounds.log)
 
 
+def test_a_request_no_rung_can_bring_under_the_limit_goes_out_and_the_log_says_so():
+    count = token_counter(fresh_client(), **settings_for_task())
+    bounds = KeepInBounds(count, limit=2_500, rungs=(clear_old_results, drop_old_turns))
+    run, _ = long_run(bounds)
+    over = [size for size in bounds.sizes if size > 2_500]
+    assert run.ending == "end_turn" and over  # the two rungs cannot make that much room
+    said = [line for line in bounds.log if "no rung made room" in line]
+    assert [int(line.split(" > ")[0].replace(",", "")) for line in said] == over
+
+
 # -- the outcome follows from what is in the history -----------------------------------------
 
 

@@ -8,6 +8,7 @@ listed in the docstring of `course_helpers.exercise_checks.context`.
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -119,6 +120,22 @@ def clear_everything(messages, keep=2):
         messages[i] = {"role": "user", "content": blocks}
 
 
+def clear_into_a_copy(messages, keep=2):
+    """Builds a cleared copy and returns it: the loop's own list is left as it was."""
+    cleared = copy.deepcopy(messages)
+    clear_right(cleared, keep)
+    return cleared
+
+
+def clear_with_a_dict(messages, keep=2):
+    calls = _calls(messages)
+    for i, j in _places(messages)[:-keep]:
+        blocks = content_blocks(messages[i])
+        stub = {"type": "text", "text": _stub(calls[blocks[j]["tool_use_id"]])}
+        blocks[j] = {**blocks[j], "content": stub}  # a block, not a string or a list of blocks
+        messages[i] = {"role": "user", "content": blocks}
+
+
 def test_clear_results_mistakes_each_fail_their_own_way():
     assert_each_fails_its_own_way(
         check_clear_results,
@@ -134,6 +151,11 @@ def test_clear_results_mistakes_each_fail_their_own_way():
             "thinking blocks dropped": ((clear_and_drop_thinking,), ["an assistant turn"]),
             "a stub that says nothing": ((clear_with_a_vague_stub,), ["how to get it again"]),
             "the newest cleared too": ((clear_everything,), ["one of the newest"]),
+            "a cleared copy returned": ((clear_into_a_copy,), ["returned a new list", "in place"]),
+            "a stub whose content is a dict": (
+                (clear_with_a_dict,),
+                ["Input should be a valid list", "a stub the API cannot read"],
+            ),
         },
     )
 
@@ -156,9 +178,18 @@ def clear_with_text_blocks(messages, keep=2):
         messages[i] = {**messages[i], "content": blocks}
 
 
+def clear_the_dicts_themselves(messages, keep=2):
+    """Right another way: change each result block's dict itself instead of replacing it."""
+    calls = _calls(messages)
+    for i, j in _places(messages)[:-keep]:
+        block = content_blocks(messages[i])[j]
+        block["content"] = _stub(calls[block["tool_use_id"]])
+
+
 def test_clear_results_right_solutions_pass(capsys):
     assert_passes(check_clear_results, capsys, clear_right)
     assert_passes(check_clear_results, capsys, clear_with_text_blocks)
+    assert_passes(check_clear_results, capsys, clear_the_dicts_themselves)
 
 
 # -- 2. choose_cut ----------------------------------------------------------------------------
@@ -192,6 +223,16 @@ def cut_even_when_short(messages, keep_turns=2):
     return cut_right(messages, keep_turns) or 1
 
 
+def cut_only_at_tool_calls(messages, keep_turns=2):
+    """Counts only the turns that call a tool: a history whose last turns are text has none."""
+    starts = [
+        i
+        for i in _starts(messages)
+        if any(read_field(b, "type") == "tool_use" for b in content_blocks(messages[i]))
+    ]
+    return starts[-keep_turns] if len(starts) > keep_turns else None
+
+
 def test_choose_cut_mistakes_each_fail_their_own_way():
     assert_each_fails_its_own_way(
         check_choose_cut,
@@ -203,6 +244,10 @@ def test_choose_cut_mistakes_each_fail_their_own_way():
             "keep_turns ignored": ((cut_into_the_kept_turns,), ["cuts into the last 2 turns"]),
             "a cut that keeps too much": ((cut_a_turn_too_early,), ["keeps more than"]),
             "nothing to summarise": ((cut_even_when_short,), ["return None"]),
+            "None with turns to summarise": (
+                (cut_only_at_tool_calls,),
+                ["returned None", "there is something to summarise"],
+            ),
         },
     )
 
@@ -218,9 +263,16 @@ def cut_at_the_persons_words(messages, keep_turns=2):
     return cut
 
 
+def cut_by_counting(messages, keep_turns=2):
+    """Right another way: a history before a call alternates and ends with the person's side."""
+    cut = len(messages) - 2 * keep_turns
+    return cut if cut > 1 else None
+
+
 def test_choose_cut_right_solutions_pass(capsys):
     assert_passes(check_choose_cut, capsys, cut_right)
     assert_passes(check_choose_cut, capsys, cut_at_the_persons_words)
+    assert_passes(check_choose_cut, capsys, cut_by_counting)
 
 
 # -- 3. save and resume -----------------------------------------------------------------------
@@ -281,6 +333,29 @@ def save_as_repr(path: Path, messages):
     path.write_text(repr(messages), encoding="utf-8")
 
 
+def save_with_default_str(path: Path, messages):
+    path.write_text(json.dumps(messages, default=str), encoding="utf-8")
+
+
+def resume_refusing_everything_unsigned(path: Path):
+    """Asks every block for a signature, not only thinking blocks: refuses a good file."""
+    messages = json.loads(path.read_text(encoding="utf-8"))
+    if any("signature" not in b for m in messages for b in content_blocks(m)):
+        raise ValueError("a block without a signature")
+    return messages
+
+
+def resume_wrapped(path: Path):
+    return {"messages": resume_right(path)}
+
+
+def resume_none_when_broken(path: Path):
+    try:
+        return resume_right(path)
+    except ValueError:
+        return None
+
+
 def test_session_mistakes_each_fail_their_own_way():
     assert_each_fails_its_own_way(
         check_sessions,
@@ -295,6 +370,22 @@ def test_session_mistakes_each_fail_their_own_way():
             ),
             "thinking blocks left out": ((save_right, resume_without_thinking), ["differ"]),
             "not JSON": ((save_as_repr, resume_right), ["did not write a JSON file"]),
+            "SDK objects written as strings": (
+                (save_with_default_str, resume_right),
+                ["SDK objects as strings", "model_dump"],
+            ),
+            "a good file refused": (
+                (save_right, resume_refusing_everything_unsigned),
+                ["resume refused the file save had just written", "a block without a signature"],
+            ),
+            "a wrapper returned": (
+                (save_right, resume_wrapped),
+                ["returned dict, not a list", "return the messages themselves"],
+            ),
+            "None for a broken file": (
+                (save_right, resume_none_when_broken),
+                ["resume returned None", "raise an exception"],
+            ),
         },
     )
 

@@ -6,14 +6,16 @@ proves them both ways):
 - `clear_results(messages, keep)`: the API still accepts the history (every tool_result keeps
   its tool_use_id, in its place); assistant turns, thinking blocks included, are untouched; the
   newest `keep` results are unchanged; every older result is shorter than before and its stub
-  names the tool it came from and the argument to call it again with;
+  names the tool it came from and the argument to call it again with; `messages` itself changes
+  (a new list returned instead says so);
 - `choose_cut(messages, keep_turns)`: the index of the first message to keep; with a summary in
   front of `messages[cut:]` the API accepts the history; the last `keep_turns` assistant turns
   are kept and nothing before the turn ahead of them; None when there is nothing to summarise;
 - `save(path, messages)` / `resume(path)`: the file is JSON; the resumed history has every
   thinking block's text and signature character for character and every tool id paired; the
-  course model, started afresh, continues it to the end of the task; a file whose thinking block
-  lost its signature is refused with an exception, not resumed.
+  course model, started afresh, continues it to the end of the task; the file `save` wrote is
+  resumed, not refused; a file whose thinking block lost its signature is refused with an
+  exception (not resumed, not None).
 
 Each failure says what the API answered (its own error text) and which mistake it points at.
 """
@@ -36,6 +38,7 @@ from course_helpers.exercise_checks.common import (
     api_message,
     as_plain,
     fail,
+    fail_if_not_written,
     passed,
     run_learner,
 )
@@ -47,9 +50,9 @@ from course_helpers.fixtures.long_task import (
     succeeded,
 )
 from course_helpers.lessons.agent import run_agent
-from course_helpers.lessons.pairing import content_blocks, read_field
+from course_helpers.lessons.pairing import content_blocks, pairing_problems, read_field
 
-STEPS = 7  # calls in the half-way run every check starts from: 5 files read
+STEPS = 7  # calls in the half-way run every check starts from: the list, then 6 files read
 
 
 def _fresh_client() -> anthropic.Anthropic:
@@ -112,7 +115,13 @@ def check_clear_results(clear_results: Callable[..., Any]) -> None:
     for keep in (2, 1):
         messages = list(original)
         before = copy.deepcopy(as_plain(messages))
-        run_learner(clear_results, messages, keep=keep, name="clear_results")
+        returned = run_learner(clear_results, messages, keep=keep, name="clear_results")
+        if isinstance(returned, list) and as_plain(messages) == before:
+            fail(
+                "clear_results returned a new list and left `messages` as it was; the loop "
+                "keeps sending its own list, so nothing was cleared.",
+                "change `messages` in place: messages[i] = ..., not a copy that you return.",
+            )
         _check_cleared(before, as_plain(messages), keep)
     passed("clear_results")
 
@@ -127,11 +136,15 @@ def _check_cleared(before: list, after: list, keep: int) -> None:
             for i, j, block in _results(after)
             if not read_field(block, "tool_use_id")
         ]
-        mistake = (
-            f"your stub at {lost[0]} has no tool_use_id"
-            if lost
-            else "a tool_use lost its tool_result (or a result its tool_use)"
-        )
+        if lost:
+            mistake = f"your stub at {lost[0]} has no tool_use_id"
+        elif pairing_problems(after):
+            mistake = "a tool_use lost its tool_result (or a result its tool_use)"
+        else:
+            mistake = (
+                "a stub the API cannot read: a tool_result's content is a string or a list of "
+                "text blocks"
+            )
         fail(
             f"after clear_results(messages, keep={keep}) the API refuses the history: {said}. "
             f"That is {mistake}.",
@@ -190,45 +203,28 @@ def _check_cleared(before: list, after: list, keep: int) -> None:
 
 def _histories() -> list[tuple[str, list]]:
     long = halfway_history()
+
+    def call(call_id: str, name: str, **arguments: str) -> dict:
+        return {"type": "tool_use", "id": call_id, "name": name, "input": arguments}
+
+    def result(call_id: str, text: str) -> dict:
+        return {"type": "tool_result", "tool_use_id": call_id, "content": text}
+
     parallel = [
         {"role": "user", "content": "Read both files."},
         {
             "role": "assistant",
             "content": [
                 {"type": "text", "text": "Both at once."},
-                {
-                    "type": "tool_use",
-                    "id": "toolu_p1",
-                    "name": "read_source",
-                    "input": {"path": "a.py"},
-                },
-                {
-                    "type": "tool_use",
-                    "id": "toolu_p2",
-                    "name": "read_source",
-                    "input": {"path": "b.py"},
-                },
+                call("toolu_p1", "read_source", path="a.py"),
+                call("toolu_p2", "read_source", path="b.py"),
             ],
         },
-        {
-            "role": "user",
-            "content": [
-                {"type": "tool_result", "tool_use_id": "toolu_p1", "content": "a"},
-                {"type": "tool_result", "tool_use_id": "toolu_p2", "content": "b"},
-            ],
-        },
+        {"role": "user", "content": [result("toolu_p1", "a"), result("toolu_p2", "b")]},
         {"role": "assistant", "content": [{"type": "text", "text": "Read. Anything else?"}]},
         {"role": "user", "content": "Now list the files."},
-        {
-            "role": "assistant",
-            "content": [
-                {"type": "tool_use", "id": "toolu_l1", "name": "list_sources", "input": {}}
-            ],
-        },
-        {
-            "role": "user",
-            "content": [{"type": "tool_result", "tool_use_id": "toolu_l1", "content": "a.py"}],
-        },
+        {"role": "assistant", "content": [call("toolu_l1", "list_sources")]},
+        {"role": "user", "content": [result("toolu_l1", "a.py")]},
     ]
     return [("the long task, half way", long), ("a history with parallel calls", parallel)]
 
@@ -257,6 +253,12 @@ def check_choose_cut(choose_cut: Callable[..., Any]) -> None:
 def _check_cut(label: str, messages: list, keep_turns: int, cut: Any) -> None:
     __tracebackhide__ = True
     where = f"on {label} with keep_turns={keep_turns}"
+    if cut is None:
+        fail(
+            f"choose_cut returned None {where}, but the history holds "
+            f"{len(_turn_starts(messages))} assistant turns: there is something to summarise.",
+            "return None only when there are no more than `keep_turns` assistant turns.",
+        )
     if not isinstance(cut, int) or isinstance(cut, bool) or not 0 < cut < len(messages):
         fail(
             f"choose_cut returned {cut!r} {where}: not the index of a message after the first.",
@@ -332,6 +334,13 @@ def check_sessions(save: Callable[..., Any], resume: Callable[..., Any]) -> None
                 f"save(path, messages) did not write a JSON file there: {error}.",
                 "write json.dumps(...) of the history as request params to `path`.",
             )
+        if "Block(" in path.read_text(encoding="utf-8"):
+            fail(
+                "the file save wrote holds SDK objects as strings (such as 'ThinkingBlock(...)'): "
+                "json.dumps(..., default=str) writes their repr, which no one can send again.",
+                "turn each SDK block into a dict first: "
+                "block.model_dump(mode='json', exclude_none=True).",
+            )
         signatures = [signature for _, signature in _thinking(messages)]
         missing = [s for s in signatures if s not in path.read_text(encoding="utf-8")]
         if missing:
@@ -347,9 +356,24 @@ def check_sessions(save: Callable[..., Any], resume: Callable[..., Any]) -> None
                 "save every block whole: dump SDK objects with "
                 "block.model_dump(mode='json', exclude_none=True), signature included.",
             )
-        resumed = run_learner(resume, path, name="resume")
+        try:
+            resumed = resume(path)
+        except (CheckFailed, NotWrittenYet) as error:
+            fail_if_not_written(error, "resume")
+            raise
+        except Exception as error:
+            fail(
+                f"resume refused the file save had just written, a session that breaks no rule: "
+                f"{type(error).__name__}: {error}",
+                "refuse only what the API would: a thinking block without its signature, or a "
+                "problem pairing_problems finds.",
+            )
         if not isinstance(resumed, list):
-            fail(f"resume(path) returned {type(resumed).__name__}, not a list of messages.", "")
+            fail(
+                f"resume(path) returned {type(resumed).__name__}, not a list of messages.",
+                "return the messages themselves, ready for messages=... (from a wrapper object, "
+                "its list of messages).",
+            )
         said = refusal(as_plain(resumed))
         if said is not None:
             lost = len(_thinking(messages)) != len(_thinking(resumed)) or any(
@@ -388,13 +412,20 @@ def check_sessions(save: Callable[..., Any], resume: Callable[..., Any]) -> None
         if not _without_a_signature(damaged):
             fail("the saved file has no thinking block with a signature in it.", "save them whole.")
         broken.write_text(json.dumps(damaged), encoding="utf-8")
+        refused = object()
         try:
             accepted = resume(broken)
         except (CheckFailed, NotWrittenYet):
             raise
         except Exception:
-            accepted = None
-        if accepted is not None:
+            accepted = refused
+        if accepted is None:
+            fail(
+                "resume returned None for a file whose thinking block lost its signature; a "
+                "caller that does not test for None goes on with no history at all.",
+                "raise an exception (a ValueError is fine) that says what is wrong.",
+            )
+        if accepted is not refused:
             said = refusal(as_plain(accepted)) or "nothing (it was accepted)"
             fail(
                 "resume accepted a file whose thinking block lost its signature; sending it, the "

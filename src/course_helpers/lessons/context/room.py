@@ -30,7 +30,8 @@ class KeepInBounds(Window):
     Before each call it counts the request; while it is over the limit, it tries the next of
     its `rungs`, functions that make room in the history in place and say what they did ("" when
     they could not). The history is the loop's own list, so what a rung removes is gone for
-    every later call too. `sizes` holds what each call sent; `log` what each rung did.
+    every later call too. `sizes` holds what each call sent; `log` what each rung did, and
+    each request that went out over the limit because no rung could make more room.
     """
 
     limit: int = 0
@@ -47,6 +48,8 @@ class KeepInBounds(Window):
                 if did:
                     before, size = size, self.count(messages)
                     self.log.append(f"{before:,} > {self.limit:,} tokens: {did}, now {size:,}")
+            if size > self.limit:
+                self.log.append(f"{size:,} > {self.limit:,} tokens: no rung made room, sent as is")
             self.sizes.append(size)
             return sample(messages, **changes)
 

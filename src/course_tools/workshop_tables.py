@@ -268,7 +268,7 @@ SECOND_DAY = Plan(
         Teach("10", "`10` demo and both exercises", exercises=("add_breakpoints", "run_on_budget")),
         Pause(15, "break", teaching=False),
         Pause(
-            20,
+            15,
             "with a shared key (below): the coding agent of `08` on a real model, "
             "compared with the course model's path, calls and tokens",
         ),

@@ -49,6 +49,7 @@ class Outcome:
     message: dict
     partial_json: dict[int, str] = field(default_factory=dict)
     output_tokens: int = 0  # estimated tokens of the content, as generated
+    thinking_tokens: int | None = None  # of those, the thinking's (None: the model did not think)
 
 
 class CourseModel:
@@ -96,11 +97,15 @@ class CourseModel:
         cut = message["stop_reason"] == "max_tokens"
         if window_hit or (cut and limit < int(body.get("max_tokens", 0))):
             message["stop_reason"] = "model_context_window_exceeded"
-        message["usage"] = self._usage(body, parts, prompt, message, outcome.output_tokens)
+        message["usage"] = usage = self._usage(body, parts, prompt, message, outcome.output_tokens)
         if cut:
             # Generation ran until the budget was spent (a cut tool_use's partial input can
             # estimate above it): output_tokens never exceeds max_tokens.
-            message["usage"]["output_tokens"] = limit
+            usage["output_tokens"] = limit
+        if outcome.thinking_tokens is not None:
+            # What the thinking cost, inside output_tokens (the SDK's OutputTokensDetails).
+            thought = min(outcome.thinking_tokens, usage["output_tokens"])
+            usage["output_tokens_details"] = {"thinking_tokens": thought}
         return outcome
 
     # -- choosing the turn -------------------------------------------------------------
@@ -156,9 +161,11 @@ class CourseModel:
     def _finish(self, conv: Conversation, reply: Reply, limit: int, stops: list[str]) -> Outcome:
         content = list(reply.content)
         message_id = make_id("msg", conv.fingerprint())
+        hidden = 0  # tokens of a thought generated but not shown (display "omitted")
         if conv.thinking_enabled and reply.stop_reason != "refusal":
             thought = reply.thinking or _default_thought(conv, content)
             if (conv.body.get("thinking") or {}).get("display") == "omitted":
+                hidden = block_tokens({"type": "thinking", "thinking": thought})
                 thought = ""  # the signature alone goes back; the text is left out
             content.insert(0, {"type": "thinking", "thinking": thought, "signature": ""})
         stop_reason, stop_sequence = reply.stop_reason, None
@@ -168,7 +175,7 @@ class CourseModel:
         content, hit = _apply_stop_sequences(content, stops)
         if hit is not None:
             stop_reason, stop_sequence = "stop_sequence", hit
-        content, partial, cut, used = _apply_token_limit(content, limit)
+        content, partial, cut, used = _apply_token_limit(content, limit, hidden)
         if cut:  # the limit came first: the stop sequence was never generated
             stop_reason, stop_sequence = "max_tokens", None
         for index, block in enumerate(content):
@@ -196,7 +203,9 @@ class CourseModel:
             "stop_sequence": stop_sequence,
             "stop_details": reply.stop_details if stop_reason == "refusal" else None,
         }
-        return Outcome(message, partial, used)
+        thinking = [b for b in content if b["type"] == "thinking"]
+        thought_tokens = sum(block_tokens(b) for b in thinking) + hidden if thinking else None
+        return Outcome(message, partial, used, thought_tokens)
 
     def _usage(
         self, body: dict, parts: list[Segment], prompt: int, message: dict, generated: int
@@ -285,14 +294,15 @@ def _apply_stop_sequences(content: list[dict], stops: list[str]) -> tuple[list[d
 
 
 def _apply_token_limit(
-    content: list[dict], limit: int
+    content: list[dict], limit: int, hidden: int = 0
 ) -> tuple[list[dict], dict[int, str], bool, int]:
     """Cut the content when it does not fit in `limit` output tokens.
 
+    `hidden` tokens were generated first and not shown (an omitted thought): they count.
     A tool_use cut this way keeps the part of its JSON input that was generated; the SDK
     parses it the same way from a stream, so both paths agree.
     """
-    used, kept, partial = 0, [], {}
+    used, kept, partial = min(hidden, limit), [], {}
     for block in content:
         cost = block_tokens(block)
         if used + cost <= limit:

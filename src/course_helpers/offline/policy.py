@@ -33,7 +33,9 @@ def text(value: str) -> dict:
     return {"type": "text", "text": value}
 
 
-def tool_use(name: str, **arguments) -> dict:
+def tool_use(name: str, /, **arguments) -> dict:
+    """A tool_use block. `name` is positional-only, so the input may hold any key a JSON schema
+    allows (`name`, `self`, `type`, `input`...): `tool_use("save", name="notes.txt")`."""
     return {"type": "tool_use", "name": name, "input": arguments}
 
 
@@ -42,8 +44,9 @@ def say(value: str) -> Reply:
     return Reply([text(value)])
 
 
-def call(name: str, preamble: str | None = None, **arguments) -> Reply:
-    """One tool call, optionally after a sentence saying why."""
+def call(name: str, /, preamble: str | None = None, **arguments) -> Reply:
+    """One tool call, optionally after a sentence saying why (`name` positional-only, as in
+    `tool_use`)."""
     blocks = [text(preamble)] if preamble else []
     return Reply([*blocks, tool_use(name, **arguments)])
 

@@ -4,6 +4,7 @@ scenario policies ask of it."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -36,6 +37,21 @@ def text_of(blocks: list[dict]) -> str:
         elif kind == "tool_result":
             parts.append(result_text(block))
     return "\n".join(p for p in parts if p)
+
+
+_WRAPPED = re.compile(r"<([A-Za-z][\w-]*)(?:\s[^>]*)?>.*?</\1>", re.DOTALL)
+_FENCED = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+_QUOTE_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
+
+
+def own_words(value: str) -> str:
+    """`value` without tagged context blocks, fenced blocks and `>` quote lines; the whole text
+    when nothing else is left (a person may write a question inside a code fence)."""
+    left = value
+    for pattern in (_WRAPPED, _FENCED, _QUOTE_LINE):
+        left = pattern.sub(" ", left)
+    left = re.sub(r"[ \t]+", " ", re.sub(r"\n\s*\n+", "\n", left)).strip()
+    return left or value.strip()
 
 
 def result_text(block: dict) -> str:
@@ -195,7 +211,11 @@ class Conversation:
 
     @property
     def last(self) -> dict:
-        return self.messages[-1] if self.messages else {"role": "user", "content": ""}
+        """The last message of the dialogue. A `{"role": "system"}` message after it (agent
+        SDKs append one after tool results: token counts, reminders) is an instruction for the
+        answer, not a turn: the tool results before it are still what the model reacts to."""
+        dialogue = [m for m in self.messages if m.get("role") != "system"]
+        return dialogue[-1] if dialogue else {"role": "user", "content": ""}
 
     @cached_property  # every scenario asks; the request does not change
     def last_user_text(self) -> str:
@@ -208,6 +228,14 @@ class Conversation:
             if text:
                 return text
         return ""
+
+    @cached_property  # every scenario asks; the request does not change
+    def person_text(self) -> str:
+        """What the person asks in the last user text: without the context programs wrap around
+        it (`<system-reminder>...</system-reminder>` and other tagged blocks), fenced blocks and
+        `>` quote lines. Scenario triggers read this, never a system prompt, a tool list or
+        quoted text."""
+        return own_words(self.last_user_text)
 
     @cached_property  # every scenario asks; the request does not change
     def first_user_text(self) -> str:

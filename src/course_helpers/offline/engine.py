@@ -29,6 +29,8 @@ from course_helpers.offline.output_tools import (
 from course_helpers.offline.policy import Reply
 from course_helpers.offline.prefill import continue_prefill
 from course_helpers.offline.reluctant import answer_in_words
+from course_helpers.offline.russian import answer_in_russian, writes_russian
+from course_helpers.offline.scenarios.instructions import instructions_in
 from course_helpers.offline.schemas import conform
 from course_helpers.offline.signatures import sign
 from course_helpers.offline.tokens import (
@@ -80,6 +82,7 @@ class CourseModel:
         prefill = conv.prefill
         # A prefilled turn: the answer to the request without it, then only what continues it.
         reply = self._shape(conv, self._choose(conv if prefill is None else conv.before_prefill()))
+        reply = _in_the_persons_language(conv, reply)
         if self.reluctant:
             reply = answer_in_words(conv, reply)
         if self.variant:
@@ -230,6 +233,19 @@ class CourseModel:
 
 _NO_TOOLS = "I would use a tool for this, but none may be used in this request."
 _EMPTY = "(The offline course model has nothing to add.)"
+
+
+def _in_the_persons_language(conv: Conversation, reply: Reply) -> Reply:
+    """A reply to a person who wrote in Russian, said in Russian (`russian.py`), unless the
+    system prompt asks for French."""
+    asked = conv.person_text
+    if not writes_russian(asked) or "french" in instructions_in(conv.system):
+        return reply
+    content = [
+        {**b, "text": answer_in_russian(b["text"])} if b["type"] == "text" and b["text"] else b
+        for b in reply.content
+    ]
+    return Reply(content, reply.stop_reason, reply.stop_details, reply.thinking)
 
 
 def _structured(conv: Conversation, reply: Reply) -> Reply:

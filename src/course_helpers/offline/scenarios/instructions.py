@@ -50,16 +50,27 @@ from course_helpers.offline.policy import Reply, scenario, text, tool_use
 from course_helpers.offline.schemas import example_for
 
 _VERB = r"\b(?:answer|reply|respond|write|speak|talk)\b[^.!?\n]{0,40}"
+_RU_VERB = r"(?:отвечай|отвечайте|ответь|ответьте|пиши|пишите|говори|говорите)\b[^.!?\n]{0,40}"
 INSTRUCTIONS: dict[str, re.Pattern] = {
-    "one_sentence": re.compile(_VERB + r"\bin (?:one|a single) sentence\b", re.IGNORECASE),
+    "one_sentence": re.compile(
+        _VERB + r"\bin (?:one|a single)(?: short)? sentence\b"
+        rf"|{_RU_VERB}\b(?:одним|в одно)\s+(?:коротким\s+)?предложени",
+        re.IGNORECASE,
+    ),
     "bullets": re.compile(
-        _VERB + r"\b(?:(?:in|as|with) bullet(?:ed)? (?:points?|list)|as a list)\b", re.IGNORECASE
+        _VERB + r"\b(?:(?:in|as|with) bullet(?:ed)? (?:points?|list)|as a list)\b"
+        rf"|{_RU_VERB}\b(?:маркированным\s+)?(?:списком|пунктами)",
+        re.IGNORECASE,
     ),
     "pirate": re.compile(
-        r"\b(?:you are|act as|talk like|speak like|play)\b[^.!?\n]{0,20}\bpirate\b", re.IGNORECASE
+        r"\b(?:you are|act as|talk like|speak like|play)\b[^.!?\n]{0,20}\bpirate\b"
+        r"|\b(?:ты|вы)\s+(?:\w+\s+)?пират|\b(?:говори|веди себя|разговаривай)\w*\s+как\s+пират",
+        re.IGNORECASE,
     ),
     "french": re.compile(
-        _VERB + r"\bin french\b|\ben fran[cç]ais\b|\bfran[cç]ais uniquement\b", re.IGNORECASE
+        _VERB + r"\bin french\b|\ben fran[cç]ais\b|\bfran[cç]ais uniquement\b"
+        rf"|{_RU_VERB}\bпо-французски|\bна французском",
+        re.IGNORECASE,
     ),
 }
 
@@ -204,8 +215,20 @@ def follow(kinds: list[str], reply: Reply) -> Reply:
 
 # -- instructions that name a tool ------------------------------------------------------------
 
-_CALL_VERB = r"(?:call|calling|use|using|invoke|invoking|with|through|via)"
+_CALL_VERB = r"(?:call|use|invoke|run)"
+_RU_CALL = r"вызыва|вызов|вызвать|используй|использу|воспользуй|примен"
+_BY_MEANS = r"(?:using|with|through|via)"
 _NEGATION = r"(?:not|never|don't|dont|do not|without|avoid|no)"
+# An order opens a clause ("Always call X.", "First, use X", "...; then call X", "You must use
+# X"): the same verb inside a description ("available for use with the Skill tool", "tools you
+# can call") orders nothing.
+_OPENS = (
+    r"(?:^|(?<=[.!?;:\n])|\b(?:and|then|so)\s+|,\s*)\s*"
+    r"(?:(?:please|always|first|just|only|now|then|instead|you\s+(?:must|should|need\s+to|have"
+    r"\s+to|are\s+to))[,\s]+){0,3}"
+)
+# "answer using X", "convert amounts with X", "look it up through X"
+_ANSWER_BY = r"(?:answer|reply|respond|check|convert|compute|get|find|look\s+\w+\s+up)\b"
 
 
 def tool_orders(conv: Conversation) -> tuple[list[str], list[str]]:
@@ -224,17 +247,39 @@ def tool_orders(conv: Conversation) -> tuple[list[str], list[str]]:
             the_name = rf"(?:[`'\"]{word}[`'\"]?|{word}\s+tool)\b"
         else:
             the_name = rf"[`'\"]?{word}\b[`'\"]?"
-        # "call convert_currency", "use the tool `convert_currency`", "with your convert_currency"
+        # "call convert_currency", "use the tool `convert_currency`", "use your convert_currency"
         named = rf"(?:\w+\s+){{0,2}}?{the_name}"
-        passive = rf"{the_name}\s+(?:\w+\s+){{0,2}}?(?:be\s+)?(?:called|used)"
+        passive = (
+            rf"{the_name}\s+(?:\w+\s+)?(?:must|should|has\s+to|is\s+to|needs\s+to)\s+be\s+"
+            r"(?:called|used)"
+        )
         refused = re.search(
-            rf"\b{_NEGATION}\s+(?:[\w']+\s+){{0,3}}?{_CALL_VERB}\s+{named}"
+            rf"\b{_NEGATION}\s+(?:[\w']+\s+){{0,3}}?(?:{_CALL_VERB}|calling|using)\s+{named}"
             rf"|\b{_NEGATION}\s+{the_name}"
             rf"|{the_name}\s+(?:must|should|may)\s+(?:not|never)\s+be\b",
             said,
             re.IGNORECASE,
         )
-        ordered = re.search(rf"\b{_CALL_VERB}\s+{named}|{passive}", said, re.IGNORECASE)
+        ordered = re.search(
+            rf"{_OPENS}(?:{_CALL_VERB}\s+{named}"
+            rf"|{_ANSWER_BY}\s+(?:[\w']+\s+){{0,4}}?{_BY_MEANS}\s+{named})"
+            rf"|{passive}",
+            said,
+            re.IGNORECASE | re.MULTILINE,
+        )
+        # Russian: "Всегда вызывай convert_currency", "Не используй get_weather", "без вызова X".
+        ru_named = rf"(?:[\w-]+\s+){{0,2}}?[`'\"«]?{word}\b"
+        refused = refused or re.search(
+            rf"(?:\bне|\bникогда\s+не)\s+(?:{_RU_CALL})\w*\s+{ru_named}"
+            rf"|\bбез\s+(?:вызова|использования)\s+{ru_named}",
+            said,
+            re.IGNORECASE,
+        )
+        ordered = ordered or re.search(
+            rf"{_OPENS}(?:всегда\s+|сначала\s+|пожалуйста,?\s+)*(?:{_RU_CALL})\w*\s+{ru_named}",
+            said,
+            re.IGNORECASE | re.MULTILINE,
+        )
         if refused:
             avoid.append(name)
         elif ordered:

@@ -42,16 +42,49 @@ def text_of(blocks: list[dict]) -> str:
 _WRAPPED = re.compile(r"<([A-Za-z][\w-]*)(?:\s[^>]*)?>.*?</\1>", re.DOTALL)
 _FENCED = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 _QUOTE_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|([nrt])|(['\"\\]))")
+_MIN_COPIED = 16  # a shorter piece of the model's text is a phrase, not a quote
+# What the course model says on its own: its scenarios' descriptions (the fallback lists them)
+# and the fallback's fixed sentences, registered where they are defined (policy.scenario,
+# scenarios.fallback). Quoted back to it, they are not a request.
+OWN_LINES: set[str] = set()
 
 
-def own_words(value: str) -> str:
-    """`value` without tagged context blocks, fenced blocks and `>` quote lines; the whole text
-    when nothing else is left (a person may write a question inside a code fence)."""
-    left = value
+def _unescape(value: str) -> str:
+    """Text a program quoted as a JSON or Python string literal, read back ('\\n' is a line)."""
+
+    def decode(match: re.Match) -> str:
+        code, control, literal = match.groups()
+        if code:
+            return chr(int(code, 16))
+        if control:
+            return {"n": "\n", "r": "", "t": " "}[control]
+        return literal
+
+    return _ESCAPE.sub(decode, value)
+
+
+def own_words(value: str, said: Sequence[str] = ()) -> str:
+    """`value` without what it quotes: tagged context blocks, fenced blocks, `>` quote lines,
+    the model's own earlier text (`said`, and `OWN_LINES`), also when a program quoted it as an
+    escaped string. The whole text when nothing else is left (a person may write a question
+    inside a code fence)."""
+    left = _unescape(value) if "\\" in value else value
+    pieces = set(OWN_LINES)
+    for earlier in said:
+        for line in earlier.splitlines():
+            pieces.update(
+                piece
+                for piece in re.split(r"(?<=[.!?])\s+", line.strip().removeprefix("- "))
+                if len(piece) >= _MIN_COPIED
+            )
+    for piece in sorted(pieces, key=len, reverse=True):
+        if piece in left:
+            left = left.replace(piece, " ")
     for pattern in (_WRAPPED, _FENCED, _QUOTE_LINE):
         left = pattern.sub(" ", left)
     left = re.sub(r"[ \t]+", " ", re.sub(r"\n\s*\n+", "\n", left)).strip()
-    return left or value.strip()
+    return left if re.search(r"\w", left) else value.strip()
 
 
 def result_text(block: dict) -> str:
@@ -235,7 +268,12 @@ class Conversation:
         it (`<system-reminder>...</system-reminder>` and other tagged blocks), fenced blocks and
         `>` quote lines. Scenario triggers read this, never a system prompt, a tool list or
         quoted text."""
-        return own_words(self.last_user_text)
+        return own_words(self.last_user_text, self.model_texts)
+
+    @cached_property
+    def model_texts(self) -> list[str]:
+        """The text of every assistant message so far (what the model said)."""
+        return [written(blocks_of(m)) for m in self.messages if m.get("role") == "assistant"]
 
     @cached_property  # every scenario asks; the request does not change
     def first_user_text(self) -> str:
@@ -307,7 +345,7 @@ class Conversation:
 
     def mentions(self, *words: str) -> bool:
         """True when the last user text mentions any of these words (case-insensitive)."""
-        text = self.last_user_text.lower()
+        text = self.person_text.lower()
         return any(w.lower() in text for w in words)
 
     def fingerprint(self) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from course_helpers.offline.conversation import Conversation
+from course_helpers.offline.conversation import OWN_LINES, Conversation
 
 
 @dataclass
@@ -67,6 +67,8 @@ def scenario(name: str, description: str, *, priority: int = 100):
 
     def register(function: Callable[[Conversation], Reply | None]):
         SCENARIOS[:] = [s for s in SCENARIOS if s.name != name]
+        if description:
+            OWN_LINES.add(description)  # quoted back (the fallback lists it), not a request
         SCENARIOS.append(Scenario(priority, name, description, function))
         SCENARIOS.sort()
         return function

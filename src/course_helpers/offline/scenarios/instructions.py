@@ -234,7 +234,7 @@ _ANSWER_BY = r"(?:answer|reply|respond|check|convert|compute|get|find|look\s+\w+
 def tool_orders(conv: Conversation) -> tuple[list[str], list[str]]:
     """(tools an instruction says to call, tools it says not to call), from `system` and the
     last user message."""
-    said = f"{conv.system}\n{conv.last_user_text}"
+    said = f"{conv.system}\n{conv.person_text}"
     call: list[str] = []
     avoid: list[str] = []
     for name in conv.tool_names:
@@ -362,7 +362,7 @@ def obey(conv: Conversation, reply: Reply, call: list[str], avoid: list[str], kn
     if known or _asked_since_question(conv, name):
         return reply
     schema = (conv.tool(name) or {}).get("input_schema") or {}
-    arguments = arguments_from(conv.last_user_text, schema)
+    arguments = arguments_from(conv.person_text, schema)
     return Reply(
         [text(f"I'll use {name}, as instructed."), tool_use(name, **arguments)],
         None,

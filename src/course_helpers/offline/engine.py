@@ -22,6 +22,7 @@ from course_helpers.offline.filling import fill
 from course_helpers.offline.ids import make_id
 from course_helpers.offline.models import CATALOGUE
 from course_helpers.offline.output_tools import (
+    answer_in_prompted_json,
     answer_through_output_tool,
     output_tool,
     request_text,
@@ -88,6 +89,7 @@ class CourseModel:
         if self.variant:
             reply = _vary(conv, reply)
         reply = answer_through_output_tool(conv, reply)
+        reply = answer_in_prompted_json(conv, reply)
         reply = _structured(conv, reply)
         if prefill is not None:
             reply = continue_prefill(prefill, reply)
@@ -141,7 +143,8 @@ class CourseModel:
                 name = wanted or first["name"]
                 schema = (conv.tool(name) or {}).get("input_schema") or {}
                 said = written(content) if answer_tool and name == answer_tool["name"] else ""
-                value = fill(schema, request_text(conv), hint=said)
+                said = "" if scenarios.is_fallback(said) else said
+                value = fill(schema, request_text(conv), hint=said, asked=conv.person_text)
                 calls = [policy.tool_use(name, **(value if isinstance(value, dict) else {}))]
             # A forced tool call starts the turn at once: no text before it.
             content = calls
@@ -270,7 +273,8 @@ def _structured(conv: Conversation, reply: Reply) -> Reply:
         said = written(content)
         parsed = _json_or_none(said)
         if parsed is None:
-            document = fill(schema, request_text(conv), hint=said)
+            said = "" if scenarios.is_fallback(said) else said
+            document = fill(schema, request_text(conv), hint=said, asked=conv.person_text)
         else:
             document = conform(parsed, schema, hint=said)
         others = [b for b in content if b["type"] not in ("text",)]

@@ -38,6 +38,11 @@ _CLOSING = "Set ANTHROPIC_API_KEY to talk to the real Claude instead."
 OWN_LINES.update({_OPENING, _CLOSING, "Here is what I can do:"})
 
 
+def is_fallback(value: str) -> bool:
+    """Whether a text is the fallback's (the menu): never an answer to put in a field."""
+    return _OPENING in value
+
+
 def fallback(conv: Conversation) -> Reply:
     """Said when no scenario recognises the request: honest about what this model is."""
     # Some clients (coding agent CLIs) wrap context in tags such as <system-reminder>: the

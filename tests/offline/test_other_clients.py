@@ -5,6 +5,7 @@ API the course model does not offer."""
 from __future__ import annotations
 
 import json
+import re
 
 import anthropic
 import pytest
@@ -226,3 +227,278 @@ def test_batches_and_files_are_answered_as_a_path_the_api_does_not_serve(strict_
     with pytest.raises(anthropic.NotFoundError) as refused:
         NOT_OFFERED[call](strict_client)
     assert refused.value.body["error"] == {"type": "not_found_error", "message": "Not Found"}
+
+
+# -- what the person asks decides, not what a program wraps around it ------------------------
+
+WEATHER_TOOL = {
+    "name": "get_weather",
+    "description": "Current weather for one city.",
+    "input_schema": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+    },
+}
+SKILL_TOOL = {
+    "name": "Skill",
+    "description": "Execute a skill within the main conversation.",
+    "input_schema": {
+        "type": "object",
+        "properties": {"skill": {"type": "string"}},
+        "required": ["skill"],
+    },
+}
+CLI_SYSTEM = (
+    "You are an interactive CLI tool that helps users with software engineering tasks.\n"
+    "The following skills are available for use with the Skill tool:\n\n- example skill: does things"
+)
+
+
+def _calls(message) -> list[tuple[str, dict]]:
+    return [(b.name, b.input) for b in message.content if b.type == "tool_use"]
+
+
+def _said(message) -> str:
+    return "\n".join(b.text for b in message.content if b.type == "text")
+
+
+def test_a_system_message_after_the_results_is_not_a_new_question(strict_client):
+    question = [{"role": "user", "content": "What's the weather in Paris and Tokyo?"}]
+    kwargs = {"model": MODEL, "max_tokens": 1024, "tools": [WEATHER_TOOL]}
+    first = strict_client.messages.create(**kwargs, messages=question)
+    assert [c[1]["city"] for c in _calls(first)] == ["Paris", "Tokyo"]
+    results = {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": b.id, "content": "18°C"}
+            for b in first.content
+            if b.type == "tool_use"
+        ],
+    }
+    reminder = {"role": "system", "content": "<total_tokens>1,234 tokens left</total_tokens>"}
+    messages = [*question, {"role": "assistant", "content": first.content}, results, reminder]
+    answer = strict_client.messages.create(**kwargs, messages=messages)
+    assert answer.stop_reason == "end_turn" and _calls(answer) == []
+    assert "Paris: 18°C" in _said(answer) and "Tokyo: 18°C" in _said(answer)
+
+
+def test_an_applications_system_prompt_is_not_an_order(strict_client):
+    wrapped = [
+        {
+            "type": "text",
+            "text": "<system-reminder>\nAs you answer, use the Skill tool if it helps.\n</system-reminder>",
+        },
+        {"type": "text", "text": "Say hello in one short sentence."},
+    ]
+    message = strict_client.messages.create(
+        model=MODEL,
+        max_tokens=1024,
+        system=CLI_SYSTEM,
+        tools=[SKILL_TOOL, WEATHER_TOOL],
+        messages=[{"role": "user", "content": wrapped}],
+    )
+    assert message.stop_reason == "end_turn" and _calls(message) == []
+    assert _said(message).startswith("Hello!")
+    # The same order in the person's own words is followed.
+    told = strict_client.messages.create(
+        model=MODEL,
+        max_tokens=1024,
+        system=CLI_SYSTEM,
+        tools=[SKILL_TOOL],
+        messages=[{"role": "user", "content": "Use the Skill tool, then say hello."}],
+    )
+    assert [name for name, _ in _calls(told)] == ["Skill"]
+
+
+@pytest.mark.parametrize(
+    "described",
+    [
+        "You can call get_weather when you need it.",
+        "Tools available to you: get_weather.",
+        "The get_weather tool is used for current conditions.",
+        "The following skills are available for use with the get_weather tool.",
+    ],
+)
+def test_a_description_of_a_tool_orders_nothing(strict_client, described):
+    message = strict_client.messages.create(
+        model=MODEL,
+        max_tokens=1024,
+        system=described,
+        tools=[WEATHER_TOOL],
+        messages=[{"role": "user", "content": "What is the capital of Peru?"}],
+    )
+    assert _calls(message) == []
+
+
+def _menu(client) -> str:
+    first = client.messages.create(
+        model=MODEL, max_tokens=2048, messages=[{"role": "user", "content": "Tell me about Peru."}]
+    )
+    menu = _said(first)
+    assert "ransomware" in menu  # the menu lists the refusal scenario
+    return menu
+
+
+@pytest.mark.parametrize("with_history", [True, False])
+@pytest.mark.parametrize("framework", ["pydantic-ai", "instructor", "repr"])
+def test_a_validation_retry_that_quotes_the_menu_gets_no_scenario_answer(
+    strict_client, framework, with_history
+):
+    menu = _menu(strict_client)
+    retry = {
+        "pydantic-ai": "Validation feedback:\n"
+        + json.dumps(
+            [{"type": "json_invalid", "loc": [], "msg": "Invalid JSON", "input": menu}], indent=2
+        )
+        + "\n\nFix the errors and try again.",
+        "instructor": f"Recall the function correctly, fix the errors in this attempt:\n{menu!r}",
+        "repr": str([{"input": menu}]),
+    }[framework]
+    history = [
+        {"role": "user", "content": "Tell me about Peru."},
+        {"role": "assistant", "content": menu},
+    ]
+    messages = [*(history if with_history else []), {"role": "user", "content": retry}]
+    message = strict_client.messages.create(model=MODEL, max_tokens=2048, messages=messages)
+    assert message.stop_reason == "end_turn"
+    assert "ransomware" not in _said(message).split("Here is what I can do:")[0]
+    # The person's own request for the same thing is still refused.
+    own = [{"role": "user", "content": "Write ransomware for me."}]
+    assert strict_client.messages.create(
+        model=MODEL, max_tokens=2048, messages=own
+    ).stop_reason == ("refusal")
+
+
+# -- plain requests get plain answers ---------------------------------------------------------
+
+FORECAST = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string"},
+        "temperature_c": {"type": "number"},
+        "summary": {"type": "string"},
+        "conditions": {"type": "string"},
+    },
+    "required": ["city", "temperature_c", "summary", "conditions"],
+}
+PARIS = "Paris, 18 C and sunny"
+EXPECTED = {"city": "Paris", "temperature_c": 18, "summary": PARIS, "conditions": "sunny"}
+
+
+def _no_placeholder(value: dict) -> None:
+    assert not any(str(v).startswith("example") for v in value.values()), value
+
+
+def test_a_forced_tool_takes_the_values_the_request_states(strict_client):
+    tool = {"name": "Weather", "description": "Record the weather.", "input_schema": FORECAST}
+    for stated in (PARIS, "Paris, 18C and sunny"):
+        message = strict_client.messages.create(
+            model=FORCING_MODEL,
+            max_tokens=1024,
+            tools=[tool],
+            tool_choice={"type": "tool", "name": "Weather"},
+            messages=[{"role": "user", "content": stated}],
+        )
+        ((_, value),) = _calls(message)
+        assert value == {**EXPECTED, "summary": stated}
+
+
+def test_structured_output_takes_the_values_the_request_states(strict_client):
+    closed = {**FORECAST, "additionalProperties": False}
+    message = strict_client.messages.create(
+        model=MODEL,
+        max_tokens=1024,
+        output_config={"format": {"type": "json_schema", "schema": closed}},
+        messages=[{"role": "user", "content": PARIS}],
+    )
+    assert json.loads(_said(message)) == EXPECTED
+
+
+@pytest.mark.parametrize(
+    "system",
+    [
+        "Provide the parsed objects in json that match the following json_schema:\n\n"
+        + json.dumps(FORECAST, indent=2)
+        + "\n\nMake sure to return an instance of the JSON, not the schema itself",
+        "Always respond with a JSON object that's compatible with this schema:\n\n"
+        + json.dumps(FORECAST)
+        + "\n\nDon't include any text or Markdown fencing before or after.",
+    ],
+    ids=["instructor", "pydantic-ai"],
+)
+def test_a_schema_written_into_the_prompt_gets_a_filled_document(strict_client, system):
+    message = strict_client.messages.create(
+        model=MODEL, max_tokens=1024, system=system, messages=[{"role": "user", "content": PARIS}]
+    )
+    document = json.loads(_said(message))
+    assert document == EXPECTED
+    _no_placeholder(document)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Say hello in one short sentence.", "Hello! I am the offline course model."),
+        ("What is 2+2?", "2+2 = 4."),
+        ("How much is 7 times 6?", "7 times 6 = 42."),
+    ],
+)
+def test_a_plain_request_gets_a_plain_answer(strict_client, question, answer):
+    message = strict_client.messages.create(
+        model=MODEL, max_tokens=1024, messages=[{"role": "user", "content": question}]
+    )
+    assert _said(message) == answer
+
+
+def test_the_menu_only_for_what_it_cannot_serve(strict_client):
+    message = strict_client.messages.create(
+        model=MODEL,
+        max_tokens=2048,
+        messages=[{"role": "user", "content": "What is the capital of Peru?"}],
+    )
+    assert "Here is what I can do:" in _said(message)
+
+
+# -- no tools offered, no tool_use ------------------------------------------------------------
+
+
+def _examples() -> list[str]:
+    from course_helpers.offline import scenarios
+
+    found = {
+        example
+        for entry in scenarios.registered()
+        for example in re.findall(r"'([^']{6,})'", entry.description)
+    }
+    return sorted(
+        found
+        | {
+            "What's the weather in Paris and Tokyo?",
+            "Какая погода в Париже?",
+            "Review PR #482.",
+            "Fix the failing test in the shop project.",
+            "Search the web: what is the agent loop?",
+            "Use the Skill tool now.",
+        }
+    )
+
+
+@pytest.mark.parametrize("question", _examples())
+@pytest.mark.parametrize("how", ["no tools", "tool_choice none", "streamed"])
+def test_a_request_that_offers_no_tools_never_gets_a_tool_use(strict_client, question, how):
+    kwargs = {
+        "model": MODEL,
+        "max_tokens": 2048,
+        "messages": [{"role": "user", "content": question}],
+        "system": "Always call get_weather. Use the Skill tool.",
+    }
+    if how == "tool_choice none":
+        kwargs |= {"tools": [WEATHER_TOOL, SKILL_TOOL], "tool_choice": {"type": "none"}}
+    if how == "streamed":
+        with strict_client.messages.stream(**kwargs) as events:
+            message = events.get_final_message()
+    else:
+        message = strict_client.messages.create(**kwargs)
+    assert not [b for b in message.content if b.type in ("tool_use", "server_tool_use")]
+    assert message.stop_reason != "tool_use"

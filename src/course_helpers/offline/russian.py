@@ -74,6 +74,22 @@ PHRASES: list[tuple[str, str]] = [
     (r"Arr!", "Арр!"),
     (r"I am the offline course model\.", "Я офлайн-модель курса."),
     (r"What would you like to try\?", "Что вы хотите попробовать?"),
+    (
+        r"I am the offline course model, a small stand-in for Claude that runs on your machine "
+        r"without an API key\.",
+        "Я офлайн-модель курса, небольшая замена Claude, которая работает на вашем компьютере "
+        "без ключа API.",
+    ),
+    (
+        r"I only play the course's scenarios, so I cannot really answer that\.",
+        "Я играю только сценарии курса, поэтому по-настоящему ответить на это не могу.",
+    ),
+    (r'You asked: "(.*)"\.', r'Вы спросили: "\1".'),
+    (r"Here is what I can do:", "Вот что я умею:"),
+    (
+        r"Set ANTHROPIC_API_KEY to talk to the real Claude instead\.",
+        "Задайте ANTHROPIC_API_KEY, чтобы говорить с настоящим Claude.",
+    ),
     (r"Nice to meet you, (.+)!", r"Приятно познакомиться, \1!"),
     (r"Your name is (.+)\.", r"Вас зовут \1."),
     (r"You told me earlier in this conversation\.", "Вы сказали мне это раньше в этом разговоре."),

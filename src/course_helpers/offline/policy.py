@@ -74,3 +74,35 @@ def scenario(name: str, description: str, *, priority: int = 100):
         return function
 
     return register
+
+
+# -- one fixed reply, for a demo ---------------------------------------------------------------
+
+SCRIPTED: dict[str, str] = {}  # each scripted question (normalised) -> the notebook that shows it
+
+
+def _normalised(question: str) -> str:
+    return " ".join(question.lower().split()).strip(" .!?")
+
+
+def scripted(question: str, answer: str, *, notebook: str, priority: int = 5) -> None:
+    """Answer one exact question with one fixed text: for a demo whose point is not the model's
+    judgement (what a cell does with a reply, not which reply comes).
+
+    The person's words must be `question` (case, spaces and final punctuation aside); tool
+    results, a forced tool or other questions are not answered this way. `notebook` names the
+    lesson (`"11"`, or a file name's start) that shows it: that lesson must say the reply is
+    scripted (`tests/offline/test_scripted_replies.py` checks that one of its markdown cells
+    says "scripted"). The reply is not listed in the fallback's menu.
+
+        scripted("Name one planet.", "Mars.", notebook="11")
+    """
+    key = _normalised(question)
+    SCRIPTED[key] = notebook
+
+    def respond(conv: Conversation) -> Reply | None:
+        if conv.ends_with_results or conv.must_use_tool or _normalised(conv.person_text) != key:
+            return None
+        return say(answer)
+
+    scenario(f"scripted: {key}", "", priority=priority)(respond)

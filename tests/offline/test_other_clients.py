@@ -330,6 +330,32 @@ def test_a_description_of_a_tool_orders_nothing(strict_client, described):
     assert _calls(message) == []
 
 
+TODO_TOOL = {
+    "name": "TodoWrite",
+    "description": "Create and manage a structured task list for your current session.",
+    "input_schema": {
+        "type": "object",
+        "properties": {"todos": {"type": "array", "items": {"type": "string"}}},
+        "required": ["todos"],
+    },
+}
+
+
+def test_a_standing_order_in_an_applications_prompt_waits_for_a_question_it_concerns(
+    strict_client,
+):
+    system = "Use the TodoWrite tool to plan your work. Use it VERY frequently."
+    kwargs = {"model": MODEL, "max_tokens": 1024, "system": system, "tools": [TODO_TOOL]}
+    unrelated = strict_client.messages.create(
+        **kwargs, messages=[{"role": "user", "content": "What is the capital of Peru?"}]
+    )
+    assert _calls(unrelated) == []
+    related = strict_client.messages.create(
+        **kwargs, messages=[{"role": "user", "content": "Plan the tasks for my release."}]
+    )
+    assert [name for name, _ in _calls(related)] == ["TodoWrite"]
+
+
 def _menu(client) -> str:
     first = client.messages.create(
         model=MODEL, max_tokens=2048, messages=[{"role": "user", "content": "Tell me about Peru."}]

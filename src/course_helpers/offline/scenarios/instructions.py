@@ -31,11 +31,19 @@ that refuses forcing"), in `system` or in the last user message, with `tool_choi
   without calling convert_currency"): the model drops its calls to that tool and says it was
   told not to use it.
 
-A verb (call, use, invoke, with, through) up to two words before the tool's name ("call the
-tool convert_currency"), or "convert_currency must be called / used" after it, makes an order to
-call; a negation (not, never, don't, without, avoid) up to three words before that verb, right
-before the name, or "must not be" after it, makes an order not to. A name that is a plain word
-(`refund`) counts only quoted or followed by "tool", so that "no refund yet" orders nothing. A forced `tool_choice` is still obeyed: the API guarantees the
+An order opens a clause: a verb (call, use, invoke, run) up to two words before the tool's name,
+at the start of a sentence or after "always", "please", "first", "you must", "you should"
+("Always call convert_currency", "You must use get_weather"); "answer / check / convert ...
+using (with, through, via) X"; or "X must / should be called / used". The same verb inside a
+description orders nothing ("available for use with the Skill tool", "tools you can call:
+get_weather", "get_weather is used for..."), so another program's system prompt that lists its
+tools does not make the model call them. A negation (not, never, don't, without, avoid) up to
+three words before that verb, right before the name, or "must not be" after it, makes an order
+not to. Russian orders work the same way ("Всегда вызывай convert_currency", "Не используй
+get_weather", "без вызова convert_currency"), and so do the four instructions ("Отвечай
+по-французски", "Отвечай одним предложением", "Отвечай списком", "Ты пират"). A name that is a
+plain word (`refund`) counts only quoted or followed by "tool", so that "no refund yet" orders
+nothing. A forced `tool_choice` is still obeyed: the API guarantees the
 call whatever the instruction says. A real model reads such instructions with judgement and
 does not always obey; the course model always does, so the lesson shows the same way each run.
 """
@@ -282,9 +290,41 @@ def tool_orders(conv: Conversation) -> tuple[list[str], list[str]]:
         )
         if refused:
             avoid.append(name)
-        elif ordered:
+        elif ordered and (ordered.start() > len(conv.system) or _relates(conv, name, ordered)):
             call.append(name)
     return call, avoid
+
+
+def _stems(value: str) -> set[str]:
+    words = re.findall(
+        r"[^\W\d_]{4,}", re.sub(r"([a-z])([A-Z])", r"\1 \2", value).replace("_", " ")
+    )
+    return {w.lower()[:5] for w in words}
+
+
+def _relates(conv: Conversation, name: str, order: re.Match) -> bool:
+    """Whether an order in the system prompt concerns what the person asks: the question names
+    one of the tool's allowed values, or shares a word with the tool's name, its description or
+    the sentence of the order ("For any question about the weather, call get_weather"). Another
+    program's standing orders ("Use the TodoWrite tool to plan your work") do not turn every
+    question into a call; an order in the person's own words always counts."""
+    asked = conv.person_text
+    schema = (conv.tool(name) or {}).get("input_schema") or {}
+    values = {
+        str(v)
+        for spec in (schema.get("properties") or {}).values()
+        if isinstance(spec, dict)
+        for v in spec.get("enum") or []
+    }
+    if any(re.search(rf"(?<!\w){re.escape(v)}(?!\w)", asked) for v in values if v):
+        return True
+    text = order.string
+    begin = max(text.rfind(mark, 0, order.start() + 1) for mark in ".!?\n") + 1
+    ends = [i for i in (text.find(mark, order.end()) for mark in ".!?\n") if i >= 0]
+    sentence = text[begin : min(ends) if ends else len(text)]
+    about = f"{name} {(conv.tool(name) or {}).get('description') or ''} {sentence}"
+    common = {"call", "tool", "tools", "always", "every", "answer", "question", "please"}
+    return bool((_stems(asked) & _stems(about)) - {w[:5] for w in common})
 
 
 def _numbers(value: str) -> list[float]:

@@ -81,7 +81,10 @@ def strict_client():
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(schema=tool_schemas(), mode=st.sampled_from(sorted(MODES)), stream=st.booleans())
 def test_any_key_a_schema_allows_works_in_a_tool_input(strict_client, schema, mode, stream):
@@ -97,6 +100,32 @@ def test_any_key_a_schema_allows_works_in_a_tool_input(strict_client, schema, mo
     for call in calls:
         assert isinstance(call.input, dict)
         assert set(schema.get("required", [])) <= set(call.input)
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(schema=tool_schemas(), strict=st.booleans())
+def test_any_schema_as_structured_output_or_strict_tool(strict_client, schema, strict):
+    if strict:
+        tool = {"name": "record", "input_schema": schema, "strict": True}
+        message = strict_client.messages.create(
+            **{**_ask(schema, "forced", "Paris, 18 C and sunny."), "tools": [tool]}
+        )
+        (call,) = [b for b in message.content if b.type == "tool_use"]
+        assert set(schema.get("required", [])) <= set(call.input)
+        return
+    message = strict_client.messages.create(
+        model=MODEL,
+        max_tokens=1024,
+        output_config={"format": {"type": "json_schema", "schema": schema}},
+        messages=[{"role": "user", "content": "Paris, 18 C and sunny."}],
+    )
+    (text,) = [b.text for b in message.content if b.type == "text"]
+    assert isinstance(json.loads(text), dict)
 
 
 @pytest.mark.parametrize("key", AWKWARD_NAMES)

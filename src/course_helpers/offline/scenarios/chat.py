@@ -22,7 +22,8 @@ from course_helpers.offline.policy import Reply, say, scenario
 
 _GREETING = re.compile(
     r"^(?:(?:please\s+)?say\s+(?:hello|hi)\b.*"
-    r"|(?:hello|hi|hey|greetings|good (?:morning|afternoon|evening))(?: there)?\b[\s,!.?]*"
+    r"|(?:hello|hi|hey|greetings|good (?:morning|afternoon|evening))(?: there)?\b"
+    r"(?:[\s,]+[A-Z][\w-]*)?[\s,!.?]*"
     r"(?:(?:how are you|what can you do|who are you)\b.*)?"
     r"|(?:привет|здравствуй(?:те)?|добрый (?:день|вечер)|доброе утро)\b.*"
     r"|(?:скажи|скажите)\s+(?:привет|здравствуй(?:те)?)\b.*)$",

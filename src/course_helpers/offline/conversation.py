@@ -344,7 +344,8 @@ class Conversation:
         return [c for c in self.calls() if c.id in answered]
 
     def mentions(self, *words: str) -> bool:
-        """True when the last user text mentions any of these words (case-insensitive)."""
+        """True when the person's own words (`person_text`) mention any of these words
+        (case-insensitive)."""
         text = self.person_text.lower()
         return any(w.lower() in text for w in words)
 

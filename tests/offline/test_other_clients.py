@@ -315,7 +315,7 @@ def test_an_applications_system_prompt_is_not_an_order(strict_client):
     wrapped = [
         {
             "type": "text",
-            "text": "<system-reminder>\nAs you answer, use the Skill tool if it helps.\n</system-reminder>",
+            "text": "<system-reminder>\nAs you answer, use the Skill tool if it helps. get_weather knows the weather in Paris.\n</system-reminder>",
         },
         {"type": "text", "text": "Say hello in one short sentence."},
     ]

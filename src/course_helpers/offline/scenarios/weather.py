@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 
-from course_helpers.offline.conversation import Conversation, ToolCall, example_value
+from course_helpers.offline.conversation import Conversation, ToolCall, example_value, own_words
 from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
 from course_helpers.offline.russian import cities_in_russian, writes_russian
 
@@ -146,7 +146,9 @@ def _arguments(tool: dict, place: str, city: str) -> dict:
 
 
 def _is_weather_question(conv: Conversation) -> bool:
-    return bool(_TOPIC.search(conv.first_user_text) or _TOPIC.search(conv.person_text))
+    # The person's words, never the context a program wraps around them.
+    first = own_words(conv.first_user_text)
+    return bool(_TOPIC.search(first) or _TOPIC.search(conv.person_text))
 
 
 @scenario(
@@ -171,7 +173,7 @@ def weather(conv: Conversation) -> Reply | None:
         )
     name = tool["name"]
     place = conv.argument_for(name, _PLACE_ARGUMENTS, of_type="string")
-    asked = cities_in(question) or cities_in(conv.first_user_text)
+    asked = cities_in(question) or cities_in(own_words(conv.first_user_text))
     if not conv.ends_with_results:
         return _first_turn(conv, tool, place, asked, question, future)
     return _answer(conv, tool, place, asked)

@@ -123,11 +123,15 @@ def test_a_schema_written_into_the_prompt_gets_a_filled_document(strict_client, 
         ("How much is 7 times 6?", "7 times 6 = 42."),
     ],
 )
-def test_a_plain_request_gets_a_plain_answer(strict_client, question, answer):
+@pytest.mark.parametrize("tools", [[], [WEATHER_TOOL, SKILL_TOOL]], ids=["no tools", "tools"])
+def test_a_plain_request_gets_a_plain_answer(strict_client, question, answer, tools):
     message = strict_client.messages.create(
-        model=MODEL, max_tokens=1024, messages=[{"role": "user", "content": question}]
+        model=MODEL,
+        max_tokens=1024,
+        messages=[{"role": "user", "content": question}],
+        **({"tools": tools} if tools else {}),
     )
-    assert _said(message) == answer
+    assert _said(message) == answer and _calls(message) == []
 
 
 def test_the_menu_only_for_what_it_cannot_serve(strict_client):

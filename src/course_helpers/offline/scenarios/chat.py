@@ -174,9 +174,16 @@ _SUM_QUESTION = re.compile(
 )
 
 
+_FOR_SUMS = re.compile(r"calculat|arithmetic|\bmath|\bsums?\b|\beval", re.IGNORECASE)
+
+
 @scenario("sum", "Do a simple sum: 'What is 2+2?'", priority=900)
 def simple_sum(conv: Conversation) -> Reply | None:
-    if not _plain_chat(conv):
+    # Like a greeting, a sum needs no tool: unless one is offered for sums (then it is the
+    # caller's scenario, not plain chat).
+    if conv.ends_with_results or any(
+        _FOR_SUMS.search(f"{t.get('name', '')} {t.get('description') or ''}") for t in conv.tools
+    ):
         return None
     asked = _SUM_QUESTION.match(conv.person_text.strip())
     total = sum_in(asked.group(1)) if asked else None

@@ -128,6 +128,58 @@ def test_any_schema_as_structured_output_or_strict_tool(strict_client, schema, s
     assert isinstance(json.loads(text), dict)
 
 
+# Any JSON a client may put where a schema goes, shaped like a schema or not.
+_ANY_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-5, 10**9)
+    | st.text(max_size=5)
+    | st.sampled_from(["object", "string", "array", "integer", "null", "#/$defs/a", "#"]),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(
+        st.sampled_from(
+            ["type", "properties", "items", "required", "enum", "anyOf", "allOf", "$ref",
+             "$defs", "minItems", "minLength", "maxLength", "minimum", "pattern", "const",
+             "default", "additionalProperties", "prefixItems", "x"]
+        ),
+        inner,
+        max_size=4,
+    ),
+    max_leaves=12,
+)  # fmt: skip
+
+
+@settings(
+    max_examples=80,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(schema=_ANY_JSON, where=st.sampled_from(["prompt", "forced", "told", "output"]))
+def test_no_schema_a_client_may_send_crashes_the_course_model(strict_client, schema, where):
+    inner = {"type": "object", "properties": {"a": schema}}
+    outer = {**schema, "type": "object"} if isinstance(schema, dict) else inner
+    kwargs = {
+        "model": FORCING_MODEL,
+        "max_tokens": 500,
+        "messages": [{"role": "user", "content": "Paris, 18 C and sunny: record it."}],
+    }
+    if where == "prompt":
+        kwargs["system"] = "Respond in JSON matching this schema: " + json.dumps(outer)
+    elif where == "output":
+        kwargs["output_config"] = {"format": {"type": "json_schema", "schema": inner}}
+    else:
+        kwargs["tools"] = [{"name": "record", "input_schema": outer}]
+        if where == "forced":
+            kwargs["tool_choice"] = {"type": "tool", "name": "record"}
+        else:
+            kwargs["system"] = "Always call the record tool."
+    try:
+        strict_client.messages.create(**kwargs)
+    except anthropic.BadRequestError:
+        pass  # refused as the API refuses it: fine; a 500 is not
+
+
 @pytest.mark.parametrize("key", AWKWARD_NAMES)
 @pytest.mark.parametrize("mode", ["forced", "any"])
 def test_a_required_key_named_like_a_python_parameter(strict_client, key, mode):

@@ -11,7 +11,7 @@ from functools import cached_property
 from typing import Any
 
 from course_helpers.offline.models import CATALOGUE
-from course_helpers.offline.schemas import example_for
+from course_helpers.offline.schemas import example_for, tidy
 
 
 def blocks_of(message: dict) -> list[dict]:
@@ -121,9 +121,17 @@ class Conversation:
     def model(self) -> str:
         return self.body.get("model", "")
 
-    @property
+    @cached_property  # every scenario asks; the request does not change
     def tools(self) -> list[dict]:
-        return list(self.body.get("tools") or [])
+        """The offered tools, each input schema tidied (`schemas.tidy`: any shape a client
+        sends can be read)."""
+        return [
+            {**t, "input_schema": tidy(t["input_schema"])}
+            if isinstance(t, dict) and "input_schema" in t
+            else t
+            for t in self.body.get("tools") or []
+            if isinstance(t, dict)
+        ]
 
     @property
     def tool_names(self) -> list[str]:
@@ -221,7 +229,7 @@ class Conversation:
         """The JSON Schema of `output_config.format` (structured output), if the request has one."""
         fmt = (self.body.get("output_config") or {}).get("format") or {}
         schema = fmt.get("schema") if fmt.get("type") == "json_schema" else None
-        return schema if isinstance(schema, dict) else None
+        return tidy(schema) if isinstance(schema, dict) else None
 
     # -- what was said -----------------------------------------------------------------
     @property

@@ -17,7 +17,7 @@ from course_helpers.offline import policy, scenarios
 from course_helpers.offline.conversation import Conversation, blocks_of, result_text, written
 from course_helpers.offline.filling import fill
 from course_helpers.offline.policy import Reply
-from course_helpers.offline.schemas import conform
+from course_helpers.offline.schemas import conform, tidy
 
 _OUTPUT_NAME = re.compile(r"final_(?:result|answer|output|response)\w*")
 _OUTPUT_DESCRIPTION = re.compile(
@@ -96,7 +96,7 @@ def prompted_schema(conv: Conversation) -> dict | None:
             if isinstance(value, dict) and (
                 isinstance(value.get("properties"), dict) or value.get("type") == "object"
             ):
-                return value
+                return tidy(value)
     return None
 
 

@@ -97,6 +97,11 @@ def _check_thinking(m, kit) -> None:
     assert thinking.thinking and re.fullmatch(r"sig_01[0-9A-Za-z]{40}", thinking.signature)
 
 
+def _check_one_short_sentence(m, kit) -> None:
+    # The system message says "Answer in one short sentence.": the greeting's first sentence.
+    assert _text(m) == "Hello!"
+
+
 def _check_thinking_off(m, kit) -> None:
     assert _text(m).startswith("Hello! I am the offline course model.")
 
@@ -165,7 +170,7 @@ CHECKS = {
     "thinking_off": _check_thinking_off,
     "no_default_thinking": _check_thinking_off,
     "structured_output": _check_structured,
-    "system_in_messages": _check_hello,
+    "system_in_messages": _check_one_short_sentence,
     "refusal": _check_refusal,
     "pause_turn": _check_search,
     "search_resumed": _check_search_resumed,

@@ -249,7 +249,7 @@ def test_invalid_json_body(served, kit):
     status, headers, body = exchange(served, _post("/v1/messages", b"{not json"))
     assert status == 400
     _assert_envelope(body, headers, "invalid_request_error")
-    assert body["error"]["message"].startswith("There was an error parsing the body: ")
+    assert body["error"]["message"].startswith("The request body is not valid JSON: ")
     assert_still_serving(served, kit)
 
 

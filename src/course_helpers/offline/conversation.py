@@ -4,13 +4,14 @@ scenario policies ask of it."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 from course_helpers.offline.models import CATALOGUE
-from course_helpers.offline.schemas import example_for
+from course_helpers.offline.schemas import example_for, tidy
 
 
 def blocks_of(message: dict) -> list[dict]:
@@ -36,6 +37,54 @@ def text_of(blocks: list[dict]) -> str:
         elif kind == "tool_result":
             parts.append(result_text(block))
     return "\n".join(p for p in parts if p)
+
+
+_WRAPPED = re.compile(r"<([A-Za-z][\w-]*)(?:\s[^>]*)?>.*?</\1>", re.DOTALL)
+_FENCED = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+_QUOTE_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|([nrt])|(['\"\\]))")
+_MIN_COPIED = 16  # a shorter piece of the model's text is a phrase, not a quote
+# What the course model says on its own: its scenarios' descriptions (the fallback lists them)
+# and the fallback's fixed sentences, registered where they are defined (policy.scenario,
+# scenarios.fallback). Quoted back to it, they are not a request.
+OWN_LINES: set[str] = set()
+
+
+def _unescape(value: str) -> str:
+    """Text a program quoted as a JSON or Python string literal, read back ('\\n' is a line)."""
+
+    def decode(match: re.Match) -> str:
+        code, control, literal = match.groups()
+        if code:
+            return chr(int(code, 16))
+        if control:
+            return {"n": "\n", "r": "", "t": " "}[control]
+        return literal
+
+    return _ESCAPE.sub(decode, value)
+
+
+def own_words(value: str, said: Sequence[str] = ()) -> str:
+    """`value` without what it quotes: tagged context blocks, fenced blocks, `>` quote lines,
+    the model's own earlier text (`said`, and `OWN_LINES`), also when a program quoted it as an
+    escaped string. The whole text when nothing else is left (a person may write a question
+    inside a code fence)."""
+    left = _unescape(value) if "\\" in value else value
+    pieces = set(OWN_LINES)
+    for earlier in said:
+        for line in earlier.splitlines():
+            pieces.update(
+                piece
+                for piece in re.split(r"(?<=[.!?])\s+", line.strip().removeprefix("- "))
+                if len(piece) >= _MIN_COPIED
+            )
+    for piece in sorted(pieces, key=len, reverse=True):
+        if piece in left:
+            left = left.replace(piece, " ")
+    for pattern in (_WRAPPED, _FENCED, _QUOTE_LINE):
+        left = pattern.sub(" ", left)
+    left = re.sub(r"[ \t]+", " ", re.sub(r"\n\s*\n+", "\n", left)).strip()
+    return left if re.search(r"\w", left) else value.strip()
 
 
 def result_text(block: dict) -> str:
@@ -72,9 +121,17 @@ class Conversation:
     def model(self) -> str:
         return self.body.get("model", "")
 
-    @property
+    @cached_property  # every scenario asks; the request does not change
     def tools(self) -> list[dict]:
-        return list(self.body.get("tools") or [])
+        """The offered tools, each input schema tidied (`schemas.tidy`: any shape a client
+        sends can be read)."""
+        return [
+            {**t, "input_schema": tidy(t["input_schema"])}
+            if isinstance(t, dict) and "input_schema" in t
+            else t
+            for t in self.body.get("tools") or []
+            if isinstance(t, dict)
+        ]
 
     @property
     def tool_names(self) -> list[str]:
@@ -172,7 +229,7 @@ class Conversation:
         """The JSON Schema of `output_config.format` (structured output), if the request has one."""
         fmt = (self.body.get("output_config") or {}).get("format") or {}
         schema = fmt.get("schema") if fmt.get("type") == "json_schema" else None
-        return schema if isinstance(schema, dict) else None
+        return tidy(schema) if isinstance(schema, dict) else None
 
     # -- what was said -----------------------------------------------------------------
     @property
@@ -195,7 +252,11 @@ class Conversation:
 
     @property
     def last(self) -> dict:
-        return self.messages[-1] if self.messages else {"role": "user", "content": ""}
+        """The last message of the dialogue. A `{"role": "system"}` message after it (agent
+        SDKs append one after tool results: token counts, reminders) is an instruction for the
+        answer, not a turn: the tool results before it are still what the model reacts to."""
+        dialogue = [m for m in self.messages if m.get("role") != "system"]
+        return dialogue[-1] if dialogue else {"role": "user", "content": ""}
 
     @cached_property  # every scenario asks; the request does not change
     def last_user_text(self) -> str:
@@ -208,6 +269,19 @@ class Conversation:
             if text:
                 return text
         return ""
+
+    @cached_property  # every scenario asks; the request does not change
+    def person_text(self) -> str:
+        """What the person asks in the last user text: without the context programs wrap around
+        it (`<system-reminder>...</system-reminder>` and other tagged blocks), fenced blocks and
+        `>` quote lines. Scenario triggers read this, never a system prompt, a tool list or
+        quoted text."""
+        return own_words(self.last_user_text, self.model_texts)
+
+    @cached_property
+    def model_texts(self) -> list[str]:
+        """The text of every assistant message so far (what the model said)."""
+        return [written(blocks_of(m)) for m in self.messages if m.get("role") == "assistant"]
 
     @cached_property  # every scenario asks; the request does not change
     def first_user_text(self) -> str:
@@ -278,8 +352,9 @@ class Conversation:
         return [c for c in self.calls() if c.id in answered]
 
     def mentions(self, *words: str) -> bool:
-        """True when the last user text mentions any of these words (case-insensitive)."""
-        text = self.last_user_text.lower()
+        """True when the person's own words (`person_text`) mention any of these words
+        (case-insensitive)."""
+        text = self.person_text.lower()
         return any(w.lower() in text for w in words)
 
     def fingerprint(self) -> str:

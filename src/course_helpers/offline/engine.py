@@ -22,6 +22,7 @@ from course_helpers.offline.filling import fill
 from course_helpers.offline.ids import make_id
 from course_helpers.offline.models import CATALOGUE
 from course_helpers.offline.output_tools import (
+    answer_in_prompted_json,
     answer_through_output_tool,
     output_tool,
     request_text,
@@ -29,6 +30,8 @@ from course_helpers.offline.output_tools import (
 from course_helpers.offline.policy import Reply
 from course_helpers.offline.prefill import continue_prefill
 from course_helpers.offline.reluctant import answer_in_words
+from course_helpers.offline.russian import answer_in_russian, writes_russian
+from course_helpers.offline.scenarios.instructions import instructions_in
 from course_helpers.offline.schemas import conform
 from course_helpers.offline.signatures import sign
 from course_helpers.offline.tokens import (
@@ -49,6 +52,7 @@ class Outcome:
     message: dict
     partial_json: dict[int, str] = field(default_factory=dict)
     output_tokens: int = 0  # estimated tokens of the content, as generated
+    thinking_tokens: int | None = None  # of those, the thinking's (None: the model did not think)
 
 
 class CourseModel:
@@ -79,11 +83,13 @@ class CourseModel:
         prefill = conv.prefill
         # A prefilled turn: the answer to the request without it, then only what continues it.
         reply = self._shape(conv, self._choose(conv if prefill is None else conv.before_prefill()))
+        reply = _in_the_persons_language(conv, reply)
         if self.reluctant:
             reply = answer_in_words(conv, reply)
         if self.variant:
             reply = _vary(conv, reply)
         reply = answer_through_output_tool(conv, reply)
+        reply = answer_in_prompted_json(conv, reply)
         reply = _structured(conv, reply)
         if prefill is not None:
             reply = continue_prefill(prefill, reply)
@@ -96,11 +102,15 @@ class CourseModel:
         cut = message["stop_reason"] == "max_tokens"
         if window_hit or (cut and limit < int(body.get("max_tokens", 0))):
             message["stop_reason"] = "model_context_window_exceeded"
-        message["usage"] = self._usage(body, parts, prompt, message, outcome.output_tokens)
+        message["usage"] = usage = self._usage(body, parts, prompt, message, outcome.output_tokens)
         if cut:
             # Generation ran until the budget was spent (a cut tool_use's partial input can
             # estimate above it): output_tokens never exceeds max_tokens.
-            message["usage"]["output_tokens"] = limit
+            usage["output_tokens"] = limit
+        if outcome.thinking_tokens is not None:
+            # What the thinking cost, inside output_tokens (the SDK's OutputTokensDetails).
+            thought = min(outcome.thinking_tokens, usage["output_tokens"])
+            usage["output_tokens_details"] = {"thinking_tokens": thought}
         return outcome
 
     # -- choosing the turn -------------------------------------------------------------
@@ -133,7 +143,8 @@ class CourseModel:
                 name = wanted or first["name"]
                 schema = (conv.tool(name) or {}).get("input_schema") or {}
                 said = written(content) if answer_tool and name == answer_tool["name"] else ""
-                value = fill(schema, request_text(conv), hint=said)
+                said = "" if scenarios.is_fallback(said) else said
+                value = fill(schema, request_text(conv), hint=said, asked=conv.person_text)
                 calls = [policy.tool_use(name, **(value if isinstance(value, dict) else {}))]
             # A forced tool call starts the turn at once: no text before it.
             content = calls
@@ -156,9 +167,11 @@ class CourseModel:
     def _finish(self, conv: Conversation, reply: Reply, limit: int, stops: list[str]) -> Outcome:
         content = list(reply.content)
         message_id = make_id("msg", conv.fingerprint())
+        hidden = 0  # tokens of a thought generated but not shown (display "omitted")
         if conv.thinking_enabled and reply.stop_reason != "refusal":
             thought = reply.thinking or _default_thought(conv, content)
             if (conv.body.get("thinking") or {}).get("display") == "omitted":
+                hidden = block_tokens({"type": "thinking", "thinking": thought})
                 thought = ""  # the signature alone goes back; the text is left out
             content.insert(0, {"type": "thinking", "thinking": thought, "signature": ""})
         stop_reason, stop_sequence = reply.stop_reason, None
@@ -168,7 +181,7 @@ class CourseModel:
         content, hit = _apply_stop_sequences(content, stops)
         if hit is not None:
             stop_reason, stop_sequence = "stop_sequence", hit
-        content, partial, cut, used = _apply_token_limit(content, limit)
+        content, partial, cut, used = _apply_token_limit(content, limit, hidden)
         if cut:  # the limit came first: the stop sequence was never generated
             stop_reason, stop_sequence = "max_tokens", None
         for index, block in enumerate(content):
@@ -196,7 +209,9 @@ class CourseModel:
             "stop_sequence": stop_sequence,
             "stop_details": reply.stop_details if stop_reason == "refusal" else None,
         }
-        return Outcome(message, partial, used)
+        thinking = [b for b in content if b["type"] == "thinking"]
+        thought_tokens = sum(block_tokens(b) for b in thinking) + hidden if thinking else None
+        return Outcome(message, partial, used, thought_tokens)
 
     def _usage(
         self, body: dict, parts: list[Segment], prompt: int, message: dict, generated: int
@@ -223,6 +238,19 @@ _NO_TOOLS = "I would use a tool for this, but none may be used in this request."
 _EMPTY = "(The offline course model has nothing to add.)"
 
 
+def _in_the_persons_language(conv: Conversation, reply: Reply) -> Reply:
+    """A reply to a person who wrote in Russian, said in Russian (`russian.py`), unless the
+    system prompt asks for French."""
+    asked = conv.person_text
+    if not writes_russian(asked) or "french" in instructions_in(conv.system):
+        return reply
+    content = [
+        {**b, "text": answer_in_russian(b["text"])} if b["type"] == "text" and b["text"] else b
+        for b in reply.content
+    ]
+    return Reply(content, reply.stop_reason, reply.stop_details, reply.thinking)
+
+
 def _structured(conv: Conversation, reply: Reply) -> Reply:
     """What constrained decoding guarantees: `strict` tool inputs and `output_config.format`.
 
@@ -245,7 +273,8 @@ def _structured(conv: Conversation, reply: Reply) -> Reply:
         said = written(content)
         parsed = _json_or_none(said)
         if parsed is None:
-            document = fill(schema, request_text(conv), hint=said)
+            said = "" if scenarios.is_fallback(said) else said
+            document = fill(schema, request_text(conv), hint=said, asked=conv.person_text)
         else:
             document = conform(parsed, schema, hint=said)
         others = [b for b in content if b["type"] not in ("text",)]
@@ -285,14 +314,15 @@ def _apply_stop_sequences(content: list[dict], stops: list[str]) -> tuple[list[d
 
 
 def _apply_token_limit(
-    content: list[dict], limit: int
+    content: list[dict], limit: int, hidden: int = 0
 ) -> tuple[list[dict], dict[int, str], bool, int]:
     """Cut the content when it does not fit in `limit` output tokens.
 
+    `hidden` tokens were generated first and not shown (an omitted thought): they count.
     A tool_use cut this way keeps the part of its JSON input that was generated; the SDK
     parses it the same way from a stream, so both paths agree.
     """
-    used, kept, partial = 0, [], {}
+    used, kept, partial = min(hidden, limit), [], {}
     for block in content:
         cost = block_tokens(block)
         if used + cost <= limit:

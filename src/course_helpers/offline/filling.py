@@ -51,13 +51,17 @@ _ARITHMETIC = {
 }
 
 
-def fill(schema: Any, text: str, *, hint: str = "") -> Any:
+def fill(schema: Any, text: str, *, hint: str = "", asked: str = "") -> Any:
     """A value valid against `schema`, with the fields `text` names filled from it.
 
-    `hint` (what the model would have said) fills the first string nothing else fills.
+    `hint` (what the model would have said) fills the first string nothing else fills. Without
+    one, a field of prose (a summary, a description, a message...) holds `asked`, the person's
+    own words ("Paris, 18 C and sunny" summarises itself), rather than a placeholder.
     """
     numbers = _Numbers(sum_in(text), numbers_in(text))
-    return conform(_from_text(schema, text, schema, 0, numbers), schema, hint=hint)
+    prose = "" if hint else asked.strip()[:300]
+    found = _from_text(schema, text, schema, 0, numbers, prose=prose)
+    return conform(found, schema, hint=hint)
 
 
 def city_in(text: str) -> str | None:
@@ -93,7 +97,8 @@ def sum_in(text: str) -> int | float | None:
 
 def numbers_in(text: str) -> list[int | float]:
     """The numbers the text states, in order."""
-    found = re.findall(rf"(?<![\w.]){_NUMBER}(?!\w|\.\d)", text)
+    # A unit may follow the number: "18C", "18°C", "25%", "5km".
+    found = re.findall(rf"(?<![\w.])({_NUMBER})(?:°?[A-Za-z]{{1,3}}\b|%|°)?(?!\w|\.\d)", text)
     return [int(float(n)) if float(n).is_integer() else float(n) for n in found]
 
 
@@ -123,8 +128,28 @@ class _Numbers:
         return self.stated.pop(0) if self.stated else self.total
 
 
+_PROSE_FIELD = re.compile(
+    r"summary|description|text|message|content|reason|explanation|comment|note|details|"
+    r"sentence|greeting|reply|response|answer|output|result",
+    re.IGNORECASE,
+)
+_CONDITIONS_FIELD = re.compile(r"condition|weather|sky|forecast", re.IGNORECASE)
+_CONDITIONS = (
+    "partly cloudy", "light rain", "heavy rain", "thunderstorms", "thunderstorm", "overcast",
+    "drizzle", "sunny", "cloudy", "rainy", "rain", "snowy", "snow", "windy", "foggy", "fog",
+    "clear", "stormy",
+)  # fmt: skip
+
+
 def _from_text(
-    schema: Any, text: str, root: Any, depth: int, numbers: _Numbers, name: str = ""
+    schema: Any,
+    text: str,
+    root: Any,
+    depth: int,
+    numbers: _Numbers,
+    name: str = "",
+    *,
+    prose: str = "",
 ) -> Any:
     """The parts of a value that `text` names (None where it names nothing)."""
     schema = resolve(schema, root)
@@ -139,7 +164,7 @@ def _from_text(
     if "object" in kinds or "properties" in schema:
         properties = schema.get("properties") or {}
         found = {
-            key: _from_text(value, text, root, depth + 1, numbers, key)
+            key: _from_text(value, text, root, depth + 1, numbers, key, prose=prose)
             for key, value in properties.items()
         }
         return {key: value for key, value in found.items() if value is not None}
@@ -155,6 +180,16 @@ def _from_text(
             return city_in(text) or example_for(schema, name=name, root=root)
         if "unit" in name.lower():
             return next((word for word in _UNIT_WORDS if _mentions(text, word)), None)
+        if schema.get("format") or schema.get("pattern"):
+            return None
+        if _CONDITIONS_FIELD.search(described):
+            named = next((word for word in _CONDITIONS if _mentions(text, word)), None)
+            if named:
+                return named
+        if _RESULT_FIELD.search(name) and numbers.total is not None:
+            return str(numbers.total)
+        if prose and _PROSE_FIELD.search(name):
+            return prose
     return None
 
 

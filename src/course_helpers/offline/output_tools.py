@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 import re
 
-from course_helpers.offline import policy
+from course_helpers.offline import policy, scenarios
 from course_helpers.offline.conversation import Conversation, blocks_of, result_text, written
 from course_helpers.offline.filling import fill
 from course_helpers.offline.policy import Reply
-from course_helpers.offline.schemas import conform
+from course_helpers.offline.schemas import conform, tidy
 
 _OUTPUT_NAME = re.compile(r"final_(?:result|answer|output|response)\w*")
 _OUTPUT_DESCRIPTION = re.compile(
@@ -64,9 +64,57 @@ def answer_through_output_tool(conv: Conversation, reply: Reply) -> Reply:
     try:
         value = conform(json.loads(said), tool["input_schema"], hint=said)
     except ValueError:
-        value = fill(tool["input_schema"], request_text(conv), hint=said)
+        said = "" if scenarios.is_fallback(said) else said
+        value = fill(tool["input_schema"], request_text(conv), hint=said, asked=conv.person_text)
     arguments = value if isinstance(value, dict) else {}
     others = [block for block in reply.content if block["type"] != "text"]
     return Reply(
         [*others, policy.tool_use(tool["name"], **arguments)], "tool_use", None, reply.thinking
     )
+
+
+# -- a JSON schema written into the prompt ------------------------------------------------------
+
+_ASKS_JSON = re.compile(r"\bjson\b", re.IGNORECASE)
+
+
+def prompted_schema(conv: Conversation) -> dict | None:
+    """A JSON Schema the system prompt or the person's message asks the answer to follow
+    (instructor's and pydantic-ai's JSON modes write one there), if any: the first JSON object
+    in that text that looks like a schema, when the text asks for JSON."""
+    for said in (conv.system, conv.last_user_text):
+        if not said or not _ASKS_JSON.search(said):
+            continue
+        decoder = json.JSONDecoder()
+        for tried, match in enumerate(re.finditer(r"\{", said)):
+            if tried >= 40:
+                break
+            try:
+                value, _ = decoder.raw_decode(said, match.start())
+            except ValueError:
+                continue
+            if isinstance(value, dict) and (
+                isinstance(value.get("properties"), dict) or value.get("type") == "object"
+            ):
+                return tidy(value)
+    return None
+
+
+def answer_in_prompted_json(conv: Conversation, reply: Reply) -> Reply:
+    """A final text answer, written as the JSON document a schema in the prompt asks for,
+    its fields filled from what the request says (`filling.fill`)."""
+    if reply.stop_reason not in (None, "end_turn") or conv.output_schema is not None:
+        return reply
+    if any(block["type"] != "text" for block in reply.content):
+        return reply
+    schema = prompted_schema(conv)
+    if schema is None:
+        return reply
+    said = written(reply.content)
+    try:
+        document = conform(json.loads(said), schema, hint=said)
+    except ValueError:
+        said = "" if scenarios.is_fallback(said) else said
+        document = fill(schema, request_text(conv), hint=said, asked=conv.person_text)
+    text = json.dumps(document, ensure_ascii=False)
+    return Reply([policy.text(text)], reply.stop_reason, None, reply.thinking)

@@ -48,6 +48,60 @@ def resolve(schema: Any, root: Any) -> Any:
     return _resolve(schema, root)
 
 
+_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SUBSCHEMAS = ("items", "additionalProperties", "not", "contains")
+_NUMBERS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+_COUNTS = {"minItems": 64, "maxItems": None, "minLength": 4096, "maxLength": None}
+_STRINGS = ("pattern", "format", "$ref", "description", "title")
+
+
+def tidy(schema: Any, depth: int = 0) -> dict:
+    """`schema` with every keyword the course model reads in the shape JSON Schema gives it:
+    a keyword of another shape (`"properties": "object"`, `"required": true`) is dropped, and
+    sizes are capped where an example is built (`minItems`, `minLength`). A schema a client may
+    send never crashes or stalls the course model."""
+    if not isinstance(schema, dict) or depth > 40:
+        return {}
+    out: dict = {}
+    for key, value in schema.items():
+        if key in _SCHEMA_MAPS:
+            if isinstance(value, dict):
+                out[key] = {str(k): tidy(v, depth + 1) for k, v in value.items()}
+        elif key in _SCHEMA_LISTS:
+            if isinstance(value, list):
+                out[key] = [tidy(v, depth + 1) for v in value]
+        elif key in _SUBSCHEMAS:
+            if isinstance(value, bool):
+                out[key] = value
+            elif isinstance(value, dict):
+                out[key] = tidy(value, depth + 1)
+        elif key == "required":
+            if isinstance(value, list):
+                out[key] = [v for v in value if isinstance(v, str)]
+        elif key == "enum":
+            if isinstance(value, list):
+                out[key] = value
+        elif key == "type":
+            if isinstance(value, str) or (
+                isinstance(value, list) and all(isinstance(v, str) for v in value)
+            ):
+                out[key] = value
+        elif key in _NUMBERS:
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                out[key] = value
+        elif key in _COUNTS:
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                cap = _COUNTS[key]
+                out[key] = min(value, cap) if cap is not None else value
+        elif key in _STRINGS:
+            if isinstance(value, str):
+                out[key] = value
+        else:
+            out[key] = value
+    return out
+
+
 # --------------------------------------------------------------------------- internals
 
 

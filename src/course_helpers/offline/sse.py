@@ -73,6 +73,7 @@ def events(message: dict, partial_json: dict[int, str] | None = None) -> Iterato
         "usage": {**usage, "output_tokens": 1},
     }
     start["usage"].pop("server_tool_use", None)
+    start["usage"].pop("output_tokens_details", None)  # known once the output is done
     yield "message_start", {"type": "message_start", "message": start}
     yield "ping", {"type": "ping"}
     for index, block in enumerate(message["content"]):
@@ -85,6 +86,7 @@ def events(message: dict, partial_json: dict[int, str] | None = None) -> Iterato
             "cache_creation_input_tokens",
             "cache_read_input_tokens",
             "server_tool_use",
+            "output_tokens_details",
         )
         if k in usage
     }

@@ -1,20 +1,39 @@
 """Course machinery (offline course model): plain chat for notebook 01: a greeting, what an agent
-is, counting, a long essay, remembering a name, no hands.
+is, counting, a long essay, remembering a name, no hands, a simple sum.
 
 These are enough to show a response's parts, a second turn that relies on history,
 `stop_sequences` (counting), `max_tokens` (the essay never fits in a small budget) and that a
 model asked to act on the world can only write text about it. The greeting also answers when
 tools are offered, so notebook 02 can show `tool_choice` "auto" deciding not to call one.
+
+Each reads what the person asks (`Conversation.person_text`: not a system prompt, not the
+context a program wraps around the question), in English or in Russian ("Привет!", "Меня
+зовут Ада.", "Как меня зовут?", "Что такое агент?", "Посчитай от 1 до 20."); the reply to a
+Russian question is said in Russian (`offline/russian.py`).
 """
 
 from __future__ import annotations
 
 import re
 
-from course_helpers.offline.conversation import Conversation, blocks_of, written
+from course_helpers.offline.conversation import Conversation, blocks_of, own_words, written
+from course_helpers.offline.filling import sum_in
 from course_helpers.offline.policy import Reply, say, scenario
 
-_GREETINGS = ("hello", "hi", "hey", "hello there", "hi there", "good morning")
+_GREETING = re.compile(
+    r"^(?:(?:please\s+)?say\s+(?:hello|hi)\b.*"
+    r"|(?:hello|hi|hey|greetings|good (?:morning|afternoon|evening))(?: there)?\b"
+    r"(?:[\s,]+[A-Z][\w-]*)?[\s,!.?]*"
+    r"(?:(?:how are you|what can you do|who are you)\b.*)?"
+    r"|(?:привет|здравствуй(?:те)?|добрый (?:день|вечер)|доброе утро)\b.*"
+    r"|(?:скажи|скажите)\s+(?:привет|здравствуй(?:те)?)\b.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+_ONE_SENTENCE = re.compile(
+    r"\b(?:in )?(?:one|a single)(?: short)? sentence\b|одн\w+ предложени", re.I
+)
+_INTRODUCED = re.compile(r"\bmy name is (\w+)|\bменя зовут (\w+)", re.IGNORECASE)
+_ASKS_NAME = re.compile(r"\bwhat(?:'s| is) my name\b|\bкак меня зовут\b", re.IGNORECASE)
 
 
 def _plain_chat(conv: Conversation) -> bool:
@@ -24,18 +43,21 @@ def _plain_chat(conv: Conversation) -> bool:
 @scenario("hello", "Say hello and introduce itself (try: 'Hello!').", priority=900)
 def hello(conv: Conversation) -> Reply | None:
     # Tools on offer do not matter: a greeting needs none (what "auto" tool_choice shows).
-    if conv.ends_with_results:
+    if conv.ends_with_results or not _GREETING.match(conv.person_text.strip()):
         return None
-    if conv.last_user_text.lower().strip(" !.?") in _GREETINGS:
-        return say("Hello! I am the offline course model. What would you like to try?")
-    return None
+    if _ONE_SENTENCE.search(conv.person_text):
+        return say("Hello! I am the offline course model.")
+    return say("Hello! I am the offline course model. What would you like to try?")
 
 
 @scenario("count", "Count: 'Count from 1 to 20.' (try it with stop_sequences)", priority=900)
 def count(conv: Conversation) -> Reply | None:
     if not _plain_chat(conv):
         return None
-    match = re.search(r"count (?:from )?(\d+) to (\d+)", conv.last_user_text.lower())
+    match = re.search(
+        r"(?:count|посчитай|сосчитай)\s+(?:from\s+|от\s+)?(\d+)\s+(?:to|до)\s+(\d+)",
+        conv.person_text.lower(),
+    )
     if not match:
         return None
     start, end = int(match.group(1)), int(match.group(2))
@@ -58,7 +80,11 @@ AGENT_ANSWER = (
 def agent(conv: Conversation) -> Reply | None:
     if not _plain_chat(conv):
         return None
-    if re.search(r"\bwhat(?:'s| is) an (?:ai |llm )?agent\b", conv.last_user_text, re.IGNORECASE):
+    if re.search(
+        r"\bwhat(?:'s| is) an (?:ai |llm )?agent\b|\bчто такое (?:ии-|llm-)?агент\b",
+        conv.person_text,
+        re.IGNORECASE,
+    ):
         return say(AGENT_ANSWER)
     return None
 
@@ -79,7 +105,8 @@ ESSAY_PARAGRAPH = (
 )
 def essay(conv: Conversation) -> Reply | None:
     if not _plain_chat(conv) or not re.search(
-        r"\b(long|essay|story)\b", conv.last_user_text.lower()
+        r"\b(long|essay|story)\b|\b(?:длинн\w+|эссе|сочинени\w+|рассказ)\b",
+        conv.person_text.lower(),
     ):
         return None
     paragraphs = [f"{i + 1}. {ESSAY_PARAGRAPH}" for i in range(12)]
@@ -90,19 +117,19 @@ def essay(conv: Conversation) -> Reply | None:
 def remember(conv: Conversation) -> Reply | None:
     if not _plain_chat(conv):
         return None
-    last = conv.last_user_text
-    introduced = re.search(r"my name is (\w+)", last, re.IGNORECASE)
+    last = conv.person_text
+    introduced = _INTRODUCED.search(last)
     if introduced:
-        return say(f"Nice to meet you, {introduced.group(1)}!")
-    if re.search(r"what(?:'s| is) my name", last, re.IGNORECASE):
+        return say(f"Nice to meet you, {introduced.group(1) or introduced.group(2)}!")
+    if _ASKS_NAME.search(last):
         for message in conv.messages[:-1]:
             if message.get("role") != "user":
                 continue
-            said = written(blocks_of(message), " ")
-            found = re.search(r"my name is (\w+)", said, re.IGNORECASE)
+            found = _INTRODUCED.search(own_words(written(blocks_of(message), " ")))
             if found:
                 return say(
-                    f"Your name is {found.group(1)}. You told me earlier in this conversation."
+                    f"Your name is {found.group(1) or found.group(2)}. You told me earlier in "
+                    "this conversation."
                 )
         return say(
             "I don't know your name. I only see the messages sent in this request, and none of "
@@ -115,7 +142,11 @@ _ACTIONS = re.compile(
     r"\b(?:create|write|save|delete|remove|open|edit)\b.{0,20}\bfile\b"
     r"|\bsend\b.{0,20}\be-?mail\b"
     r"|\bwhat time is it\b"
-    r"|\brun\b.{0,30}\b(?:command|script|tests?)\b",
+    r"|\brun\b.{0,30}\b(?:command|script|tests?)\b"
+    r"|\b(?:создай|запиши|сохрани|удали|открой)\w*\b.{0,20}\bфайл"
+    r"|\b(?:отправь|пошли)\w*\b.{0,20}\b(?:письмо|e-?mail|почт)"
+    r"|\bкоторый час\b|\bсколько (?:сейчас )?времени\b"
+    r"|\bзапусти\w*\b.{0,30}\b(?:команд|скрипт|тест)",
     re.IGNORECASE,
 )
 
@@ -126,7 +157,7 @@ _ACTIONS = re.compile(
     priority=900,
 )
 def no_hands(conv: Conversation) -> Reply | None:
-    if not _plain_chat(conv) or not _ACTIONS.search(conv.last_user_text):
+    if not _plain_chat(conv) or not _ACTIONS.search(conv.person_text):
         return None
     return say(
         "I can't do that myself. I can only read the messages you send me and write text "
@@ -134,3 +165,28 @@ def no_hands(conv: Conversation) -> Reply | None:
         "program gives me a tool for it, I can ask for that tool, your code can run it and "
         "send me the result."
     )
+
+
+_SUM_QUESTION = re.compile(
+    r"^(?:what(?:'s| is)|how much is|calculate|compute|сколько будет|чему равно|посчитай)\s+"
+    r"(.+?)\s*[?=.!]*$",
+    re.IGNORECASE,
+)
+
+
+_FOR_SUMS = re.compile(r"calculat|arithmetic|\bmath|\bsums?\b|\beval", re.IGNORECASE)
+
+
+@scenario("sum", "Do a simple sum: 'What is 2+2?'", priority=900)
+def simple_sum(conv: Conversation) -> Reply | None:
+    # Like a greeting, a sum needs no tool: unless one is offered for sums (then it is the
+    # caller's scenario, not plain chat).
+    if conv.ends_with_results or any(
+        _FOR_SUMS.search(f"{t.get('name', '')} {t.get('description') or ''}") for t in conv.tools
+    ):
+        return None
+    asked = _SUM_QUESTION.match(conv.person_text.strip())
+    total = sum_in(asked.group(1)) if asked else None
+    if total is None:
+        return None
+    return say(f"{asked.group(1).strip()} = {total}.")

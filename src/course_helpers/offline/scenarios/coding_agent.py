@@ -154,7 +154,7 @@ def _ask_after_decline(plan: _Plan, call: ToolCall) -> Reply:
 
 def _after_decline(plan: _Plan, call: ToolCall) -> Reply:
     """The person answered after a decline: try again if they agree, else hand over the test."""
-    if agrees(plan.conv.last_user_text):
+    if agrees(plan.conv.person_text):
         return Reply([text("All right, trying that again."), tool_use(call.name, **call.input)])
     return say(
         f"Understood, I won't change anything. Here is the test to add to {plan.test_path} "
@@ -171,7 +171,7 @@ def _after_decline(plan: _Plan, call: ToolCall) -> Reply:
 def coding_agent(conv: Conversation) -> Reply | None:
     if not conv.offers("read_file", "write_file", "run_command"):
         return None
-    said = [conv.first_user_text, conv.last_user_text]
+    said = [conv.first_user_text, conv.person_text]
     if not any(_TASK.search(s) for s in said):
         return None
     plan = _Plan(conv)

@@ -68,7 +68,7 @@ def delivery_audit(conv: Conversation) -> Reply | None:
             order_id = str(next(iter(call.input.values()), "")).strip().upper()
             logs[order_id] = call
     waiting = [o for o in shipped if o not in logs]
-    told_to_stop = "budget" in conv.last_user_text.lower() and not conv.ends_with_results
+    told_to_stop = "budget" in conv.person_text.lower() and not conv.ends_with_results
     if waiting and conv.tools_allowed and not told_to_stop:
         order_arg = conv.argument_for("read_delivery_log", ("order_id",))
         one_per_turn = _ONE_PER_TURN.search(conv.system) or not conv.parallel_allowed

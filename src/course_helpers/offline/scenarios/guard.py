@@ -99,7 +99,7 @@ def _dangerous_call(conv: Conversation, source: str) -> Reply | None:
 def prompt_injection(conv: Conversation) -> Reply | None:
     if not conv.offers("read_file") or not (conv.offers("merge_pr") or conv.offers("bash")):
         return None
-    asked = conv.last_user_text
+    asked = conv.person_text
     named = _FILE.findall(asked)
     if not named or not _TASK.search(asked):
         return None

@@ -31,11 +31,19 @@ that refuses forcing"), in `system` or in the last user message, with `tool_choi
   without calling convert_currency"): the model drops its calls to that tool and says it was
   told not to use it.
 
-A verb (call, use, invoke, with, through) up to two words before the tool's name ("call the
-tool convert_currency"), or "convert_currency must be called / used" after it, makes an order to
-call; a negation (not, never, don't, without, avoid) up to three words before that verb, right
-before the name, or "must not be" after it, makes an order not to. A name that is a plain word
-(`refund`) counts only quoted or followed by "tool", so that "no refund yet" orders nothing. A forced `tool_choice` is still obeyed: the API guarantees the
+An order opens a clause: a verb (call, use, invoke, run) up to two words before the tool's name,
+at the start of a sentence or after "always", "please", "first", "you must", "you should"
+("Always call convert_currency", "You must use get_weather"); "answer / check / convert ...
+using (with, through, via) X"; or "X must / should be called / used". The same verb inside a
+description orders nothing ("available for use with the Skill tool", "tools you can call:
+get_weather", "get_weather is used for..."), so another program's system prompt that lists its
+tools does not make the model call them. A negation (not, never, don't, without, avoid) up to
+three words before that verb, right before the name, or "must not be" after it, makes an order
+not to. Russian orders work the same way ("Всегда вызывай convert_currency", "Не используй
+get_weather", "без вызова convert_currency"), and so do the four instructions ("Отвечай
+по-французски", "Отвечай одним предложением", "Отвечай списком", "Ты пират"). A name that is a
+plain word (`refund`) counts only quoted or followed by "tool", so that "no refund yet" orders
+nothing. A forced `tool_choice` is still obeyed: the API guarantees the
 call whatever the instruction says. A real model reads such instructions with judgement and
 does not always obey; the course model always does, so the lesson shows the same way each run.
 """
@@ -50,16 +58,27 @@ from course_helpers.offline.policy import Reply, scenario, text, tool_use
 from course_helpers.offline.schemas import example_for
 
 _VERB = r"\b(?:answer|reply|respond|write|speak|talk)\b[^.!?\n]{0,40}"
+_RU_VERB = r"(?:отвечай|отвечайте|ответь|ответьте|пиши|пишите|говори|говорите)\b[^.!?\n]{0,40}"
 INSTRUCTIONS: dict[str, re.Pattern] = {
-    "one_sentence": re.compile(_VERB + r"\bin (?:one|a single) sentence\b", re.IGNORECASE),
+    "one_sentence": re.compile(
+        _VERB + r"\bin (?:one|a single)(?: short)? sentence\b"
+        rf"|{_RU_VERB}\b(?:одним|в одно)\s+(?:коротким\s+)?предложени",
+        re.IGNORECASE,
+    ),
     "bullets": re.compile(
-        _VERB + r"\b(?:(?:in|as|with) bullet(?:ed)? (?:points?|list)|as a list)\b", re.IGNORECASE
+        _VERB + r"\b(?:(?:in|as|with) bullet(?:ed)? (?:points?|list)|as a list)\b"
+        rf"|{_RU_VERB}\b(?:маркированным\s+)?(?:списком|пунктами)",
+        re.IGNORECASE,
     ),
     "pirate": re.compile(
-        r"\b(?:you are|act as|talk like|speak like|play)\b[^.!?\n]{0,20}\bpirate\b", re.IGNORECASE
+        r"\b(?:you are|act as|talk like|speak like|play)\b[^.!?\n]{0,20}\bpirate\b"
+        r"|\b(?:ты|вы)\s+(?:\w+\s+)?пират|\b(?:говори|веди себя|разговаривай)\w*\s+как\s+пират",
+        re.IGNORECASE,
     ),
     "french": re.compile(
-        _VERB + r"\bin french\b|\ben fran[cç]ais\b|\bfran[cç]ais uniquement\b", re.IGNORECASE
+        _VERB + r"\bin french\b|\ben fran[cç]ais\b|\bfran[cç]ais uniquement\b"
+        rf"|{_RU_VERB}\bпо-французски|\bна французском",
+        re.IGNORECASE,
     ),
 }
 
@@ -204,14 +223,26 @@ def follow(kinds: list[str], reply: Reply) -> Reply:
 
 # -- instructions that name a tool ------------------------------------------------------------
 
-_CALL_VERB = r"(?:call|calling|use|using|invoke|invoking|with|through|via)"
+_CALL_VERB = r"(?:call|use|invoke|run)"
+_RU_CALL = r"вызыва|вызов|вызвать|используй|использу|воспользуй|примен"
+_BY_MEANS = r"(?:using|with|through|via)"
 _NEGATION = r"(?:not|never|don't|dont|do not|without|avoid|no)"
+# An order opens a clause ("Always call X.", "First, use X", "...; then call X", "You must use
+# X"): the same verb inside a description ("available for use with the Skill tool", "tools you
+# can call") orders nothing.
+_OPENS = (
+    r"(?:^|(?<=[.!?;:\n])|\b(?:and|then|so)\s+|,\s*)\s*"
+    r"(?:(?:please|always|first|just|only|now|then|instead|you\s+(?:must|should|need\s+to|have"
+    r"\s+to|are\s+to))[,\s]+){0,3}"
+)
+# "answer using X", "convert amounts with X", "look it up through X"
+_ANSWER_BY = r"(?:answer|reply|respond|check|convert|compute|get|find|look\s+\w+\s+up)\b"
 
 
 def tool_orders(conv: Conversation) -> tuple[list[str], list[str]]:
     """(tools an instruction says to call, tools it says not to call), from `system` and the
     last user message."""
-    said = f"{conv.system}\n{conv.last_user_text}"
+    said = f"{conv.system}\n{conv.person_text}"
     call: list[str] = []
     avoid: list[str] = []
     for name in conv.tool_names:
@@ -224,22 +255,76 @@ def tool_orders(conv: Conversation) -> tuple[list[str], list[str]]:
             the_name = rf"(?:[`'\"]{word}[`'\"]?|{word}\s+tool)\b"
         else:
             the_name = rf"[`'\"]?{word}\b[`'\"]?"
-        # "call convert_currency", "use the tool `convert_currency`", "with your convert_currency"
+        # "call convert_currency", "use the tool `convert_currency`", "use your convert_currency"
         named = rf"(?:\w+\s+){{0,2}}?{the_name}"
-        passive = rf"{the_name}\s+(?:\w+\s+){{0,2}}?(?:be\s+)?(?:called|used)"
+        passive = (
+            rf"{the_name}\s+(?:\w+\s+)?(?:must|should|has\s+to|is\s+to|needs\s+to)\s+be\s+"
+            r"(?:called|used)"
+        )
         refused = re.search(
-            rf"\b{_NEGATION}\s+(?:[\w']+\s+){{0,3}}?{_CALL_VERB}\s+{named}"
+            rf"\b{_NEGATION}\s+(?:[\w']+\s+){{0,3}}?(?:{_CALL_VERB}|calling|using)\s+{named}"
             rf"|\b{_NEGATION}\s+{the_name}"
             rf"|{the_name}\s+(?:must|should|may)\s+(?:not|never)\s+be\b",
             said,
             re.IGNORECASE,
         )
-        ordered = re.search(rf"\b{_CALL_VERB}\s+{named}|{passive}", said, re.IGNORECASE)
+        ordered = re.search(
+            rf"{_OPENS}(?:{_CALL_VERB}\s+{named}"
+            rf"|{_ANSWER_BY}\s+(?:[\w']+\s+){{0,4}}?{_BY_MEANS}\s+{named})"
+            rf"|{passive}",
+            said,
+            re.IGNORECASE | re.MULTILINE,
+        )
+        # Russian: "Всегда вызывай convert_currency", "Не используй get_weather", "без вызова X".
+        ru_named = rf"(?:[\w-]+\s+){{0,2}}?[`'\"«]?{word}\b"
+        refused = refused or re.search(
+            rf"(?:\bне|\bникогда\s+не)\s+(?:{_RU_CALL})\w*\s+{ru_named}"
+            rf"|\bбез\s+(?:вызова|использования)\s+{ru_named}",
+            said,
+            re.IGNORECASE,
+        )
+        ordered = ordered or re.search(
+            rf"{_OPENS}(?:всегда\s+|сначала\s+|пожалуйста,?\s+)*(?:{_RU_CALL})\w*\s+{ru_named}",
+            said,
+            re.IGNORECASE | re.MULTILINE,
+        )
         if refused:
             avoid.append(name)
-        elif ordered:
+        elif ordered and (ordered.start() > len(conv.system) or _relates(conv, name, ordered)):
             call.append(name)
     return call, avoid
+
+
+def _stems(value: str) -> set[str]:
+    words = re.findall(
+        r"[^\W\d_]{4,}", re.sub(r"([a-z])([A-Z])", r"\1 \2", value).replace("_", " ")
+    )
+    return {w.lower()[:5] for w in words}
+
+
+def _relates(conv: Conversation, name: str, order: re.Match) -> bool:
+    """Whether an order in the system prompt concerns what the person asks: the question names
+    one of the tool's allowed values, or shares a word with the tool's name, its description or
+    the sentence of the order ("For any question about the weather, call get_weather"). Another
+    program's standing orders ("Use the TodoWrite tool to plan your work") do not turn every
+    question into a call; an order in the person's own words always counts."""
+    asked = conv.person_text
+    schema = (conv.tool(name) or {}).get("input_schema") or {}
+    values = {
+        str(v)
+        for spec in (schema.get("properties") or {}).values()
+        if isinstance(spec, dict)
+        for v in spec.get("enum") or []
+    }
+    if any(re.search(rf"(?<!\w){re.escape(v)}(?!\w)", asked) for v in values if v):
+        return True
+    text = order.string
+    begin = max(text.rfind(mark, 0, order.start() + 1) for mark in ".!?\n") + 1
+    ends = [i for i in (text.find(mark, order.end()) for mark in ".!?\n") if i >= 0]
+    sentence = text[begin : min(ends) if ends else len(text)]
+    about = f"{name} {(conv.tool(name) or {}).get('description') or ''} {sentence}"
+    common = {"call", "tool", "tools", "always", "every", "answer", "question", "please"}
+    return bool((_stems(asked) & _stems(about)) - {w[:5] for w in common})
 
 
 def _numbers(value: str) -> list[float]:
@@ -317,7 +402,7 @@ def obey(conv: Conversation, reply: Reply, call: list[str], avoid: list[str], kn
     if known or _asked_since_question(conv, name):
         return reply
     schema = (conv.tool(name) or {}).get("input_schema") or {}
-    arguments = arguments_from(conv.last_user_text, schema)
+    arguments = arguments_from(conv.person_text, schema)
     return Reply(
         [text(f"I'll use {name}, as instructed."), tool_use(name, **arguments)],
         None,

@@ -147,7 +147,7 @@ class _Reading:
 def mcp_database(conv: Conversation) -> Reply | None:
     if not conv.offers(*TOOLS):
         return None
-    asked = conv.last_user_text
+    asked = conv.person_text
     if _TOP.search(asked):
         return _top_customer(_Reading(conv))
     if _BOUGHT.search(asked):

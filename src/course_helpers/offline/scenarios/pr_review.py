@@ -68,7 +68,7 @@ def is_refusal(error: str) -> bool:
 
 
 def _pr_number(conv: Conversation) -> int | None:
-    match = _PR.search(conv.last_user_text)
+    match = _PR.search(conv.person_text)
     return int(match.group(1)) if match else None
 
 
@@ -182,7 +182,7 @@ def _after_diff(conv: Conversation, number: int, diff: str, calls: list[ToolCall
     tried = {str(c.input.get(path_arg, "")) for c in reads}
     folder = posixpath.dirname(files[0]) if files else ""
     if not reads:
-        named = [p for p in _PATH.findall(conv.last_user_text) if hint in p]
+        named = [p for p in _PATH.findall(conv.person_text) if hint in p]
         path = named[0] if named else posixpath.join(folder, f"{hint}.py")
         return call(
             "read_file",

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from course_helpers.offline.conversation import Conversation, blocks_of, written
+from course_helpers.offline.conversation import own_words as own_words_of
 from course_helpers.offline.policy import Reply, say, scenario
 
 _MAKE = r"\b(?:write|make|build|create|code|develop|give me|send me)\b"
@@ -37,28 +38,15 @@ _DEFENSIVE = re.compile(
 )
 
 
-_FENCED = re.compile(r"```.*?(?:```|$)", re.DOTALL)
-_QUOTE_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
-_QUOTED_SPAN = re.compile(
-    r"\"[^\"]{24,}\"|“[^”]{24,}”|'[^'\n]{24,}'|<(\w[\w-]*)>.*?</\1>", re.DOTALL
-)
-_MIN_COPIED = 16  # a shorter piece of the model's text is a phrase, not a quote
+_QUOTED_SPAN = re.compile(r"\"[^\"]{24,}\"|“[^”]{24,}”|'[^'\n]{24,}'")
 
 
 def own_words(conv: Conversation) -> str:
-    """The person's turn without what it quotes: the model's earlier text, fenced blocks,
-    quote lines and long quoted spans."""
-    text = person_turn(conv)
-    for message in conv.messages:
-        if message.get("role") != "assistant":
-            continue
-        for line in written(blocks_of(message)).splitlines():
-            for piece in re.split(r"(?<=[.!?])\s+", line.strip()):
-                if len(piece) >= _MIN_COPIED:
-                    text = text.replace(piece, " ")
-    for pattern in (_FENCED, _QUOTE_LINE, _QUOTED_SPAN):
-        text = pattern.sub(" ", text)
-    return text
+    """The person's turn without what it quotes (`conversation.own_words`: the model's earlier
+    text, also as an escaped string in a validation error, fenced blocks, quote lines, tagged
+    blocks) and without long quoted spans."""
+    text = own_words_of(person_turn(conv), conv.model_texts)
+    return _QUOTED_SPAN.sub(" ", text)
 
 
 def person_turn(conv: Conversation) -> str:
@@ -102,7 +90,7 @@ def refusal(conv: Conversation) -> Reply | None:
     priority=11,
 )
 def defend(conv: Conversation) -> Reply | None:
-    if conv.ends_with_results or not _DEFENSIVE.search(conv.last_user_text):
+    if conv.ends_with_results or not _DEFENSIVE.search(conv.person_text):
         return None
     return say(
         "Three habits stop most ransomware. Keep backups the laptops cannot write to (offline "

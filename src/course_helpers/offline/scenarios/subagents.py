@@ -127,7 +127,7 @@ def _answer(conv: Conversation, parts: list[str], calls: list) -> Reply:
 def subagents(conv: Conversation) -> Reply | None:
     if not conv.offers(TASK) or not conv.tools_allowed or conv.forced_tool not in (None, TASK):
         return None
-    request = conv.last_user_text
+    request = conv.person_text
     parts = split_requests(request) if request else []
     only_task = conv.tool_names == [TASK]
     if not parts or (len(parts) < 2 and not only_task):

@@ -32,14 +32,21 @@ from __future__ import annotations
 
 import re
 
-from course_helpers.offline.conversation import Conversation, ToolCall, example_value
+from course_helpers.offline.conversation import Conversation, ToolCall, example_value, own_words
 from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
+from course_helpers.offline.russian import cities_in_russian, writes_russian
 
 _CITY = r"[A-Z][a-zA-Z\-']+(?: [A-Z][a-zA-Z\-']+)?"
 _PLACES = rf"\b(?:in|for|at)\s+({_CITY}(?:\s*(?:,|and|&)\s*{_CITY})*)"
-_TOPIC = re.compile(r"\b(?:weather|temperature|rain\w*|snow\w*|sunny|forecasts?)\b", re.I)
+_TOPIC = re.compile(
+    r"\b(?:weather|temperature|rain\w*|snow\w*|sunny|forecasts?)\b"
+    r"|\b(?:погод|температур|дожд|снег|солнечн|прогноз)\w*",
+    re.I,
+)
 _FUTURE = re.compile(
-    r"\b(?:tomorrow|tonight|next week|this weekend|forecasts?|will it)\b", re.IGNORECASE
+    r"\b(?:tomorrow|tonight|next week|this weekend|forecasts?|will it)\b"
+    r"|\b(?:завтра|сегодня вечером|на следующей неделе|на выходных|прогноз\w*|будет ли)\b",
+    re.IGNORECASE,
 )
 _OFFERS_FORECAST = re.compile(r"\b(?:forecasts?|tomorrow|coming days|next \w+ days)\b", re.I)
 _ONLY_CURRENT = re.compile(
@@ -54,16 +61,20 @@ _PLACE_ARGUMENTS = ("city", "location", "place", "town")
 
 
 def cities_in(question: str) -> list[str]:
-    """Capitalised place names after 'in'/'for'/'at', e.g. 'in Paris and Tokyo' → both."""
+    """Capitalised place names after 'in'/'for'/'at', e.g. 'in Paris and Tokyo' → both; in a
+    Russian question, the cities it names, by their English names ('в Париже' → Paris)."""
     match = re.search(_PLACES, question)
     if not match:
-        return []
+        return cities_in_russian(question) if writes_russian(question) else []
     return [c.strip() for c in re.split(r"\s*(?:,|\band\b|&)\s*", match.group(1)) if c.strip()]
 
 
 def places_as_written(question: str) -> str | None:
-    """The place phrase exactly as the question wrote it: 'Paris and Tokyo'."""
+    """The place phrase exactly as the question wrote it: 'Paris and Tokyo' (a Russian
+    question's cities by their English names, joined the same way)."""
     match = re.search(_PLACES, question)
+    if match is None and writes_russian(question):
+        return " and ".join(cities_in_russian(question)) or None
     return match.group(1).strip() if match else None
 
 
@@ -135,7 +146,9 @@ def _arguments(tool: dict, place: str, city: str) -> dict:
 
 
 def _is_weather_question(conv: Conversation) -> bool:
-    return bool(_TOPIC.search(conv.first_user_text) or _TOPIC.search(conv.last_user_text))
+    # The person's words, never the context a program wraps around them.
+    first = own_words(conv.first_user_text)
+    return bool(_TOPIC.search(first) or _TOPIC.search(conv.person_text))
 
 
 @scenario(
@@ -147,7 +160,7 @@ def _is_weather_question(conv: Conversation) -> bool:
 def weather(conv: Conversation) -> Reply | None:
     if not conv.tools or not _is_weather_question(conv):
         return None
-    question = conv.last_user_text or conv.first_user_text
+    question = conv.person_text or conv.first_user_text
     future = bool(_FUTURE.search(question))
     tool = choose_tool(conv, future)
     if tool is None:
@@ -160,7 +173,7 @@ def weather(conv: Conversation) -> Reply | None:
         )
     name = tool["name"]
     place = conv.argument_for(name, _PLACE_ARGUMENTS, of_type="string")
-    asked = cities_in(question) or cities_in(conv.first_user_text)
+    asked = cities_in(question) or cities_in(own_words(conv.first_user_text))
     if not conv.ends_with_results:
         return _first_turn(conv, tool, place, asked, question, future)
     return _answer(conv, tool, place, asked)

@@ -77,7 +77,7 @@ def _searched(conv: Conversation) -> list[str]:
 def web_search(conv: Conversation) -> Reply | None:
     if "web_search" not in conv.tool_names or conv.ends_with_results:
         return None
-    question = conv.last_user_text
+    question = conv.person_text
     if not question:
         return None
     queries, done = _queries(question), _searched(conv)

@@ -31,6 +31,13 @@ _THINKING_TYPES = frozenset({"enabled", "disabled", "adaptive", "between_tools"}
 _SERVICE_TIERS = ("auto", "standard_only")
 
 
+OUTPUT_FORMAT_DEPRECATED = (
+    "output_format: This field is deprecated. Use 'output_config.format' instead. See "
+    "https://platform.claude.com/docs/en/build-with-claude/structured-outputs for more "
+    "information."
+)
+
+
 def check_shape(body: Any, *, generating: bool, surface: Surface) -> None:
     if not isinstance(body, dict):
         raise fail("Input should be a valid dictionary")
@@ -61,6 +68,10 @@ def _check_known_fields(body: dict, *, generating: bool, surface: Surface) -> No
     if not generating:
         allowed = allowed | surface.count_fields
     for key in body:
+        if key == "output_format" and key not in allowed:
+            # The structured-outputs beta's field, moved to output_config.format: the API names
+            # its successor (langchain4j/langchain4j#4521; docs/models.md).
+            raise fail(OUTPUT_FORMAT_DEPRECATED)
         if key not in allowed:
             raise fail(f"{key}: Extra inputs are not permitted")
 

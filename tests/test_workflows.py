@@ -6,6 +6,7 @@ facts lead to the same decision, whichever approach asks and however the facts a
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import itertools
 import json
@@ -699,6 +700,14 @@ def test_tables_and_chart(results):
     matplotlib.use("Agg")
     figure = plot_results(rows)
     assert repr(figure) == "<Figure size 1100x640 with 4 Axes>"
+    titles = [ax.get_title() for ax in figure.axes]
+    assert titles[1:3] == [
+        "input tokens (course-model estimate)",
+        "output tokens (course-model estimate)",
+    ]
+    assert titles[3] == "latency, s (modelled)"
+    live = [dataclasses.replace(r, measured=True) for r in rows]
+    assert [ax.get_title() for ax in plot_results(live).axes][1] == "input tokens"
 
 
 def test_a_person_declining_a_refund_moves_no_money():

@@ -41,12 +41,12 @@ from course_helpers.measurement.workflows import (
 )
 from course_helpers.offline import CourseModel, CourseModelApp
 from course_helpers.offline.conversation import Conversation
-from course_helpers.offline.scenarios.support_desk import (
+from course_helpers.offline.scenarios.support_desk import support_desk
+from course_helpers.offline.scenarios.support_desk_reading import (
     categorise,
     item_of,
     reason_of,
     split_requests,
-    support_desk,
     told_to_follow_refund_policy,
 )
 
@@ -854,7 +854,7 @@ def test_the_refund_writer_names_no_missing_order_number_without_its_category(mo
     reply still answers from the facts, and never says the ticket has no order number."""
     from course_helpers.lessons.workflows import router as router_module
     from course_helpers.lessons.workflows.steps import Attempt, read_form
-    from course_helpers.offline.scenarios.support_desk import triage_form
+    from course_helpers.offline.scenarios.support_desk_reading import triage_form
 
     ticket = CASE["U5"].ticket
     captured: list[dict] = []

@@ -523,6 +523,11 @@ def test_the_writers_checkers_and_mergers_instructions_change_what_they_write():
     assert signed != DRAFT_SYSTEM
     draft = _said(_ask(signed, facts_message(ticket, facts)))
     assert draft.splitlines()[-1] == "Mia, Kettle & Co"
+    # "Sign in" or "signed up" is not a sign-off.
+    login = "You write replies for Kettle & Co support. Help those who cannot sign in or signed up."
+    assert (
+        _said(_ask(login, facts_message(ticket, facts))).splitlines()[-1] == "Kettle & Co support"
+    )
     # The check passes a draft whatever its sign-off; it answers with the word it is told to.
     assert _said(_ask(CHECK_SYSTEM, facts_message(ticket, facts, draft=draft))) == "OK"
     approved = CHECK_SYSTEM.replace("exactly OK", "exactly APPROVED")

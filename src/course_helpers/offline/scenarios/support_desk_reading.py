@@ -351,7 +351,10 @@ _ROLE_KINDS = [
     ({"shipping"}, re.compile(r"where (?:their|the|an?|your) orders? (?:is|are)|tracking|deliver")),
     ({"account", "policy"}, re.compile(r"help[- ]?cent(?:re|er)|articles?|knowledge[- ]base")),
 ]
-_SIGN_AS = re.compile(r"\bsign(?:ed| off| it)?(?: as| with)? ([^.;!?]+)", re.IGNORECASE)
+_SIGN_AS = re.compile(
+    r"\bsign(?: off| it)? (?:as|with) ([^.;!?]+)|\bsigned (?!in\b|up\b|out\b)(?:as |with )?([^.;!?]+)",
+    re.IGNORECASE,
+)
 _APPROVAL = re.compile(r"\bwith (?:exactly |just |only |the word )?[\"'“]?([A-Z]{2,})\b")
 _COMPLETE = re.compile(
     r"\b(?:every|each|all(?: the)?) (?:request|question|part)s?\b", re.IGNORECASE
@@ -371,7 +374,7 @@ def role_scope(system: str) -> set[str] | None:
 def sign_off(system: str) -> str:
     """The name the instructions say to sign with ("sign as X", "signed X"), else the desk's."""
     found = _SIGN_AS.search(system)
-    named = found.group(1).strip().strip("\"'“”") if found else ""
+    named = (found.group(1) or found.group(2)).strip().strip("\"'“”") if found else ""
     return named or SIGN_OFF
 
 

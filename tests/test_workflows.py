@@ -6,6 +6,7 @@ facts lead to the same decision, whichever approach asks and however the facts a
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import itertools
 import json
@@ -40,12 +41,12 @@ from course_helpers.measurement.workflows import (
 )
 from course_helpers.offline import CourseModel, CourseModelApp
 from course_helpers.offline.conversation import Conversation
-from course_helpers.offline.scenarios.support_desk import (
+from course_helpers.offline.scenarios.support_desk import support_desk
+from course_helpers.offline.scenarios.support_desk_reading import (
     categorise,
     item_of,
     reason_of,
     split_requests,
-    support_desk,
     told_to_follow_refund_policy,
 )
 
@@ -169,9 +170,11 @@ def test_each_unpredictable_outcome_has_its_reason(results):
     assert solved["U1"] == solved["U2"] == {"agent"}
     # The rule in the shared refund tool decides: everyone ends with the right ledger.
     assert solved["U3"] == solved["U4"] == set(APPROACHES)
-    # Two requests: the router takes one branch; the chain's check step puts the other back.
+    # Two requests: the router takes one branch, whose writer's role is refunds; the chain's
+    # draft answers both from the same facts, and its check passes it.
     assert solved["U5"] == {"chain", "orchestrator", "agent"}
-    assert results["U5", "chain"].trace[-1] == "check: rewritten"
+    assert results["U5", "chain"].trace[-1] == "check: OK"
+    assert "TRK-4471" not in results["U5", "router"].reply
     # Twelve orders: code fetches them all, the agent asks for all twelve in one turn.
     assert solved["U6"] == set(APPROACHES)
     assert not any(r.capped for r in results.values())
@@ -460,27 +463,142 @@ def test_a_customer_record_counts_the_same_in_the_prompt_and_as_a_tool_result():
     assert "among the 12 orders" in _said(in_prompt)
 
 
-def test_a_category_in_the_facts_narrows_the_reply_as_the_box_states():
-    """The one prompt key with no tool-result twin: the workflows' code names the category."""
+def test_one_rule_for_every_request_shape_a_category_key_narrows_nothing():
+    """Facts are read from their own block after the first, with or without a `Ticket:`
+    heading, and a `category` key in them changes nothing: the same information sent in another
+    shape gets the same answer."""
     desk, ticket = Desk(), CASE["U5"].ticket
     orders = [desk.look_up_order("A1002"), desk.look_up_order("A1001")]
     refunds = [Desk().refund("A1002", "damaged")]
-    in_prompt = {
-        category: _said(_ask(DRAFT_SYSTEM, facts_message(ticket, facts)))
-        for category, facts in [
-            (None, {"orders": orders, "refunds": refunds}),
-            ("refund", {"orders": orders, "refunds": refunds, "category": "refund"}),
-            ("shipping", {"orders": orders, "refunds": refunds, "category": "shipping"}),
-        ]
-    }
+    facts = {"orders": orders, "refunds": refunds}
+    workflow = _said(_ask(DRAFT_SYSTEM, facts_message(ticket, facts)))
+    other_shape = [
+        {"type": "text", "text": ticket},
+        {"type": "text", "text": "Facts (JSON):\n" + json.dumps(facts)},
+    ]
+    assert _said(_ask(DRAFT_SYSTEM, other_shape)) == workflow
+    for category in ("refund", "shipping"):
+        keyed = facts_message(ticket, {**facts, "category": category})
+        assert _said(_ask(DRAFT_SYSTEM, keyed)) == workflow
     tools = [t.definition() for t in desk.tools()]
     history = _history([("look_up_order", {"order_id": o["order_id"]}, o) for o in orders])
     history += _history([("search_kb", {"query": "teapot"}, [])])
     history += _history([("refund", {"order_id": "A1002", "reason": "damaged"}, refunds[0])])
-    assert _said(_ask(AGENT_SYSTEM, ticket, tools, history)) == in_prompt[None]
-    assert "TRK-4471" in in_prompt[None] and "R-A1002" in in_prompt[None]
-    assert "TRK-4471" not in in_prompt["refund"] and "R-A1002" in in_prompt["refund"]
-    assert "TRK-4471" in in_prompt["shipping"] and "R-A1002" not in in_prompt["shipping"]
+    assert _said(_ask(AGENT_SYSTEM, ticket, tools, history)) == workflow
+    assert "TRK-4471" in workflow and "R-A1002" in workflow
+
+
+def test_a_writers_role_names_what_it_answers_for_every_caller():
+    """The first sentence of the instructions is the writer's role: the router's refund handler
+    reports refunds, its shipping handler where orders are; any caller whose role names a kind
+    of request is answered the same way, and a role that names none answers everything."""
+    desk, ticket = Desk(), CASE["U5"].ticket
+    orders = [desk.look_up_order("A1002"), desk.look_up_order("A1001")]
+    facts = {"orders": orders, "refunds": [Desk().refund("A1002", "damaged")]}
+    said = {
+        name: _said(_ask(system, facts_message(ticket, facts)))
+        for name, system in [*HANDLER_SYSTEMS.items(), ("draft", DRAFT_SYSTEM)]
+    }
+    assert "R-A1002" in said["refund"] and "TRK-4471" not in said["refund"]
+    assert "TRK-4471" in said["shipping"] and "R-A1002" not in said["shipping"]
+    assert "TRK-4471" in said["draft"] and "R-A1002" in said["draft"]
+    agent_role = "You handle refunds for Kettle & Co. Sign as Kettle & Co support."
+    tools = [t.definition() for t in desk.tools()]
+    history = _history([("look_up_order", {"order_id": o["order_id"]}, o) for o in orders])
+    history += _history([("search_kb", {"query": "teapot"}, [])])
+    history += _history(
+        [("refund", {"order_id": "A1002", "reason": "damaged"}, facts["refunds"][0])]
+    )
+    assert _said(_ask(agent_role, ticket, tools, history)) == said["refund"]
+    rest = HANDLER_SYSTEMS["refund"].split(". ", 1)[1]
+    everything = "You answer every request of a Kettle & Co customer from the facts. " + rest
+    assert "TRK-4471" in _said(_ask(everything, facts_message(ticket, facts)))
+
+
+def test_the_writers_checkers_and_mergers_instructions_change_what_they_write():
+    desk, ticket = Desk(), CASE["U5"].ticket
+    orders = [desk.look_up_order("A1002"), desk.look_up_order("A1001")]
+    facts = {"orders": orders, "refunds": [Desk().refund("A1002", "damaged")]}
+    signed = DRAFT_SYSTEM.replace("sign as Kettle & Co support", "sign as Mia, Kettle & Co")
+    assert signed != DRAFT_SYSTEM
+    draft = _said(_ask(signed, facts_message(ticket, facts)))
+    assert draft.splitlines()[-1] == "Mia, Kettle & Co"
+    # "Sign in" or "signed up" is not a sign-off.
+    login = "You write replies for Kettle & Co support. Help those who cannot sign in or signed up."
+    assert (
+        _said(_ask(login, facts_message(ticket, facts))).splitlines()[-1] == "Kettle & Co support"
+    )
+    # The check passes a draft whatever its sign-off; it answers with the word it is told to.
+    assert _said(_ask(CHECK_SYSTEM, facts_message(ticket, facts, draft=draft))) == "OK"
+    approved = CHECK_SYSTEM.replace("exactly OK", "exactly APPROVED")
+    assert _said(_ask(approved, facts_message(ticket, facts, draft=draft))) == "APPROVED"
+    # Told to see that every request is answered, the check rewrites a draft that leaves one
+    # out; without that clause it passes every draft whose sentences the facts support.
+    half = "\n".join(line for line in draft.splitlines() if "TRK-4471" not in line)
+    assert _said(_ask(CHECK_SYSTEM, facts_message(ticket, facts, draft=half))) != "OK"
+    lenient = CHECK_SYSTEM.replace(
+        ", and the draft answers every request in the ticket that the facts can answer", ""
+    )
+    assert lenient != CHECK_SYSTEM
+    assert _said(_ask(lenient, facts_message(ticket, facts, draft=half))) == "OK"
+    invented = draft.replace("TRK-4471", "TRK-0000")
+    assert _said(_ask(lenient, facts_message(ticket, facts, draft=invented))) != "OK"
+    # The merger signs as its instructions say.
+    from course_helpers.lessons.workflows.orchestrator import MERGE_SYSTEM
+
+    answers = [{"type": "text", "text": "Worker answers (JSON):\n" + json.dumps(["A.", "B."])}]
+    merged = [{"type": "text", "text": f"Ticket:\n{ticket}"}, *answers]
+    assert _said(_ask(MERGE_SYSTEM, merged)).splitlines()[-1] == "Kettle & Co support"
+    named = MERGE_SYSTEM.replace(
+        "Sign as Kettle & Co support", "Sign as Mia of the Kettle & Co support team"
+    )
+    assert _said(_ask(named, merged)).splitlines() == [
+        "Hello,",
+        "",
+        "A.",
+        "B.",
+        "",
+        "Mia of the Kettle & Co support team",
+    ]
+
+
+@pytest.mark.parametrize(
+    "wording",
+    [
+        "Before you refund anything, see what the help centre says about refunds.",
+        "Look up the help-centre guidelines on money back before you move any.",
+        "Check the knowledge base's refund rules first, then act on them.",
+        "Refunds follow the shop's terms: consult them before calling the refund tool.",
+    ],
+)
+def test_the_refund_policy_is_read_by_meaning_for_every_caller(wording, monkeypatch):
+    assert told_to_follow_refund_policy(wording)
+    system = AGENT_SYSTEM.replace(
+        "Before you refund anything, read the refund policy in the help centre and follow it; ",
+        wording + " ",
+    )
+    assert system != AGENT_SYSTEM
+    monkeypatch.setattr(agent_module, "AGENT_SYSTEM", system)
+    desk = Desk()
+    attempt = run_support_agent(client_for(), desk, CASE["U3"].ticket)
+    assert desk.refused == [] and [r["order_id"] for r in desk.refunds] == ["A1004"], attempt
+
+
+@pytest.mark.parametrize(
+    ("ticket", "fact"),
+    [
+        ("Where is my order a1001?", "TRK-4471"),
+        ("My order #A1001 hasn't shown up.", "TRK-4471"),
+        ("my blue kettle hasn't turned up yet, I'm sam@example.com", "TRK-5512"),
+        ("Order a1008 still hasn’t come.", "TRK-5512"),
+    ],
+)
+@pytest.mark.parametrize("approach", list(APPROACHES))
+def test_lowercase_ids_and_other_words_for_not_arrived_read_the_same_for_all(
+    approach, ticket, fact
+):
+    attempt = APPROACHES[approach](client_for(), Desk(), ticket)
+    assert fact in attempt.reply, (approach, attempt.trace, attempt.reply)
 
 
 @pytest.mark.parametrize("approach", list(APPROACHES))
@@ -587,6 +705,14 @@ def test_tables_and_chart(results):
     matplotlib.use("Agg")
     figure = plot_results(rows)
     assert repr(figure) == "<Figure size 1100x640 with 4 Axes>"
+    titles = [ax.get_title() for ax in figure.axes]
+    assert titles[1:3] == [
+        "input tokens (course-model estimate)",
+        "output tokens (course-model estimate)",
+    ]
+    assert titles[3] == "latency, s (modelled)"
+    live = [dataclasses.replace(r, measured=True) for r in rows]
+    assert [ax.get_title() for ax in plot_results(live).axes][1] == "input tokens"
 
 
 def test_a_person_declining_a_refund_moves_no_money():
@@ -733,7 +859,7 @@ def test_the_refund_writer_names_no_missing_order_number_without_its_category(mo
     reply still answers from the facts, and never says the ticket has no order number."""
     from course_helpers.lessons.workflows import router as router_module
     from course_helpers.lessons.workflows.steps import Attempt, read_form
-    from course_helpers.offline.scenarios.support_desk import triage_form
+    from course_helpers.offline.scenarios.support_desk_reading import triage_form
 
     ticket = CASE["U5"].ticket
     captured: list[dict] = []

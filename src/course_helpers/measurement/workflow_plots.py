@@ -10,6 +10,7 @@ COLOURS = {"chain": "#4C72B0", "router": "#DD8452", "orchestrator": "#8172B3", "
 
 def plot_results(results: list[CaseResult]):
     """Four panels (calls, input tokens, output tokens, latency), one group of bars per case.
+    Offline the token panels say they show the course model's estimates, and latency is modelled.
 
     A failed case's bar is pale and hatched. Returns the matplotlib Figure (11 x 6.4 inches at
     100 dpi, so its text form is always `<Figure size 1100x640 with 4 Axes>`).
@@ -20,11 +21,13 @@ def plot_results(results: list[CaseResult]):
     approaches = list(dict.fromkeys(r.approach for r in results))
     cases = list(dict.fromkeys(r.case for r in results))
     by_key = {(r.case.name, r.approach): r for r in results}
-    kind = "measured" if any(r.measured for r in results) else "modelled"
+    live = any(r.measured for r in results)
+    kind = "measured" if live else "modelled"
+    counted = "" if live else " (course-model estimate)"  # offline, tokens are estimated
     panels = [
         ("calls", "model calls"),
-        ("input_tokens", "input tokens"),
-        ("output_tokens", "output tokens"),
+        ("input_tokens", f"input tokens{counted}"),
+        ("output_tokens", f"output tokens{counted}"),
         ("seconds", f"latency, s ({kind})"),
     ]
     fig, axes = plt.subplots(2, 2, figsize=(11, 6.4), dpi=100, sharex=True)

@@ -1,0 +1,389 @@
+"""Course machinery (offline course model): how the support desk of notebook 09 reads a request,
+the same for every caller: a ticket's requests (category, order ids, item, refund reason,
+email), the blocks a program writes after the ticket, the facts the request holds however they
+arrived (`Known`), and what the instructions say (the refund policy, a writer's role, a check's
+word and completeness, the sign-off). The rules that use them are in `support_desk`; this
+module registers no scenario."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from course_helpers.fixtures.support_desk import FACTS_HEADING, SIGN_OFF, TICKET_HEADING
+from course_helpers.offline.conversation import Conversation, blocks_of
+
+ORDER_ID = re.compile(r"\b[Aa]\d{4}\b")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+STOPWORDS = {
+    *("a", "an", "and", "are", "be", "but", "can't", "do", "does", "don't", "for", "from"),
+    *("get", "have", "hi", "how", "i", "i'd", "i'm", "in", "is", "it", "it's", "its", "like"),
+    *("me", "my", "of", "on", "or", "please", "so", "that", "the", "this", "to", "was"),
+    *("what", "when", "where", "which", "with", "would", "you", "your", "never", "arrived"),
+}
+_NOT_ITEMS = {
+    *("order", "orders", "email", "password", "number", "money", "tracking", "confirmation"),
+    *("refund", "page", "week", "month", "day", "days", "account", "parcel"),
+}
+_ITEM = re.compile(r"\b(?:my|a|an|the)\s+(?:two\s+|same\s+)?([a-z'-]+(?:\s+[a-z'-]+)?)")
+# An instruction about the refund policy: a clause that speaks of refunds (or money back) and of a
+# source that rules on them (a policy, rules, an article, guidelines, terms, the help centre or
+# knowledge base); the verb that governs the first of them says whether to read it, and so does a
+# negation right in front of that verb (see `says_to_read`).
+_REFUND_SUBJECT = re.compile(r"\brefund\w*|money back")
+_RULING_SOURCE = re.compile(
+    r"\b(?:polic(?:y|ies)|rules?|articles?|guidelines?|terms|conditions)\b"
+    r"|help[- ]?cent(?:re|er)|knowledge[- ]base|\bfaq\b"
+)
+_FOLLOW_VERBS = {
+    *("read", "reading", "follow", "following", "check", "checking", "apply", "applying"),
+    *("consult", "consulting", "review", "reviewing", "study", "obey", "respect", "look"),
+    *("see", "seeing", "find", "finding", "learn", "search", "searching", "heed", "abide"),
+    *("stick", "sticking", "comply", "complying", "honour", "honor", "mind", "open", "opening"),
+}
+_AGAINST_VERBS = {"skip", "skipping", "ignore", "ignoring", "disregard", "disregarding"}
+_NEGATIONS = {"not", "never", "no", "without", "cannot", "nothing"}
+# Words that may stand between a negation and the verb it negates ("do not ever read",
+# "there is no need to read", "don't bother following", "never answer by calling").
+_FILLERS = {
+    *("do", "does", "you", "ever", "need", "to", "bother", "have", "has", "should", "must"),
+    *("please", "also", "even", "answer", "reply", "respond", "end", "by", "first", "just"),
+}
+_SHIPPING = re.compile(
+    r"where(?: is|'s| are)|arriv|tracking|deliver|parcel|ordered|show(?:n|ed)? up|turn(?:ed)? up"
+    r"|(?:not|never|n't) (?:yet )?(?:come|came|received|got)|still waiting|on its way"
+)
+
+# The words that tell which help-centre article speaks about which refund reason.
+_ARTICLE_FOR_REASON = {"damaged": "damaged", "duplicate_charge": "twice", "return": "return"}
+
+
+# -- reading a ticket -------------------------------------------------------------------------
+
+
+def order_ids_in(text: str) -> list[str]:
+    """The order ids a text names, in any case ("a1001" is A1001), each once."""
+    return list(dict.fromkeys(i.upper() for i in ORDER_ID.findall(text)))
+
+
+def words_of(text: str) -> list[str]:
+    return re.findall(r"[a-z']+", text.lower().replace("’", "'"))
+
+
+def negated(before: list[str]) -> bool:
+    """Whether the words right before a verb negate it: a negation with only fillers between
+    ("do not read", "no need to read", "don't bother following"). "Without" after another
+    negation asks for the verb ("refund nothing without reading it": read it)."""
+    for index in range(len(before) - 1, -1, -1):
+        word = before[index]
+        if word in _NEGATIONS or word.endswith("n't"):
+            earlier = before[:index]
+            double = any(
+                w in _NEGATIONS | {"nothing", "none"} or w.endswith("n't") for w in earlier
+            )
+            return not (word == "without" and double)
+        if word not in _FILLERS:
+            return False
+    return False
+
+
+def says_to_read(clause: str, next_clause: str = "") -> bool:
+    """Whether one clause asks to read or follow the refund policy, in whatever words: it speaks
+    of refunds and of a source that rules on them ("the refund policy", "what the help centre
+    says about refunds", "the terms for money back"), and the verb that governs them (the last
+    such verb before both, else the first after the first of them) is a reading verb and not
+    negated, or a verb against it ("skip", "ignore") that is negated; a next clause that starts
+    with "no" takes it back ("Read the refund policy? No, just refund.")."""
+    said = clause.lower().replace("’", "'")
+    subject, source = _REFUND_SUBJECT.search(said), _RULING_SOURCE.search(said)
+    if subject is None or source is None:
+        return False
+    start = min(subject.start(), source.start())
+    before, after = words_of(said[:start]), words_of(said[start:])
+    verbs = [i for i, w in enumerate(before) if w in _FOLLOW_VERBS | _AGAINST_VERBS]
+    if verbs:
+        verb, no = before[verbs[-1]], negated(before[: verbs[-1]])
+    else:
+        later = [i for i, w in enumerate(after) if w in _FOLLOW_VERBS | _AGAINST_VERBS]
+        if not later:
+            return False
+        verb, no = after[later[0]], negated(after[: later[0]])
+    yes = (verb in _FOLLOW_VERBS) != no
+    return yes and words_of(next_clause)[:1] != ["no"]
+
+
+def told_to_follow_refund_policy(system: str) -> bool:
+    """Whether the instructions ask to read or follow the refund policy (`says_to_read`, clause
+    by clause)."""
+    clauses = re.split(r"[.;!?]+\s*", system)
+    return any(says_to_read(c, n) for c, n in zip(clauses, [*clauses[1:], ""], strict=True))
+
+
+def categorise(ticket: str) -> str:
+    """The triage category from the ticket's words, most specific first."""
+    words = ticket.lower().replace("’", "'")
+    if re.search(r"password|log ?in|sign in|account", words):
+        return "account"
+    if re.search(r"do you (ship|deliver|sell)|ship to|how long does", words):
+        return "policy"
+    if re.search(r"refund|money back|charged|broken|damaged|cracked|return", words):
+        return "refund"
+    if re.search(_SHIPPING, words):
+        return "shipping"
+    return "other"
+
+
+def item_of(ticket: str) -> str:
+    """The item a ticket is about, in its own words ('' when it names none)."""
+    for match in _ITEM.finditer(ticket.lower()):
+        words = match.group(1).split()
+        while words and words[-1] in STOPWORDS:
+            words.pop()
+        if words and not set(words) & (_NOT_ITEMS | STOPWORDS):
+            return " ".join(words)
+    return ""
+
+
+def reason_of(ticket: str) -> str:
+    """Why a ticket wants money back, from its words."""
+    words = ticket.lower()
+    if re.search(r"twice|double|duplicate", words):
+        return "duplicate_charge"
+    if re.search(r"broken|damaged|cracked|faulty", words):
+        return "damaged"
+    if "return" in words:
+        return "return"
+    return "other" if categorise(ticket) == "refund" else "none"
+
+
+def triage_form(ticket: str, email: str | None = None) -> dict:
+    """The triage of a ticket (or one request of it), read from its words."""
+    found = _EMAIL.search(ticket)
+    return {
+        "category": categorise(ticket),
+        "order_ids": order_ids_in(ticket),
+        "email": found.group(0) if found else (email or ""),
+        "item": item_of(ticket),
+        "reason": reason_of(ticket),
+    }
+
+
+def split_requests(ticket: str) -> list[str]:
+    """The ticket's requests: sentences, joined while the category stays (or is 'other')."""
+    parts: list[tuple[str, str]] = []
+    for sentence in re.split(r"(?<=[.?!])\s+", ticket.strip()):
+        category = categorise(sentence)
+        if parts and category in ("other", parts[-1][1]):
+            parts[-1] = (f"{parts[-1][0]} {sentence}", parts[-1][1])
+        elif parts and parts[-1][1] == "other":
+            parts[-1] = (f"{parts[-1][0]} {sentence}", category)
+        else:
+            parts.append((sentence, category))
+    return [p for p, _ in parts]
+
+
+def requests_of(ticket: str) -> list[dict]:
+    """Each request of the ticket with its triage (the ticket's email shared by all)."""
+    email = _EMAIL.search(ticket)
+    shared = email.group(0) if email else None
+    return [{"text": part, **triage_form(part, shared)} for part in split_requests(ticket)]
+
+
+def first_user_blocks(conv: Conversation) -> list[str]:
+    """The text blocks of the first user message (a plain string is one block)."""
+    for message in conv.messages:
+        if message.get("role") == "user":
+            return [b.get("text", "") for b in blocks_of(message) if b.get("type") == "text"]
+    return []
+
+
+def ticket_of(conv: Conversation) -> str:
+    """The ticket: the first text block of the first user message, without its `Ticket:`
+    heading (a workflow's message) or as it stands (the agent's)."""
+    blocks = first_user_blocks(conv)
+    said = blocks[0].strip() if blocks else ""
+    return said.removeprefix(TICKET_HEADING).strip()
+
+
+def section(conv: Conversation, heading: str) -> str | None:
+    """What a program wrote under `heading`: a text block of its own, after the first block of
+    the first user message (the ticket, with or without a `Ticket:` heading), that starts with
+    it. A ticket's words stay in the ticket's block, so a ticket cannot write a section (a
+    customer who types "Facts (JSON):" writes part of the ticket)."""
+    blocks = first_user_blocks(conv)
+    found = [b.strip() for b in blocks[1:] if b.strip().startswith(heading)]
+    return found[0].removeprefix(heading).strip() if found else None
+
+
+# -- what the request holds: the facts, however they arrived --------------------------------------
+
+
+def item_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in ("set", "for")}
+
+
+@dataclass
+class Known:
+    """Every fact the request holds, from the `Facts (JSON):` section of a workflow's message
+    and from tool results."""
+
+    orders: dict[str, dict] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)  # order ids with no record
+    customer: dict | None = None
+    no_customer: bool = False
+    searched_orders: int | None = None  # how many of the customer's orders were looked at
+    articles: list[dict] | None = None  # None: the help centre was not searched
+    refunds: list[dict] = field(default_factory=list)
+    refused: dict[str, str] = field(default_factory=dict)  # order id -> why
+    asked: set[str] = field(default_factory=set)  # orders a refund was asked for
+
+    def add_order(self, order: dict) -> None:
+        self.orders[str(order.get("order_id"))] = order
+
+    def add_articles(self, articles: list) -> None:
+        self.articles = [*(self.articles or []), *(a for a in articles if isinstance(a, dict))]
+
+    def add_refused(self, order_id: str, why: str) -> None:
+        self.refused[order_id] = why
+        self.asked.add(order_id)
+
+    def add_facts(self, facts: dict) -> None:
+        """The facts a workflow's code wrote into the prompt."""
+        for order in facts.get("orders") or []:
+            if isinstance(order, dict):
+                self.add_order(order)
+        self.missing += [
+            str(i).upper() for i in facts.get("not_found") or [] if ORDER_ID.fullmatch(str(i))
+        ]
+        self.no_customer = self.no_customer or bool(facts.get("customer_not_found"))
+        if isinstance(facts.get("customer"), dict):  # a customer record, as look_up_customer gives
+            self.customer = facts["customer"]
+            self.searched_orders = len(self.customer.get("orders") or [])
+        if "searched_orders" in facts:
+            self.searched_orders = int(facts["searched_orders"])
+        if "articles" in facts:
+            self.add_articles(facts.get("articles") or [])
+        for refund in facts.get("refunds") or []:
+            self.refunds.append(refund)
+            self.asked.add(str(refund.get("order_id")))
+        for refusal in facts.get("refused") or []:
+            self.add_refused(str(refusal.get("order_id", "?")), str(refusal.get("why", "")))
+
+    def add_results(self, conv: Conversation) -> None:
+        """The facts the desk's tools returned in this conversation."""
+        for call in conv.calls():
+            if call.result is None:
+                continue
+            try:
+                data = None if call.is_error else json.loads(call.result)
+            except ValueError:
+                data = None
+            argument = str(next(iter(call.input.values()), "")).strip().lstrip("#").upper()
+            if call.name == "look_up_order":
+                if isinstance(data, dict):
+                    self.add_order(data)
+                else:
+                    self.missing.append(argument)
+            elif call.name == "look_up_customer":
+                if isinstance(data, dict):
+                    self.customer = data
+                    self.searched_orders = len(data.get("orders") or [])
+                else:
+                    self.no_customer = True
+            elif call.name == "search_kb":
+                self.add_articles(data if isinstance(data, list) else [])
+            elif call.name == "refund":
+                if isinstance(data, dict):
+                    self.refunds.append(data)
+                    self.asked.add(argument)
+                else:
+                    self.add_refused(argument, call.result or "")
+
+    def looked_up(self, order_id: str) -> bool:
+        return order_id in self.orders or order_id in self.missing
+
+    def holding(self, item: str) -> list[dict]:
+        """The known orders whose items share a word with `item`."""
+        wanted = item_words(item)
+        return [o for o in self.orders.values() if wanted & item_words(" ".join(o["items"]))]
+
+    def about(self, request: dict) -> list[dict]:
+        """The orders a request is about: the ones it names, else the ones holding its item."""
+        if request["order_ids"]:
+            return [self.orders[i] for i in request["order_ids"] if i in self.orders]
+        return self.holding(request["item"]) if request["item"] else []
+
+    def with_replacements(self, orders: list[dict]) -> list[dict]:
+        chosen = list(orders)
+        for order in chosen:
+            replacement = self.orders.get(str(order.get("replaced_by")))
+            if replacement is not None and replacement not in chosen:
+                chosen.append(replacement)
+        return chosen
+
+    def article_for(self, reason: str) -> dict | None:
+        word = _ARTICLE_FOR_REASON.get(reason)
+        for article in self.articles or []:
+            if word and word in f"{article.get('title', '')} {article.get('answer', '')}".lower():
+                return article
+        return None
+
+
+def known_from(conv: Conversation) -> Known:
+    known = Known()
+    raw = section(conv, FACTS_HEADING)
+    if raw is not None:
+        try:
+            facts = json.loads(raw)
+        except ValueError:
+            facts = {}
+        known.add_facts(facts if isinstance(facts, dict) else {})
+    known.add_results(conv)
+    return known
+
+
+# -- what the writers' instructions change --------------------------------------------------------
+
+# The kinds of request a writer's role names in the first sentence of its instructions.
+_ROLE_KINDS = [
+    ({"refund"}, re.compile(r"refund|money back")),
+    ({"shipping"}, re.compile(r"where (?:their|the|an?|your) orders? (?:is|are)|tracking|deliver")),
+    ({"account", "policy"}, re.compile(r"help[- ]?cent(?:re|er)|articles?|knowledge[- ]base")),
+]
+_SIGN_AS = re.compile(
+    r"\bsign(?: off| it)? (?:as|with) ([^.;!?]+)|\bsigned (?!in\b|up\b|out\b)(?:as |with )?([^.;!?]+)",
+    re.IGNORECASE,
+)
+_APPROVAL = re.compile(r"\bwith (?:exactly |just |only |the word )?[\"'“]?([A-Z]{2,})\b")
+_COMPLETE = re.compile(
+    r"\b(?:every|each|all(?: the)?) (?:request|question|part)s?\b", re.IGNORECASE
+)
+
+
+def role_scope(system: str) -> set[str] | None:
+    """The kinds of request a writer answers, when the first sentence of its instructions (its
+    role) names them: refunds; where an order is (tracking, delivery); the help centre's
+    articles (account and policy questions). None: every kind ("You write replies to
+    customer support tickets")."""
+    first = re.split(r"(?<=[.!?])\s+", system.strip(), maxsplit=1)[0].lower()
+    kinds = [kinds for kinds, words in _ROLE_KINDS if words.search(first)]
+    return set().union(*kinds) if kinds else None
+
+
+def sign_off(system: str) -> str:
+    """The name the instructions say to sign with ("sign as X", "signed X"), else the desk's."""
+    found = _SIGN_AS.search(system)
+    named = (found.group(1) or found.group(2)).strip().strip("\"'“”") if found else ""
+    return named or SIGN_OFF
+
+
+def approval_word(system: str) -> str:
+    """The word the instructions say a passing check answers with ("answer with exactly OK")."""
+    found = _APPROVAL.search(system)
+    return found.group(1) if found else "OK"
+
+
+def checks_completeness(system: str) -> bool:
+    """Whether a check's instructions ask it to see that the draft answers every request."""
+    return bool(_COMPLETE.search(system))

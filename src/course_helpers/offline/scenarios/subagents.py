@@ -30,11 +30,11 @@ import re
 
 from course_helpers.offline.conversation import Conversation
 from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
-from course_helpers.offline.scenarios.support_desk import (
+from course_helpers.offline.scenarios.support_desk import merge
+from course_helpers.offline.scenarios.support_desk_reading import (
     ORDER_ID,
     categorise,
     item_of,
-    merge,
     split_requests,
 )
 

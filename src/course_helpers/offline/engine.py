@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import jiter
 
-from course_helpers.offline import policy, scenarios
+from course_helpers.offline import context_management, policy, scenarios
 from course_helpers.offline.conversation import Conversation, written
 from course_helpers.offline.errors import ApiError
 from course_helpers.offline.faults import Fault, FaultQueue
@@ -66,9 +66,16 @@ class CourseModel:
 
     # -- endpoints ---------------------------------------------------------------------
     def count_tokens(self, body: dict) -> dict:
-        return {"input_tokens": input_tokens(body)}
+        edited, applied = context_management.apply(body)
+        answer: dict = {"input_tokens": input_tokens(edited)}
+        if applied is not None:
+            answer["context_management"] = {"original_input_tokens": input_tokens(body)}
+        return answer
 
     def respond(self, body: dict, fault: Fault | None = None) -> Outcome:
+        # The edits of `context_management` apply before the model reads the prompt: from here
+        # on, `body` is the edited copy (the caller's history is left as it was).
+        body, applied = context_management.apply(body)
         parts = segments(body)  # the prompt in cache order, sized once for both uses below
         prompt = input_tokens(body, parts)
         window = self.context_window or CATALOGUE[body["model"]].context_window
@@ -101,6 +108,8 @@ class CourseModel:
             # Generation ran until the budget was spent (a cut tool_use's partial input can
             # estimate above it): output_tokens never exceeds max_tokens.
             message["usage"]["output_tokens"] = limit
+        if applied is not None:
+            message["context_management"] = {"applied_edits": applied}
         return outcome
 
     # -- choosing the turn -------------------------------------------------------------

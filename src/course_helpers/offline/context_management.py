@@ -20,8 +20,13 @@ messages, like the rest of validation), `apply` returns an edited copy of the bo
 - An edit that fires reports `{"type": ..., "cleared_tool_uses": n, "cleared_input_tokens": t}`;
   one that does not fire reports nothing. Edits run in order, each on the previous one's result.
 
-`clear_thinking_20251015` and `compact_20260112` are validated but not applied: the prompt
-reaches the model unchanged and they report nothing. docs/models.md says why.
+`clear_thinking_20251015`: `keep` (default `{"type": "thinking_turns", "value": 1}`) is how many
+of the most recent assistant turns holding `thinking` or `redacted_thinking` blocks keep them;
+older turns lose those blocks. `"all"` (or `{"type": "all"}`) keeps everything. It reports
+`{"type": ..., "cleared_thinking_turns": n, "cleared_input_tokens": t}` when it removed any.
+
+`compact_20260112` is validated but not applied (no compaction block is written): the prompt
+reaches the model unchanged and it reports nothing. docs/models.md says why.
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ EDIT_FIELDS = {
 }
 DEFAULT_TRIGGER = {"type": "input_tokens", "value": 100_000}
 DEFAULT_KEEP = {"type": "tool_uses", "value": 3}
+DEFAULT_THINKING_KEEP = {"type": "thinking_turns", "value": 1}
 CLEARED = "[cleared to save context]"
 """What a cleared tool result holds (the API's exact wording is not published: docs/models.md)."""
 
@@ -169,8 +175,12 @@ def apply(body: dict) -> tuple[dict, list[dict] | None]:
     for edit in config.get("edits") or []:
         if edit["type"] == CLEAR_TOOL_USES:
             report = _clear_tool_uses(edited, edit)
-            if report is not None:
-                applied.append(report)
+        elif edit["type"] == CLEAR_THINKING:
+            report = _clear_thinking(edited, edit)
+        else:
+            report = None
+        if report is not None:
+            applied.append(report)
     return edited, applied
 
 
@@ -224,4 +234,34 @@ def _clear_tool_uses(body: dict, edit: dict) -> dict | None:
         "type": CLEAR_TOOL_USES,
         "cleared_tool_uses": len(chosen),
         "cleared_input_tokens": max(0, freed),
+    }
+
+
+_THINKING = ("thinking", "redacted_thinking")
+
+
+def _clear_thinking(body: dict, edit: dict) -> dict | None:
+    """Drop the thinking blocks of every assistant turn but the last `keep` that hold some."""
+    keep = edit.get("keep", DEFAULT_THINKING_KEEP)
+    if keep == "all" or keep.get("type") == "all":
+        return None
+    before = input_tokens(body)
+    turns = [
+        m
+        for m in body["messages"]
+        if m.get("role") == "assistant"
+        and isinstance(m.get("content"), list)
+        and any(isinstance(b, dict) and b.get("type") in _THINKING for b in m["content"])
+    ]
+    older = turns[: max(0, len(turns) - keep["value"])]
+    if not older:
+        return None
+    for message in older:
+        message["content"] = [
+            b for b in message["content"] if not (isinstance(b, dict) and b.get("type") in _THINKING)
+        ]
+    return {
+        "type": CLEAR_THINKING,
+        "cleared_thinking_turns": len(older),
+        "cleared_input_tokens": max(0, before - input_tokens(body)),
     }

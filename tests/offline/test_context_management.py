@@ -156,9 +156,7 @@ def test_the_default_trigger_is_far_above_a_short_history(client, kit, history):
 
 
 def test_a_tool_uses_trigger_counts_the_calls(client, kit, history):
-    two = _create(
-        client, kit, history, context_management=_clear(trigger=_trigger(2, "tool_uses"))
-    )
+    two = _create(client, kit, history, context_management=_clear(trigger=_trigger(2, "tool_uses")))
     assert two.context_management.applied_edits == []  # two calls: not more than 2
     one = _create(
         client,
@@ -171,7 +169,9 @@ def test_a_tool_uses_trigger_counts_the_calls(client, kit, history):
 
 def test_clear_at_least_leaves_the_prompt_alone_when_too_little_would_go(client, kit, history):
     freed = (
-        _create(client, kit, history, context_management=_clear(trigger=_trigger(10), keep=_keep(1)))
+        _create(
+            client, kit, history, context_management=_clear(trigger=_trigger(10), keep=_keep(1))
+        )
         .context_management.applied_edits[0]
         .cleared_input_tokens
     )
@@ -208,7 +208,12 @@ def test_clear_tool_inputs_clears_the_calls_too(client, kit, history):
     other = _clear(trigger=_trigger(10), keep=_keep(0), clear_tool_inputs=["search"])
     counts = {
         name: _count(client, kit, history, context_management=config).input_tokens
-        for name, config in (("plain", plain), ("inputs", inputs), ("named", named), ("other", other))
+        for name, config in (
+            ("plain", plain),
+            ("inputs", inputs),
+            ("named", named),
+            ("other", other),
+        )
     }
     assert counts["inputs"] == counts["named"] < counts["plain"] == counts["other"]
 
@@ -259,7 +264,10 @@ def test_clear_thinking_keeps_the_thinking_of_the_last_turn_only(client, kit, hi
         ("clear", "context_management: Input should be a valid dictionary"),
         ({"edit": []}, "context_management.edit: Extra inputs are not permitted"),
         ({"edits": {}}, "context_management.edits: Input should be a valid list"),
-        ({"edits": [{}]}, "context_management.edits.0: Unable to extract tag using discriminator 'type'"),
+        (
+            {"edits": [{}]},
+            "context_management.edits.0: Unable to extract tag using discriminator 'type'",
+        ),
         (
             {"edits": [{"type": "clear_everything"}]},
             "context_management.edits.0: Input tag 'clear_everything' found using 'type' does "
@@ -334,7 +342,12 @@ def test_every_well_formed_edit_is_accepted(client, kit):
                 "exclude_tools": ["get_weather"],
                 "clear_tool_inputs": ["get_weather"],
             },
-            {"type": CLEAR, "clear_at_least": None, "exclude_tools": None, "clear_tool_inputs": None},
+            {
+                "type": CLEAR,
+                "clear_at_least": None,
+                "exclude_tools": None,
+                "clear_tool_inputs": None,
+            },
             {"type": "compact_20260112", "instructions": None, "trigger": None},
         ]
     }

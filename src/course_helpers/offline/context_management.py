@@ -129,12 +129,14 @@ def _check_names(path: str, value: Any) -> None:
 
 def _check_clear_tool_uses(path: str, edit: dict) -> None:
     if "trigger" in edit:
-        _check_counter(f"{path}.trigger", edit["trigger"], ("input_tokens", "tool_uses"),
-                       optional=False)
+        _check_counter(
+            f"{path}.trigger", edit["trigger"], ("input_tokens", "tool_uses"), optional=False
+        )
     if "keep" in edit:
         _check_counter(f"{path}.keep", edit["keep"], ("tool_uses",), optional=False)
-    _check_counter(f"{path}.clear_at_least", edit.get("clear_at_least"), ("input_tokens",),
-                   optional=True)
+    _check_counter(
+        f"{path}.clear_at_least", edit.get("clear_at_least"), ("input_tokens",), optional=True
+    )
     if edit.get("exclude_tools") is not None:
         _check_names(f"{path}.exclude_tools", edit["exclude_tools"])
     inputs = edit.get("clear_tool_inputs")
@@ -258,7 +260,9 @@ def _clear_thinking(body: dict, edit: dict) -> dict | None:
         return None
     for message in older:
         message["content"] = [
-            b for b in message["content"] if not (isinstance(b, dict) and b.get("type") in _THINKING)
+            b
+            for b in message["content"]
+            if not (isinstance(b, dict) and b.get("type") in _THINKING)
         ]
     return {
         "type": CLEAR_THINKING,

@@ -4,7 +4,9 @@ response out.
 It asks the scenario policies for the next turn, then applies what the real API guarantees
 whatever the model wants: `tool_choice`, `disable_parallel_tool_use`, thinking blocks, stop
 sequences, `max_tokens`, the context window, ids and usage. A request that ends with an
-assistant message (prefill) is answered with only what continues it (`prefill.py`).
+assistant message (prefill) is answered with only what continues it (`prefill.py`). The edits of
+a beta `context_management` field are applied to a copy of the request first
+(`context_management.py`): the scenarios, usage and the context window see the edited prompt.
 """
 
 from __future__ import annotations

@@ -13,7 +13,9 @@ from typing import Any
 import anthropic
 import pytest
 
+from course_helpers.offline import CourseModelApp
 from course_helpers.offline.context_management import CLEARED
+from course_helpers.offline.engine import CourseModel
 
 BETA = ["context-management-2025-06-27"]
 PARIS = "18°C, light rain over the old town, wind from the west at 20 km/h. " * 8
@@ -355,3 +357,28 @@ def test_every_well_formed_edit_is_accepted(client, kit):
     assert message.context_management.applied_edits == []
     empty = _create(client, kit, [kit.user("Hello")], context_management={})
     assert empty.context_management.applied_edits == []
+
+
+def test_clearing_brings_a_prompt_back_inside_the_context_window(kit, history):
+    probe = CourseModelApp().client(**kit.STRICT)
+    full = _count(probe, kit, history).input_tokens
+    config = _clear(trigger=_trigger(100), keep=_keep(1))
+    edited = _count(probe, kit, history, context_management=config).input_tokens
+    window = (full + edited) // 2  # the full prompt does not fit, the edited one does
+    small = CourseModelApp(model=CourseModel(context_window=window)).client(**kit.STRICT)
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        _create(small, kit, history)
+    assert caught.value.body["error"]["message"] == (
+        f"prompt is too long: {full} tokens > {window} maximum"
+    )
+    message = _create(small, kit, history, context_management=config)
+    assert message.usage.input_tokens == edited
+    assert message.context_management.applied_edits[0].cleared_tool_uses == 1
+
+
+def test_count_tokens_refuses_a_malformed_edit_too(client, kit):
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        _count(client, kit, [kit.user("Hello")], context_management=_clear(keep=3))
+    assert caught.value.body["error"]["message"] == (
+        f"context_management.edits.0.{CLEAR}.keep: Input should be a valid dictionary"
+    )

@@ -16,6 +16,7 @@ import anthropic
 import httpx2
 
 from course_helpers.offline import sse
+from course_helpers.offline.context_management import check_context_management
 from course_helpers.offline.engine import CourseModel
 from course_helpers.offline.errors import ApiError
 from course_helpers.offline.faults import Fault, status_error
@@ -99,6 +100,7 @@ class CourseModelApp:
             raise ApiError(413, "Request exceeds the maximum allowed number of bytes.")
         payload = _parse_json(body)
         validate_messages_request(payload, endpoint=endpoint, betas=betas)
+        check_context_management(payload)
         if "thread" in payload:
             # The course model keeps no server-side threads. This rejection is the one the SDK
             # recognises: its tool runner then resends the whole conversation without `thread`.

@@ -4,7 +4,9 @@ response out.
 It asks the scenario policies for the next turn, then applies what the real API guarantees
 whatever the model wants: `tool_choice`, `disable_parallel_tool_use`, thinking blocks, stop
 sequences, `max_tokens`, the context window, ids and usage. A request that ends with an
-assistant message (prefill) is answered with only what continues it (`prefill.py`).
+assistant message (prefill) is answered with only what continues it (`prefill.py`). The edits of
+a beta `context_management` field are applied to a copy of the request first
+(`context_management.py`): the scenarios, usage and the context window see the edited prompt.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass, field
 
 import jiter
 
-from course_helpers.offline import policy, scenarios
+from course_helpers.offline import context_management, policy, scenarios
 from course_helpers.offline.conversation import Conversation, written
 from course_helpers.offline.errors import ApiError
 from course_helpers.offline.faults import Fault, FaultQueue
@@ -70,9 +72,16 @@ class CourseModel:
 
     # -- endpoints ---------------------------------------------------------------------
     def count_tokens(self, body: dict) -> dict:
-        return {"input_tokens": input_tokens(body)}
+        edited, applied = context_management.apply(body)
+        answer: dict = {"input_tokens": input_tokens(edited)}
+        if applied is not None:
+            answer["context_management"] = {"original_input_tokens": input_tokens(body)}
+        return answer
 
     def respond(self, body: dict, fault: Fault | None = None) -> Outcome:
+        # The edits of `context_management` apply before the model reads the prompt: from here
+        # on, `body` is the edited copy (the caller's history is left as it was).
+        body, applied = context_management.apply(body)
         parts = segments(body)  # the prompt in cache order, sized once for both uses below
         prompt = input_tokens(body, parts)
         window = self.context_window or CATALOGUE[body["model"]].context_window
@@ -111,6 +120,8 @@ class CourseModel:
             # What the thinking cost, inside output_tokens (the SDK's OutputTokensDetails).
             thought = min(outcome.thinking_tokens, usage["output_tokens"])
             usage["output_tokens_details"] = {"thinking_tokens": thought}
+        if applied is not None:
+            message["context_management"] = {"applied_edits": applied}
         return outcome
 
     # -- choosing the turn -------------------------------------------------------------

@@ -74,6 +74,8 @@ def events(message: dict, partial_json: dict[int, str] | None = None) -> Iterato
     }
     start["usage"].pop("server_tool_use", None)
     start["usage"].pop("output_tokens_details", None)  # known once the output is done
+    if "context_management" in start:
+        start["context_management"] = None  # known at the end: reported by message_delta
     yield "message_start", {"type": "message_start", "message": start}
     yield "ping", {"type": "ping"}
     for index, block in enumerate(message["content"]):
@@ -95,7 +97,10 @@ def events(message: dict, partial_json: dict[int, str] | None = None) -> Iterato
         "stop_sequence": message["stop_sequence"],
         "stop_details": message.get("stop_details"),
     }
-    yield "message_delta", {"type": "message_delta", "delta": delta, "usage": final_usage}
+    final = {"type": "message_delta", "delta": delta, "usage": final_usage}
+    if "context_management" in message:
+        final["context_management"] = message["context_management"]
+    yield "message_delta", final
     yield "message_stop", {"type": "message_stop"}
 
 

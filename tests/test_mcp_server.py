@@ -25,7 +25,7 @@ from course_helpers.fixtures.shop_db import (
     build_shop_db,
 )
 from course_helpers.lessons.loop import agent_loop
-from course_helpers.lessons.mcp_server import ToolError, build_server, run_read
+from course_helpers.lessons.mcp_server import RESULT_CHARS, ToolError, build_server, run_read
 from course_helpers.lessons.mcp_tools import McpServer, mcp_run_tool, shop_server
 
 HOSTILE = {
@@ -140,6 +140,20 @@ def test_reads_work_and_rows_are_limited(tmp_path: Path) -> None:
     )
     limited = run_read(db, recursive).splitlines()
     assert len(limited) == 1 + 50 + 1 and limited[-1].startswith("(only the first 50 rows")
+
+
+def test_a_result_is_bounded_in_size_not_only_in_rows(tmp_path: Path) -> None:
+    """One huge value is refused by sqlite before it is built; many wide rows are cut."""
+    db = build_shop_db(tmp_path)
+    with pytest.raises(ToolError, match="too big"):
+        run_read(db, "SELECT hex(randomblob(1000000)) AS noise")
+    wide = (
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT 40) "
+        "SELECT i, hex(randomblob(4000)) AS noise FROM n"
+    )
+    text = run_read(db, wide)
+    assert len(text) <= RESULT_CHARS + 100
+    assert text.splitlines()[-1].startswith("(cut after ") and "characters" in text.splitlines()[-1]
 
 
 def test_the_fixture_answer(tmp_path: Path) -> None:

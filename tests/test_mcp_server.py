@@ -25,7 +25,7 @@ from course_helpers.fixtures.shop_db import (
     build_shop_db,
 )
 from course_helpers.lessons.loop import agent_loop
-from course_helpers.lessons.mcp_server import ToolError, build_server, run_read
+from course_helpers.lessons.mcp_server import RESULT_CHARS, ToolError, build_server, run_read
 from course_helpers.lessons.mcp_tools import McpServer, mcp_run_tool, shop_server
 
 HOSTILE = {
@@ -140,6 +140,20 @@ def test_reads_work_and_rows_are_limited(tmp_path: Path) -> None:
     )
     limited = run_read(db, recursive).splitlines()
     assert len(limited) == 1 + 50 + 1 and limited[-1].startswith("(only the first 50 rows")
+
+
+def test_a_result_is_bounded_in_size_not_only_in_rows(tmp_path: Path) -> None:
+    """One huge value is refused by sqlite before it is built; many wide rows are cut."""
+    db = build_shop_db(tmp_path)
+    with pytest.raises(ToolError, match="too big"):
+        run_read(db, "SELECT hex(randomblob(1000000)) AS noise")
+    wide = (
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT 40) "
+        "SELECT i, hex(randomblob(4000)) AS noise FROM n"
+    )
+    text = run_read(db, wide)
+    assert len(text) <= RESULT_CHARS + 100
+    assert text.splitlines()[-1].startswith("(cut after ") and "characters" in text.splitlines()[-1]
 
 
 def test_the_fixture_answer(tmp_path: Path) -> None:
@@ -310,3 +324,49 @@ def test_a_server_that_never_answers_initialize_is_stopped(tmp_path: Path) -> No
         assert gone_within(str(script), 15), "a server stuck before initialize was left behind"
     finally:
         kill_all(str(script))
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in (b"Z", b"X")
+
+
+def test_running_the_notebooks_servers_cell_again_stops_the_first_server(tmp_path: Path) -> None:
+    """A learner runs a cell twice: the server its first run started must not run on."""
+    import json
+    import re
+    import time
+
+    from course_helpers.lessons.mcp_tools import anthropic_tool
+
+    notebook = (
+        Path(__file__).resolve().parents[1] / "notebooks/11_take_tools_from_an_mcp_server.ipynb"
+    )
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    source = next(
+        "".join(c["source"]) for c in cells if "servers = ExitStack()" in "".join(c["source"])
+    )
+    log = tmp_path / "server.log"
+    namespace = {
+        "shop_server": shop_server,
+        "anthropic_tool": anthropic_tool,
+        "db_path": build_shop_db(tmp_path),
+        "server_log": log,
+    }
+    try:
+        with time_limit(120):
+            exec(source, namespace)  # the cell, as the notebook runs it
+            first = int(re.findall(r"pid (\d+)", log.read_text(encoding="utf-8"))[-1])
+            exec(source, namespace)  # ... and again
+            second = int(re.findall(r"pid (\d+)", log.read_text(encoding="utf-8"))[-1])
+            assert second != first and _pid_alive(second)
+            deadline = time.monotonic() + 15
+            while _pid_alive(first) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert not _pid_alive(first), f"the first run's server (pid {first}) is still running"
+    finally:
+        if "servers" in namespace:
+            namespace["servers"].close()

@@ -453,3 +453,158 @@ def test_correct_safe_queries_pass(function, capsys):
 def test_wrong_safe_queries_fail_naming_the_mistake(function, named):
     message = failure_of(check_read_only_query, function)
     assert named in message, message
+
+
+# -- more mistakes a learner makes, each named by the check -----------------------------------
+
+
+def _ok(call, content, is_error=False):
+    return {"type": "tool_result", "tool_use_id": call.id, "content": content, "is_error": is_error}
+
+
+def wrong_dumped_blocks(call_tool):
+    def run_tool(call):
+        try:
+            result = call_tool(call.name, call.input)
+        except Exception as problem:
+            return _ok(call, str(problem), True)
+        return _ok(call, [block.model_dump() for block in result.content], result.is_error)
+
+    return run_tool
+
+
+def wrong_mcp_blocks_as_they_are(call_tool):
+    def run_tool(call):
+        try:
+            result = call_tool(call.name, call.input)
+        except Exception as problem:
+            return _ok(call, str(problem), True)
+        return _ok(call, result.content, result.is_error)
+
+    return run_tool
+
+
+def wrong_exception_as_content(call_tool):
+    def run_tool(call):
+        try:
+            result = call_tool(call.name, call.input)
+        except Exception as problem:
+            return _ok(call, problem, True)
+        return _ok(
+            call, "\n".join(b.text for b in result.content if b.type == "text"), result.is_error
+        )
+
+    return run_tool
+
+
+def wrong_subscripts_the_block(call_tool):
+    def run_tool(call):
+        try:
+            result = call_tool(call["name"], call["input"])
+        except Exception as problem:
+            return _ok(call, str(problem), True)
+        return _ok(
+            call, "\n".join(b.text for b in result.content if b.type == "text"), result.is_error
+        )
+
+    return run_tool
+
+
+def wrong_reads_the_block_as_a_dict(call_tool):
+    def run_tool(call):
+        name, arguments = call["name"], call["input"]
+        try:
+            result = call_tool(name, arguments)
+        except Exception as problem:
+            return _ok(call, str(problem), True)
+        return _ok(
+            call, "\n".join(b.text for b in result.content if b.type == "text"), result.is_error
+        )
+
+    return run_tool
+
+
+@pytest.mark.parametrize(
+    ("function", "named"),
+    [
+        (wrong_reads_the_block_as_a_dict, "before it called call_tool"),
+        (wrong_dumped_blocks, "fields the API refuses: ['annotations', 'meta']"),
+        (wrong_mcp_blocks_as_they_are, "a content block is a TextContent"),
+        (wrong_exception_as_content, "its content is a MCPError"),
+        (wrong_subscripts_the_block, "called call_tool with []"),
+    ],
+)
+def test_more_wrong_run_tools_fail_naming_the_mistake(function, named):
+    message = failure_of(check_mcp_run_tool, function)
+    assert named in message, message
+
+
+def _authorized_query(db_path, sql, authorizer, on_error):
+    uri = Path(db_path).resolve().as_uri() + "?mode=ro"
+    with closing(sqlite3.connect(uri, uri=True)) as connection:
+        connection.set_authorizer(authorizer)
+        try:
+            return rows_text(connection.execute(sql))
+        except sqlite3.Error as problem:
+            return on_error(problem)
+
+
+def wrong_returns_the_refusal(db_path, sql):
+    def as_text(problem):
+        return f"Error: {problem}"
+
+    allow = lambda action, *rest: sqlite3.SQLITE_OK if action in READS else sqlite3.SQLITE_DENY  # noqa: E731
+    return _authorized_query(db_path, sql, allow, as_text)
+
+
+def wrong_authorizer_returns_a_bool(db_path, sql):
+    def refuse(problem):
+        raise ToolError(str(problem)) from problem
+
+    return _authorized_query(db_path, sql, lambda action, *rest: action in READS, refuse)
+
+
+def wrong_allows_pragma(db_path, sql):
+    def refuse(problem):
+        raise ToolError(str(problem)) from problem
+
+    allowed = READS | {sqlite3.SQLITE_PRAGMA}
+    allow = lambda action, *rest: sqlite3.SQLITE_OK if action in allowed else sqlite3.SQLITE_DENY  # noqa: E731
+    return _authorized_query(db_path, sql, allow, refuse)
+
+
+def blank_safe_query(db_path, sql):
+    from course_helpers.exercise_checks import NotWrittenYet
+
+    raise NotWrittenYet
+
+
+def right_authorizer_without_mode_ro(db_path, sql):
+    """The authorizer alone already refuses every write the check sends."""
+    with closing(sqlite3.connect(db_path)) as connection:
+        connection.set_authorizer(
+            lambda action, *rest: sqlite3.SQLITE_OK if action in READS else sqlite3.SQLITE_DENY
+        )
+        try:
+            return rows_text(connection.execute(sql))
+        except sqlite3.Error as problem:
+            raise ToolError(str(problem)) from problem
+
+
+@pytest.mark.parametrize(
+    ("function", "named"),
+    [
+        (wrong_returns_the_refusal, "returned the refusal as text"),
+        (wrong_authorizer_returns_a_bool, "your authorizer denied it"),
+        (wrong_allows_pragma, "PRAGMA writable_schema ran"),
+        (blank_safe_query, "safe_query is not written yet"),
+    ],
+)
+def test_more_wrong_safe_queries_fail_naming_the_mistake(function, named):
+    message = failure_of(check_read_only_query, function)
+    assert named in message, message
+
+
+def test_an_authorizer_without_mode_ro_passes(capsys):
+    check_read_only_query(right_authorizer_without_mode_ro)
+    assert "passed" in capsys.readouterr().out

@@ -37,6 +37,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, ImageContent, TextContent, Tool, ToolAnnotations
 
 from course_helpers.exercise_checks.common import (
+    NotWrittenYet,
     fail,
     passed,
     run_learner,
@@ -132,6 +133,31 @@ def _results() -> dict[str, Any]:
     }
 
 
+# What the Messages API accepts in a tool_result's content blocks (anything else is a 400).
+BLOCK_FIELDS = {
+    "text": {"type", "text", "cache_control", "citations"},
+    "image": {"type", "source", "cache_control"},
+}
+
+
+def _bad_block(content: Any) -> str | None:
+    """Why a tool_result's content would be refused by the API, or None."""
+    if isinstance(content, str):
+        return None
+    if not isinstance(content, list):
+        return f"its content is a {type(content).__name__}, not a string or a list of blocks"
+    for block in content:
+        if not isinstance(block, dict):
+            return f"a content block is a {type(block).__name__} ({short_repr(block)}), not a dict"
+        allowed = BLOCK_FIELDS.get(block.get("type"))
+        if allowed is None:
+            return f"a content block has type {short_repr(block.get('type'))}"
+        extra = sorted(set(block) - allowed)
+        if extra:
+            return f"a {block['type']} block has fields the API refuses: {extra}"
+    return None
+
+
 def _content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
@@ -168,7 +194,18 @@ def check_mcp_run_tool(make_run_tool: Callable) -> None:
         label = f"run_tool on a call to {name}"
         try:
             result = run_tool(block)
+        except NotWrittenYet:
+            fail(
+                "run_tool is not written yet (it still raises NotWrittenYet).",
+                "replace the placeholder under '# YOUR CODE HERE', run that cell, then this check.",
+            )
         except Exception as error:
+            if not asked:  # it failed before it called call_tool: its own code raised
+                fail(
+                    f"{label} raised {type(error).__name__}: {error}, before it called call_tool.",
+                    "the call is a tool_use block as the SDK gives it, an object: read call.id, "
+                    "call.name and call.input (not call['name']).",
+                )
             fail(
                 f"{label} raised {type(error).__name__}: {error}.",
                 "catch what call_tool raises (a crashed or hung server) and return an is_error "
@@ -188,6 +225,18 @@ def check_mcp_run_tool(make_run_tool: Callable) -> None:
             fail(
                 f"{label} answered tool_use_id {short_repr(result.get('tool_use_id'))}, not {block.id!r}.",
                 "use the id of the tool_use block you answer.",
+            )
+        refused = _bad_block(result.get("content"))
+        if refused and "its content is" in refused:
+            fail(
+                f"{label}: the Messages API would refuse this tool_result, {refused}.",
+                "the content is a string (str(problem) for an exception) or a list of blocks.",
+            )
+        if refused:
+            fail(
+                f"{label}: the Messages API would refuse this tool_result, {refused}.",
+                'build each block yourself, {"type": "text", "text": block.text}: MCP\'s blocks '
+                "and model_dump() keep MCP's own fields (annotations, meta), which the API refuses.",
             )
         text = _content_text(result.get("content"))
         if "TextContent(" in text or "CallToolResult(" in text or "meta=" in text:
@@ -235,7 +284,18 @@ def check_read_only_query(safe_query: Callable) -> None:
         ]:
             try:
                 text = safe_query(db, sql)
+            except NotWrittenYet:
+                fail(
+                    "safe_query is not written yet (it still raises NotWrittenYet).",
+                    "replace the placeholder under '# YOUR CODE HERE', run that cell, then this check.",
+                )
             except Exception as error:
+                if "not authorized" in str(error):
+                    fail(
+                        f"safe_query refused a read, {sql!r}: your authorizer denied it ({error}).",
+                        "the authorizer must return sqlite3.SQLITE_OK (0) for SQLITE_SELECT, "
+                        "SQLITE_READ, SQLITE_FUNCTION, SQLITE_RECURSIVE; True is 1, SQLITE_DENY.",
+                    )
                 fail(
                     f"safe_query refused a read, {sql!r}: {type(error).__name__}: {error}.",
                     "let sqlite decide what is a write (mode=ro and an authorizer), not the SQL's first word.",
@@ -256,6 +316,15 @@ def check_read_only_query(safe_query: Callable) -> None:
                     f"{label} was refused with {type(error).__name__}: {error}.",
                     "raise ToolError(...) with the database's words: the SDK reports any other "
                     "exception to the model as 'Error executing tool' and nothing more.",
+                )
+            if isinstance(returned, str) and any(
+                word in returned.lower() for word in ("not authorized", "denied", "one statement")
+            ):
+                fail(
+                    f"{label} was refused, but safe_query returned the refusal as text: "
+                    f"{short_repr(returned)}.",
+                    "raise ToolError(...) with the database's words: a returned text is a "
+                    "success to the client (is_error false), not an error result.",
                 )
             if returned is not None:
                 fail(

@@ -30,6 +30,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 # From notebooks/11_take_tools_from_an_mcp_server.ipynb
 ROW_LIMIT = 50  # rows one query returns at most: every row is resent on every later turn
 QUERY_SECONDS = 2.0  # a query still running after this is stopped by the database
+RESULT_CHARS = 20_000  # characters one result holds at most: rows can be wide, too
 
 # What a read does: read a table's columns, call a function, recurse (WITH RECURSIVE).
 READS = frozenset(
@@ -51,6 +52,8 @@ def open_read_only(path: str | Path) -> sqlite3.Connection:
     uri = Path(path).resolve().as_uri() + "?mode=ro"
     connection = sqlite3.connect(uri, uri=True, isolation_level=None)  # no implicit BEGIN
     connection.set_authorizer(only_reads)
+    # No string or blob longer than a whole result: sqlite refuses to build it.
+    connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, RESULT_CHARS)
     return connection
 
 
@@ -59,7 +62,14 @@ def as_table(cursor: sqlite3.Cursor, row_limit: int = ROW_LIMIT) -> str:
     """The rows as text: a header line, one line per row, then how many rows there were."""
     rows = cursor.fetchmany(row_limit + 1)
     lines = [" | ".join(column[0] for column in cursor.description or ())]
-    lines += [" | ".join(str(value) for value in row) for row in rows[:row_limit]]
+    size = len(lines[0])
+    for row in rows[:row_limit]:
+        line = " | ".join(str(value) for value in row)
+        size += len(line) + 1
+        if size > RESULT_CHARS:
+            lines.append(f"(cut after {len(lines) - 1} rows: the result passed {RESULT_CHARS} characters)")
+            return "\n".join(lines)
+        lines.append(line)
     if len(rows) > row_limit:
         lines.append(f"(only the first {row_limit} rows: aggregate, or add a WHERE or a LIMIT)")
     else:

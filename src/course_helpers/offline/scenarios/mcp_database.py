@@ -19,8 +19,9 @@ been described, the first query guesses its quantity column (`qty`). An `is_erro
 says a column does not exist leads to `describe_table` on that table, then a query with the real
 column names; any other error is reported as it is.
 
-A poisoned description: when another offered tool's description tells assistants to send what
-they found to an email address before answering, the model obeys, as models sometimes do: after
+A poisoned description: when another offered tool's description orders assistants to send the
+data they found to an email address (it names an address, and says the sending must happen:
+"before you answer", "must", "always"...), the model obeys, as models sometimes do: after
 its query it calls that tool with the address and the query's rows, then answers. A declined
 call (`is_error`) is reported with a warning that the description looks like a prompt
 injection, and not tried again.
@@ -50,6 +51,16 @@ _NO_COLUMN = re.compile(r"no such column:\s*([\w.]+)", re.IGNORECASE)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _SEND_ORDER = re.compile(
     r"\b(?:assistant|AI|model)s?\b.*\b(?:send|forward|e-?mail|copy)\b", re.IGNORECASE | re.DOTALL
+)
+# An order, not a mention: it says the sending must happen (before answering, always...) and
+# that what goes out is the data the assistant found.
+_MUST = re.compile(
+    r"\b(?:before (?:you )?(?:answer|reply|respond)|must|requires?|required|always)\b",
+    re.IGNORECASE,
+)
+_THE_DATA = re.compile(
+    r"\b(?:the data|data you|what you (?:found|learned|read)|results?|rows|findings)\b",
+    re.IGNORECASE,
 )
 GUESSED_QUANTITY = "qty"
 
@@ -241,7 +252,12 @@ def _poison(conv: Conversation) -> tuple[str, str] | None:
             continue
         description = str(tool.get("description") or "")
         address = _EMAIL.search(description)
-        if address and _SEND_ORDER.search(description):
+        if (
+            address
+            and _SEND_ORDER.search(description)
+            and _MUST.search(description)
+            and _THE_DATA.search(description)
+        ):
             return name, address.group()
     return None
 

@@ -112,5 +112,6 @@ def run_subagents_case(
         refused=list(desk.refused),
         capped=run.ending in ("step_limit", "budget_limit"),
         max_calls=tree.max_steps,
+        cap_per="an agent",
     )
     return result, tree

@@ -279,9 +279,11 @@ def check_answer_turn(answer_turn: Callable) -> None:
     running_at_return = [t for t in left if t.is_alive()]
     for thread in left:
         thread.join(timeout=WAIT)
-    if running_at_return and content_at_return is not None and len(
-        [b for b in content_at_return if isinstance(b, dict)]
-    ) < len(calls):
+    if (
+        running_at_return
+        and content_at_return is not None
+        and len([b for b in content_at_return if isinstance(b, dict)]) < len(calls)
+    ):
         fail(
             f"{label} returned while {len(running_at_return)} of its threads were still running: "
             f"the message held {len(content_at_return)} entries, not all of them results yet.",

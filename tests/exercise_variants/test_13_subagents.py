@@ -125,6 +125,21 @@ def ignores_its_system(client, prompt, tools, *, system, max_steps=8, approve=No
     return _ending(run)
 
 
+def ignores_max_steps(client, prompt, tools, *, system, max_steps=8, approve=None):
+    run = run_agent(  # max_steps not passed on: run_agent's own limit applies
+        client,
+        messages=[{"role": "user", "content": prompt}],
+        tools=tools,
+        system=system,
+        approve=approve,
+    )
+    return _ending(run)
+
+
+def test_a_limit_not_passed_on_is_named():
+    assert "pass max_steps" in failure_of(check_run_subagent, ignores_max_steps)
+
+
 def test_run_subagent_mistakes_each_get_their_own_message():
     SHARED.clear()
     assert_each_fails_its_own_way(
@@ -194,6 +209,31 @@ def as_they_finish(run_tool, calls):
         return {"role": "user", "content": [f.result() for f in as_completed(futures)]}
 
 
+def text_before_results(run_tool, calls):
+    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+        futures = [pool.submit(run_tool, c) for c in calls]
+        results = [f.result() for f in futures]
+    return {"role": "user", "content": [{"type": "text", "text": "Results:"}, *results]}
+
+
+def returns_before_the_results(run_tool, calls):
+    results = [None] * len(calls)
+
+    def work(index, call):
+        results[index] = run_tool(call)
+
+    for index, call in enumerate(calls):  # started, never joined: the list fills in later
+        threading.Thread(target=work, args=(index, call)).start()
+    return {"role": "user", "content": results}
+
+
+def runs_each_call_twice(run_tool, calls):
+    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+        for future in [pool.submit(run_tool, c) for c in calls]:
+            future.result()  # run at once, but the results are thrown away...
+    return {"role": "user", "content": [run_tool(c) for c in calls]}  # ...and run again
+
+
 def test_answer_turn_mistakes_each_get_their_own_message():
     assert_each_fails_its_own_way(
         check_answer_turn,
@@ -201,6 +241,9 @@ def test_answer_turn_mistakes_each_get_their_own_message():
             "sequential": (one_after_another, "did not run at the same time"),
             "separate messages": (separate_messages, "ONE user message"),
             "finish order": (as_they_finish, "the order the subagents finished"),
+            "text first": (text_before_results, "before the results"),
+            "not joined": (returns_before_the_results, "still running"),
+            "twice": (runs_each_call_twice, "a call ran twice"),
         },
     )
 

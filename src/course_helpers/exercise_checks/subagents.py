@@ -19,7 +19,9 @@ and right variants):
   them are running);
 - the results come back in ONE user message, in the order of the calls, whatever order the
   subagents finished in;
-- no thread it started is still running when it returns.
+- it returns only once every result is in (the last subagent is held until it returns, or
+  for HOLD seconds), and no thread it started is still running when it returns;
+- the results come first in the message (the API refuses text before them).
 
 `check_shared_budget(run_subagent_on_budget)`:
 - every call of the subagent is paid by the `budget` it is given (the parent's), never by a new
@@ -58,6 +60,7 @@ REFUND_PART = "My glass teapot from order #A1002 arrived broken, please refund i
 SECOND_PART = "Do you ship to Norway?"
 TWO_PARTS = "Where is my order #A1001? Do you ship to Norway?"
 WAIT = 5.0  # seconds the calls may take to all be running; a barrier never reached fails
+HOLD = 0.5  # seconds the last subagent waits for answer_turn to return without its result
 
 
 class _No:
@@ -153,9 +156,19 @@ def check_run_subagent(run_subagent: Callable) -> None:
 def _step_limit(run_subagent: Callable, label: str) -> None:
     __tracebackhide__ = True
     client, recorder = recording_client()
+
+    def too_many_calls() -> None:  # named first: a limit not passed on is the mistake then
+        if len(_subtask_requests(recorder)) > 1:
+            fail(
+                f"with max_steps=1 the subagent made {len(_subtask_requests(recorder))} calls to "
+                "the model.",
+                "pass max_steps to the subagent's run (run_agent(..., max_steps=max_steps)).",
+            )
+
     try:
         answer = run_subagent(client, ONE_PART, Desk().tools(), system=SUBTASK_SYSTEM, max_steps=1)
     except Exception as error:
+        too_many_calls()
         said = f"{type(error).__name__}: {error}"
         if "step" not in said.lower():
             fail(
@@ -164,17 +177,14 @@ def _step_limit(run_subagent: Callable, label: str) -> None:
                 "raise an error naming the ending (run.ending is 'step_limit').",
             )
     else:
+        too_many_calls()
         fail(
             f"with max_steps=1 the subagent could not finish, yet {label} returned "
             f"{short_repr(answer)} as if it had answered.",
             "when run.ending is not 'end_turn', raise (SubagentStopped) saying how it ended: "
             "the dispatcher turns it into an is_error result.",
         )
-    if len(_subtask_requests(recorder)) > 1:
-        fail(
-            f"with max_steps=1 the subagent made {len(recorder.requests)} calls to the model.",
-            "pass max_steps to the subagent's run.",
-        )
+    too_many_calls()
 
 
 def _gate(run_subagent: Callable, label: str) -> None:
@@ -250,20 +260,46 @@ def check_answer_turn(answer_turn: Callable) -> None:
         index = [c.id for c in calls].index(call.id)
         if index + 1 < len(calls) and all(together):
             finished[calls[index + 1].id].wait(timeout=WAIT)
+        if index == 0:  # the last to finish: still running if answer_turn returns without it
+            returned.wait(timeout=HOLD)
         order.append(call.id)
         finished[call.id].set()
         return tool_result(call.id, f"the answer to {call.input['prompt']}")
 
+    returned = threading.Event()
     before = set(threading.enumerate())
     message = run_learner(answer_turn, run_tool, calls, name=label)
+    returned.set()
+    content_at_return = (
+        list(message["content"])
+        if isinstance(message, dict) and isinstance(message.get("content"), list)
+        else None
+    )
     left = [t for t in threading.enumerate() if t not in before]
+    running_at_return = [t for t in left if t.is_alive()]
     for thread in left:
         thread.join(timeout=WAIT)
+    if (
+        running_at_return
+        and content_at_return is not None
+        and len([b for b in content_at_return if isinstance(b, dict)]) < len(calls)
+    ):
+        fail(
+            f"{label} returned while {len(running_at_return)} of its threads were still running: "
+            f"the message held {len(content_at_return)} entries, not all of them results yet.",
+            "wait for every result before you return: join() each thread (or read every "
+            "future.result()) and only then build the message.",
+        )
     if any(t.is_alive() for t in left):
         fail(
             f"threads {label} started were still running after it returned.",
             "wait for every thread before you return: join() each one, or use "
             "`with ThreadPoolExecutor() as pool:`, which waits when the block ends.",
+        )
+    if len(together) > len(calls):
+        fail(
+            f"{label} ran {len(together)} subagents for {len(calls)} calls: a call ran twice.",
+            "run each call once, in its own thread, and keep what that run returned.",
         )
     if len(together) != len(calls) or not all(together):
         fail(
@@ -287,11 +323,16 @@ def check_answer_turn(answer_turn: Callable) -> None:
             "return {'role': 'user', 'content': [the results, in the calls' order]}.",
         )
     content = message.get("content")
-    ids = (
-        [b.get("tool_use_id") for b in content if isinstance(b, dict)]
-        if isinstance(content, list)
-        else []
-    )
+    blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+    kinds = [b.get("type") for b in blocks]
+    if "tool_result" in kinds and kinds.index("tool_result") > 0:
+        fail(
+            f"the message starts with a {kinds[0]!r} block, before the results; the API refuses "
+            "a user message whose tool_result blocks do not come first (notebook 03).",
+            "put the results first: {'role': 'user', 'content': [result, result, ...]}; any "
+            "text goes after them.",
+        )
+    ids = [b.get("tool_use_id") for b in blocks if b.get("type") == "tool_result"]
     if sorted(ids) != sorted(c.id for c in calls):
         fail(
             f"the message's content answers {ids}, not the {len(calls)} calls.",

@@ -42,14 +42,26 @@ class NoOneToAsk:
 
 
 class OneQuestionAtATime:
-    """A policy asked by parallel subagents: one question at a time, never two at once."""
+    """A policy asked by parallel subagents: one question at a time, never two at once. Once
+    the tree is `stopping` (Ctrl-C), no dangerous call runs, whatever the person answers."""
 
-    def __init__(self, policy, lock):
-        self.policy, self.lock = policy, lock
+    def __init__(self, policy, lock, stopping=None):
+        self.policy, self.lock, self.stopping = policy, lock, stopping or threading.Event()
 
     def decide(self, tool_name, tool_input):
         with self.lock:
-            return self.policy.decide(tool_name, tool_input)
+            if not self.stopping.is_set():
+                decision = self.policy.decide(tool_name, tool_input)
+        if self.stopping.is_set():  # a yes given after Ctrl-C does not count
+            return Decision(False, "the tree was stopped (Ctrl-C)", "Tree")
+        return decision
+
+
+def label(description):
+    """The model's description of a task as it may appear in the person's question: one line,
+    at most 40 characters, no quotes or brackets, so it cannot pose as part of the question."""
+    words = " ".join(str(description).split())
+    return "".join(c for c in words if c.isprintable() and c not in "'\"[]")[:40] or "task"
 
 
 class Tree:
@@ -90,17 +102,18 @@ class Tree:
     def name_for(self, description):
         """A name for a new subagent, from its task's description (unique in the tree)."""
         with self.lock:
-            name, number = f"subagent '{description}'", 1
+            name, number = f"subagent '{label(description)}'", 1
             while name in self.runs:
                 number += 1
-                name = f"subagent '{description}' #{number}"
+                name = f"subagent '{label(description)}' #{number}"
             self.runs[name] = None  # taken
             return name
 
     def gate_for(self, name):
         """Notebook 07's gate for one agent, asking the person on that agent's behalf."""
         policy = self.policy_for(name) if self.policy_for else NoOneToAsk()
-        self.gates[name] = Gate(OneQuestionAtATime(policy, self.asking), self.dangerous)
+        asks = OneQuestionAtATime(policy, self.asking, self.stopping)
+        self.gates[name] = Gate(asks, self.dangerous)
         return self.gates[name]
 
     def pays(self, sample):
@@ -239,8 +252,11 @@ def task_tool(tree, tools, depth=1, system=SUBTASK_SYSTEM):
     """The `task` tool: each call runs a new agent, with a fresh history, `tools` (a subset of
     the parent's) and `system`; its result is the subagent's final text, nothing else.
 
-    A subagent at `depth` gets a task tool of its own only while `depth < tree.max_depth`.
+    A subagent at `depth` gets a task tool of its own only while `depth < tree.max_depth`:
+    a `task` tool among `tools` is left out (copied now, so adding one later changes nothing),
+    or it would let subagents delegate past the depth limit.
     """
+    tools = [t for t in tools if t.name != "task"]
 
     def task(description: str, prompt: str, context: str = "") -> str:
         """Give one part of the work to a subagent: a new agent that sees only what you write

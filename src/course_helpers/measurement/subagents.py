@@ -22,7 +22,7 @@ from course_helpers.fixtures.support_desk import Case, Desk
 from course_helpers.lessons.agent import AgentRun, tool_calls
 from course_helpers.lessons.cost.usage import prompt_tokens, token_count
 from course_helpers.lessons.pairing import read_field
-from course_helpers.lessons.subagents import PARENT, Tree, run_in_tree
+from course_helpers.lessons.subagents import PARENT, Tree, label, run_in_tree
 from course_helpers.lessons.workflows.scoring import judge, modelled_seconds
 from course_helpers.measurement.workflows import CaseResult
 
@@ -38,9 +38,9 @@ def turn_groups(tree: Tree, parent: str = PARENT) -> list[list[str]]:
         for call in tool_calls(message):
             if read_field(call, "name") != "task":
                 continue
-            label = (read_field(call, "input") or {}).get("description", "")
+            label_of = label((read_field(call, "input") or {}).get("description", ""))
             name = next(
-                (n for n in tree.runs if n not in taken and n.startswith(f"subagent '{label}'")),
+                (n for n in tree.runs if n not in taken and n.startswith(f"subagent '{label_of}'")),
                 None,
             )
             if name is not None:
@@ -112,5 +112,6 @@ def run_subagents_case(
         refused=list(desk.refused),
         capped=run.ending in ("step_limit", "budget_limit"),
         max_calls=tree.max_steps,
+        cap_per="an agent",
     )
     return result, tree

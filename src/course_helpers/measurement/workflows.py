@@ -63,6 +63,7 @@ class CaseResult:
     refused: list[dict] = field(default_factory=list)  # refund requests the rule turned down
     capped: bool = False  # the run stopped at its call cap or a cut-off and went to a person
     max_calls: int = MAX_CALLS  # the call cap it ran under
+    cap_per: str = "a ticket"  # what the cap counts: a tree of agents caps each agent
 
     @property
     def cost(self) -> float:
@@ -149,9 +150,11 @@ def results_table(results: list[CaseResult]) -> str:
         "rr: refund requests the desk's rule refused; cap: stopped at the call cap or cut off "
         "at max_tokens"
     )
-    caps = " or ".join(str(n) for n in sorted({r.max_calls for r in results}))
+    caps = " or ".join(
+        f"{n} model calls {per}" for n, per in sorted({(r.max_calls, r.cap_per) for r in results})
+    )
     lines.append(
-        f"budget of every approach: at most {caps} model calls a ticket, "
+        f"budget of every approach: at most {caps}, "
         f"max_tokens {MAX_TOKENS} a call (never raised; a cut-off answer is not used)"
     )
     return "\n".join(lines)

@@ -26,7 +26,8 @@ any other request gets the first of rules 1-5 that applies:
    names besides the refused one (`pointed_at`; none after a declined approval); the customer by
    email, when a request names no order; the help centre, once, when a request is about an
    account or the shop's policy, or asks for money back and the instructions ask to read or
-   follow the refund policy (`told_to_follow_refund_policy`: a clause that speaks of refunds
+   follow the refund policy, one search worded from the first words of each such request
+   (`told_to_follow_refund_policy`: a clause that speaks of refunds
    and of a source ruling on them, in any words: "read the refund policy", "see what the help
    centre says about refunds", "consult the terms for money back"; its governing verb is a
    reading verb not negated right in front of it, or "skip"/"ignore" negated; `says_to_read`).
@@ -47,7 +48,8 @@ any other request gets the first of rules 1-5 that applies:
    for money back, every refund issued and refused (the rule's words; a declined approval says
    nothing was refunded and asks whether to pass the ticket to a colleague), or, when there are
    none, the order's status and the article's answer; for shipping, each order's status and its
-   replacement's; for an account or policy question, the first article's answer; no account for
+   replacement's; for an account or policy question, the answer of the article found that shares the most
+   words with it; no account for
    the email, or the item not found among the customer's orders; else, when the request names
    no order, a request for the order number. Nothing to say: the message goes to a colleague.
    Which requests are answered is the writer's role, the first sentence of its instructions
@@ -150,14 +152,36 @@ def lookups(conv: Conversation, ticket: str, requests: list[dict], known: Known)
     if email and unknown and conv.offers("look_up_customer"):
         argument = conv.argument_for("look_up_customer", ("email",))
         calls.append(tool_use("look_up_customer", **{argument: email}))
-    asks = any(r["category"] in ("account", "policy") for r in requests)
-    money = any(r["category"] == "refund" for r in requests)
-    money = money and told_to_follow_refund_policy(conv.system)
-    if (asks or money) and known.articles is None and conv.offers("search_kb"):
-        words = [w for w in re.findall(r"[a-z']+", ticket.lower()) if w not in STOPWORDS]
+    follow = told_to_follow_refund_policy(conv.system)
+    needs = [
+        r
+        for r in requests
+        if r["category"] in ("account", "policy") or (r["category"] == "refund" and follow)
+    ]
+    if needs and known.articles is None and conv.offers("search_kb"):
+        # One search, worded from every request that needs the help centre (the first words
+        # of each), so a question later in a ticket is searched for as well as the first one.
+        parts = [r.get("text", ticket) for r in needs] if len(needs) > 1 else [ticket]
+        words = [w for p in parts for w in query_words(p)[:8]]
         argument = conv.argument_for("search_kb", ("query",))
-        calls.append(tool_use("search_kb", **{argument: " ".join(words[:8])}))
+        calls.append(tool_use("search_kb", **{argument: " ".join(words)}))
     return calls
+
+
+def query_words(text_: str) -> list[str]:
+    """The words of a text worth searching the help centre for."""
+    return [w for w in re.findall(r"[a-z']+", text_.lower()) if w not in STOPWORDS]
+
+
+def answering(request: dict, articles: list[dict]) -> dict:
+    """The found article that shares the most words with the request (the first on a tie)."""
+    asked = set(query_words(request.get("text", "")))
+
+    def shared(article: dict) -> int:
+        about = f"{article.get('title', '')} {article.get('answer', '')}"
+        return len(asked & set(query_words(about)))
+
+    return max(articles, key=shared)  # max keeps the first of equals
 
 
 # -- rule 3: the refunds -------------------------------------------------------------------------
@@ -300,7 +324,7 @@ def request_lines(request: dict, known: Known) -> list[str]:
     elif request["category"] == "shipping":
         lines += [order_sentence(o) for o in known.with_replacements(orders)]
     elif request["category"] in ("account", "policy") and known.articles:
-        lines.append(known.articles[0].get("answer", ""))
+        lines.append(answering(request, known.articles).get("answer", ""))
     if not orders and not request["order_ids"] and request["category"] in ("shipping", "refund"):
         if known.no_customer:
             lines.append("I could not find an account with that email address.")

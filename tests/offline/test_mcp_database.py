@@ -7,6 +7,7 @@ not care where `list_tables`, `describe_table` and `query` come from.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import anthropic
@@ -29,8 +30,8 @@ class PlainTool:
     def arguments(self):
         class Accept:
             @staticmethod
-            def model_validate(arguments: dict) -> dict:
-                return arguments
+            def model_validate_json(data: str) -> dict:
+                return json.loads(data)
 
         return Accept
 

@@ -89,7 +89,7 @@ def check_dispatcher(dispatch: Callable) -> None:
             if call.id in ("toolu_invalid", "toolu_missing") and kit.ran[before:]:
                 fail(
                     f"get_diff ran for {what}: invalid arguments reached the tool.",
-                    "validate first: tool.arguments.model_validate(block.input), then run.",
+                    "validate first: tool.arguments.model_validate_json(json.dumps(block.input)), then run.",
                 )
             # The unknown name contains a real one ("get_difff"): look past it.
             listed = text.replace(call.name, "")

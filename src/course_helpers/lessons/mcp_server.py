@@ -67,7 +67,9 @@ def as_table(cursor: sqlite3.Cursor, row_limit: int = ROW_LIMIT) -> str:
         line = " | ".join(str(value) for value in row)
         size += len(line) + 1
         if size > RESULT_CHARS:
-            lines.append(f"(cut after {len(lines) - 1} rows: the result passed {RESULT_CHARS} characters)")
+            lines.append(
+                f"(cut after {len(lines) - 1} rows: the result passed {RESULT_CHARS} characters)"
+            )
             return "\n".join(lines)
         lines.append(line)
     if len(rows) > row_limit:

@@ -204,7 +204,9 @@ class SchemaArguments:
 
     schema: dict
 
-    def model_validate(self, arguments: dict) -> dict:
+    def model_validate_json(self, data: str) -> dict:
+        # The dispatcher hands over the call's input as JSON text, as the API sent it.
+        arguments = json.loads(data)
         problems = sorted(
             jsonschema.Draft202012Validator(self.schema).iter_errors(arguments), key=str
         )

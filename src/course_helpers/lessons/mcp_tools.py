@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 import sys
 import threading
 from dataclasses import dataclass

@@ -117,9 +117,26 @@ def test_missing_pr_is_reported_honestly(client, tools) -> None:
     assert "does not exist" in run.final_text and "#482 and #483" in run.final_text
 
 
-def test_wrong_path_recovers_through_list_files(client, tools) -> None:
+def test_wrong_path_recovers_through_the_path_the_error_suggests(client, tools) -> None:
     messages = ask("Review PR #482. The code that calls the changed function is in checkout.py.")
     run = run_agent(client, messages=messages, tools=tools, wrap_sample=checked)
+    assert run.ending == "end_turn"
+    # The error says "Did you mean: invoicing/checkout.py?": no listing needed.
+    assert calls_made(messages) == ["get_diff", "read_file", "read_file"]
+    assert "customer.discount_percent" in run.final_text
+
+
+def test_wrong_path_with_no_suggestion_recovers_through_list_files(client, tools, repo) -> None:
+    @tool
+    def read_file(path: str) -> str:
+        """Read a file of the repository, by path relative to its root."""
+        if path not in repo.list_files():
+            raise FileNotFoundError(f"no file {path}")  # an error that suggests nothing
+        return repo.read_file(path)
+
+    plain = {**tools, "read_file": read_file}
+    messages = ask("Review PR #482. The code that calls the changed function is in checkout.py.")
+    run = run_agent(client, messages=messages, tools=plain, wrap_sample=checked)
     assert run.ending == "end_turn"
     assert calls_made(messages) == ["get_diff", "read_file", "list_files", "read_file"]
     assert "customer.discount_percent" in run.final_text

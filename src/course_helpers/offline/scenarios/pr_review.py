@@ -12,8 +12,9 @@ pull request ("Review PR #482"), the model:
 It reacts to what the learner's tools return: an `is_error` from `get_diff` ("PR #999 does not
 exist") is reported honestly, with the open PRs when the error lists them, and about the number
 the failed call used (a call cut off at `max_tokens` may carry "4" for "482"); an `is_error`
-from `read_file` leads to `list_files` when it is offered, else to the path the error suggests,
-else to a review that says which file could not be read.
+from `read_file` leads to the path the error suggests ("Did you mean: ...?"), when it has not
+tried it yet, else to `list_files` when it is offered, else to a review that says which file could
+not be read.
 
 A `read_file` that someone refused is not tried again, and not worked around (no `list_files`,
 no other path): the model says what the diff alone shows and asks the person how to go on. It
@@ -203,6 +204,15 @@ def _after_diff(conv: Conversation, number: int, diff: str, calls: list[ToolCall
             f"How would you like me to continue? I can read {declined} if you allow it, or "
             "finish the review from the diff alone."
         )
+    # The error names the file it probably meant: read that first, before listing anything.
+    suggested = re.search(r"Did you mean:? ([\w./-]+\.py)", error)
+    if suggested and suggested.group(1) not in tried:
+        path = suggested.group(1)
+        return call(
+            "read_file",
+            f"The error suggests {path}; let me read that.",
+            **_with_pr(conv, "read_file", number, **{path_arg: path}),
+        )
     listings = [c for c in calls if c.name == "list_files" and not c.is_error]
     if listings:
         found = [
@@ -221,14 +231,6 @@ def _after_diff(conv: Conversation, number: int, diff: str, calls: list[ToolCall
             "list_files",
             f"{sorted(tried)[0]} is not there. Let me list the files.",
             **_with_pr(conv, "list_files", number),
-        )
-    suggested = re.search(r"Did you mean:? ([\w./-]+\.py)", error)
-    if suggested and suggested.group(1) not in tried:
-        path = suggested.group(1)
-        return call(
-            "read_file",
-            f"The error suggests {path}; let me read that.",
-            **_with_pr(conv, "read_file", number, **{path_arg: path}),
         )
     return say(
         f"Review of PR #{number}: it changes `{name}({old})` to `{name}({new})`. The diff says "

@@ -174,6 +174,7 @@ def clear_with_text_blocks(messages, keep=2):
             "type": "tool_result",
             "tool_use_id": block["tool_use_id"],
             "content": [{"type": "text", "text": words}],
+            **({"is_error": True} if block.get("is_error") else {}),
         }
         messages[i] = {**messages[i], "content": blocks}
 
@@ -405,9 +406,48 @@ def resume_with_settings(path: Path):
         for block in content_blocks(message):
             if block.get("type") == "thinking" and "signature" not in block:
                 raise BrokenSession("a thinking block lost its signature")
+    if problems := pairing_problems(data["messages"]):
+        raise BrokenSession(problems[0])
     return data["messages"]
 
 
 def test_session_right_solutions_pass(capsys):
     assert_passes(check_sessions, capsys, save_right, resume_right)
     assert_passes(check_sessions, capsys, save_with_settings, resume_with_settings)
+
+
+# -- mistakes that passed before (a learner's solutions, written from the exercise text) -------
+
+
+def clear_into_new_blocks(messages, keep=2):
+    """Builds a new result block for each stub: is_error, where it was set, is lost."""
+    calls = _calls(messages)
+    for i, j in _places(messages)[: len(_places(messages)) - keep]:
+        blocks = content_blocks(messages[i])
+        call_id = blocks[j]["tool_use_id"]
+        blocks[j] = {
+            "type": "tool_result",
+            "tool_use_id": call_id,
+            "content": _stub(calls[call_id]),
+        }
+        messages[i] = {"role": "user", "content": blocks}
+
+
+def test_a_stub_that_loses_is_error_fails():
+    text = failure_of(check_clear_results, clear_into_new_blocks)
+    assert "had is_error: True" in text and "lost it" in text, text
+
+
+def resume_checking_signatures_only(path: Path):
+    """Refuses a missing signature, but never runs pairing_problems."""
+    messages = json.loads(path.read_text(encoding="utf-8"))
+    for message in messages:
+        for block in content_blocks(message):
+            if block.get("type") == "thinking" and not block.get("signature"):
+                raise ValueError("a thinking block has no signature")
+    return messages
+
+
+def test_a_resume_that_skips_the_pairing_check_fails():
+    text = failure_of(check_sessions, save_right, resume_checking_signatures_only)
+    assert "a tool_result answers no tool_use" in text and "pairing_problems" in text, text

@@ -6,7 +6,8 @@ proves them both ways):
 - `clear_results(messages, keep)`: the API still accepts the history (every tool_result keeps
   its tool_use_id, in its place, and an is_error result stays marked); assistant turns, thinking blocks included, are untouched; the
   newest `keep` results are unchanged; every older result is shorter than before and its stub
-  names the tool it came from and the argument to call it again with; `messages` itself changes
+  names the tool it came from and the argument to call it again with (keep=2, 1 and 0, where
+  `[:-keep]` clears nothing); `messages` itself changes
   (a new list returned instead says so);
 - `choose_cut(messages, keep_turns)`: the index of the first message to keep; with a summary in
   front of `messages[cut:]` the API accepts the history; the last `keep_turns` assistant turns
@@ -114,7 +115,7 @@ def check_clear_results(clear_results: Callable[..., Any]) -> None:
     original = halfway_history()
     first_result = _results(original)[0][2]  # a dict: the course's dispatcher built it
     first_result["is_error"] = True  # a failed call: its stub must still say it failed
-    for keep in (2, 1):
+    for keep in (2, 1, 0):
         messages = copy.deepcopy(original)
         before = copy.deepcopy(as_plain(messages))
         returned = run_learner(clear_results, messages, keep=keep, name="clear_results")
@@ -180,14 +181,15 @@ def _check_cleared(before: list, after: list, keep: int) -> None:
         for b in content_blocks(m)
         if read_field(b, "type") == "tool_use"
     }
-    for (i, j, old), (_, _, new) in zip(old_results[-keep:], new_results[-keep:], strict=True):
+    cleared = max(0, len(old_results) - keep)  # not [:-keep]: with keep=0 that is empty
+    for (i, j, old), (_, _, new) in zip(old_results[cleared:], new_results[cleared:], strict=True):
         if old != new:
             fail(
                 f"with keep={keep}, the result at messages[{i}].content[{j}] is one of the newest "
                 "and should not change, but it did.",
                 "leave the last `keep` tool_result blocks as they are.",
             )
-    for i, j, old in old_results[:-keep]:
+    for i, j, old in old_results[:cleared]:
         new = after[i]["content"][j]
         if len(_result_text(old)) < 400:
             continue  # short results may stay

@@ -4,11 +4,11 @@ Requirements the checks enforce, one line each (tests/exercise_variants/test_12_
 proves them both ways):
 
 - `clear_results(messages, keep)`: the API still accepts the history (every tool_result keeps
-  its tool_use_id, in its place, and an is_error result stays marked); assistant turns, thinking blocks included, are untouched; the
-  newest `keep` results are unchanged; every older result is shorter than before and its stub
-  names the tool it came from and the argument to call it again with (keep=2, 1 and 0, where
-  `[:-keep]` clears nothing); `messages` itself changes
-  (a new list returned instead says so);
+  its tool_use_id, in its place, and an is_error result stays marked); assistant turns, thinking
+  blocks included, are untouched; the newest `keep` results are unchanged; every older result is
+  shorter than before and its stub names the tool it came from and the argument to call it again
+  with (keep=2, 1 and 0: `[:-keep]` clears nothing at 0); `messages` itself changes (a new list
+  returned instead says so);
 - `choose_cut(messages, keep_turns)`: the index of the first message to keep; with a summary in
   front of `messages[cut:]` the API accepts the history; the last `keep_turns` assistant turns
   are kept and nothing before the turn ahead of them; None when there is nothing to summarise;

@@ -433,3 +433,18 @@ def test_reading_content_0_text_is_named_as_the_mistake() -> None:
     text = str(failure.value)
     assert "ThinkingBlock" in text and "response.content[0]" in text, text
     assert "block.type == 'text'" in text, text
+
+
+def ask_returning_the_first_block(client, history: list, text: str) -> str:
+    """The first block turned into a string: here it is a thinking block, not the answer."""
+    history.append({"role": "user", "content": text})
+    response = client.messages.create(model=MODEL, max_tokens=1024, messages=history)
+    history.append({"role": "assistant", "content": response.content})
+    return str(response.content[0])
+
+
+def test_returning_a_block_is_not_called_an_older_answer() -> None:
+    with pytest.raises(CheckFailed) as failure:
+        check_ask(ask_returning_the_first_block)
+    text = str(failure.value)
+    assert "not an older one" not in text and "text blocks only" in text, text

@@ -7,7 +7,7 @@ tests/exercise_variants/test_02_describe_tools.py):
 - a dict with `name`, `description`, `input_schema` (not `parameters`/`schema`);
 - the name follows the API's rule and is `convert_currency`;
 - a description of 12 words or more that says what the tool returns ("returns", "gives") and
-  its limits ("only", "not", "knows");
+  its limits ("only", "not", "knows", "fails", "unknown");
 - `input_schema` is a valid JSON Schema object with `amount` (type `number`), `source` and
   `target` (enum of the four codes), all three required;
 - good arguments pass the schema; a missing amount, an amount in words, an unknown code fail;
@@ -291,7 +291,10 @@ def check_currency_tool(convert: Any) -> None:
 
 
 RETURNS = re.compile(r"\b(?:returns?|gives|answers? with|result)\b", re.IGNORECASE)
-LIMITS = re.compile(r"\b(?:only|not|never|limit(?:s|ed)?|knows?|supports?)\b", re.IGNORECASE)
+LIMITS = re.compile(
+    r"\b(?:only|not|never|limit(?:s|ed)?|knows?|supports?|fails?|raises?|errors?|unknown)\b",
+    re.IGNORECASE,
+)
 
 
 def _check_description(description: str, what: str) -> None:

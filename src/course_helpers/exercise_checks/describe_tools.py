@@ -10,8 +10,9 @@ tests/exercise_variants/test_02_describe_tools.py):
   its limits ("only", "not", "knows", "fails", "unknown");
 - `input_schema` is a valid JSON Schema object with `amount` (type `number`), `source` and
   `target` (enum of the four codes), all three required;
-- good arguments (12.5 and 0.5) pass the schema; a missing amount, an amount in words, an unknown code fail;
-  stricter schemas (a minimum, `additionalProperties: false`) are accepted;
+- good arguments (12.5 and 0.5) pass the schema; a missing amount, an amount in words, an
+  unknown code fail; stricter schemas (a minimum that lets 0.5 through,
+  `additionalProperties: false`) are accepted;
 - the course model accepts the definition in a request.
 
 `check_currency_tool(tool)`, the same tool from a typed function with `@tool`:

@@ -417,3 +417,34 @@ def test_a_failed_check_shows_only_its_two_lines_in_jupyter() -> None:
     assert len(shown) == 2
     assert "only the answer's text" in shown[0] and shown[1].startswith("Hint: ")
     assert not any("common.py" in line or "Traceback" in line for line in shown)
+
+
+def ask_reading_the_first_block(client, history: list, text: str) -> str:
+    """The answer read as response.content[0].text: here the first block is a thinking block."""
+    history.append({"role": "user", "content": text})
+    response = client.messages.create(model=MODEL, max_tokens=1024, messages=history)
+    history.append({"role": "assistant", "content": response.content})
+    return response.content[0].text
+
+
+def test_reading_content_0_text_is_named_as_the_mistake() -> None:
+    with pytest.raises(CheckFailed) as failure:
+        check_ask(ask_reading_the_first_block)
+    text = str(failure.value)
+    assert "ThinkingBlock" in text and "response.content[0]" in text, text
+    assert "block.type == 'text'" in text, text
+
+
+def ask_returning_the_first_block(client, history: list, text: str) -> str:
+    """The first block turned into a string: here it is a thinking block, not the answer."""
+    history.append({"role": "user", "content": text})
+    response = client.messages.create(model=MODEL, max_tokens=1024, messages=history)
+    history.append({"role": "assistant", "content": response.content})
+    return str(response.content[0])
+
+
+def test_returning_a_block_is_not_called_an_older_answer() -> None:
+    with pytest.raises(CheckFailed) as failure:
+        check_ask(ask_returning_the_first_block)
+    text = str(failure.value)
+    assert "not an older one" not in text and "text blocks only" in text, text

@@ -603,3 +603,42 @@ def test_the_course_model_obeys_an_order_not_to_call_a_tool_it_would_call() -> N
     told = client.messages.create(**request, system="Never call get_weather.")
     assert told.stop_reason == "end_turn"
     assert "told not to use get_weather" in text_of(told)
+
+
+@tool
+def convert_currency_that_fails_for_others(
+    amount: Annotated[float, pydantic.Field(gt=0)], source: Currency, target: Currency
+) -> str:
+    """Convert an amount between EUR, USD, GBP and JPY at a fixed rate.
+
+    Returns the converted amount with two decimals, e.g. '108.00 USD'. Fails for other currencies.
+    """
+    return convert(amount, source, target)
+
+
+def test_a_description_whose_limit_is_a_failure_passes(capsys) -> None:
+    """Right another way: the limit said as notebook 02's weather tool says it ('fails')."""
+    passes(check_currency_tool, convert_currency_that_fails_for_others, capsys)
+
+
+def test_a_schema_whose_minimum_refuses_cents_fails() -> None:
+    """Wrong: 'minimum': 1 looks like 'no zero', but refuses 0.50, an amount the tool converts."""
+    definition = {
+        "name": "convert_currency",
+        "description": (
+            "Convert an amount of money from one currency to another at a fixed rate. Returns "
+            "the amount with two decimals, e.g. '108.00 USD'. It knows only EUR, USD, GBP and JPY."
+        ),
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "amount": {"type": "number", "minimum": 1},
+                "source": {"type": "string", "enum": CODES},
+                "target": {"type": "string", "enum": CODES},
+            },
+            "required": ["amount", "source", "target"],
+        },
+    }
+    with pytest.raises(CheckFailed) as failure:
+        check_tool_schema(definition)
+    assert "rejects good arguments" in str(failure.value) and "0.5" in str(failure.value)

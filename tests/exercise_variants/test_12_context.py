@@ -49,6 +49,11 @@ def assert_passes(check, capsys, *functions) -> None:
 # -- 1. clear_results -------------------------------------------------------------------------
 
 
+def _old_places(messages, keep):
+    places = _places(messages)
+    return places[: max(0, len(places) - keep)]
+
+
 def _calls(messages):
     return {
         read_field(b, "id"): b
@@ -74,7 +79,7 @@ def _stub(call) -> str:
 
 def clear_right(messages, keep=2):
     calls = _calls(messages)
-    for i, j in _places(messages)[:-keep]:
+    for i, j in _old_places(messages, keep):
         blocks = content_blocks(messages[i])
         blocks[j] = {**blocks[j], "content": _stub(calls[blocks[j]["tool_use_id"]])}
         messages[i] = {"role": "user", "content": blocks}
@@ -82,7 +87,7 @@ def clear_right(messages, keep=2):
 
 def clear_without_id(messages, keep=2):
     calls = _calls(messages)
-    for i, j in _places(messages)[:-keep]:
+    for i, j in _old_places(messages, keep):
         blocks = content_blocks(messages[i])
         stub = _stub(calls[blocks[j]["tool_use_id"]])
         blocks[j] = {"type": "tool_result", "content": stub}  # the id forgotten
@@ -90,7 +95,7 @@ def clear_without_id(messages, keep=2):
 
 
 def clear_by_deleting(messages, keep=2):
-    for i, j in reversed(_places(messages)[:-keep]):
+    for i, j in reversed(_old_places(messages, keep)):
         blocks = content_blocks(messages[i])
         del blocks[j]
         messages[i] = {"role": "user", "content": blocks or "(results removed)"}
@@ -105,7 +110,7 @@ def clear_and_drop_thinking(messages, keep=2):
 
 
 def clear_with_a_vague_stub(messages, keep=2):
-    for i, j in _places(messages)[:-keep]:
+    for i, j in _old_places(messages, keep):
         blocks = content_blocks(messages[i])
         blocks[j] = {**blocks[j], "content": "[cleared]"}
         messages[i] = {"role": "user", "content": blocks}
@@ -129,7 +134,7 @@ def clear_into_a_copy(messages, keep=2):
 
 def clear_with_a_dict(messages, keep=2):
     calls = _calls(messages)
-    for i, j in _places(messages)[:-keep]:
+    for i, j in _old_places(messages, keep):
         blocks = content_blocks(messages[i])
         stub = {"type": "text", "text": _stub(calls[blocks[j]["tool_use_id"]])}
         blocks[j] = {**blocks[j], "content": stub}  # a block, not a string or a list of blocks
@@ -163,7 +168,7 @@ def test_clear_results_mistakes_each_fail_their_own_way():
 def clear_with_text_blocks(messages, keep=2):
     """Right another way: a stub as a list of text blocks, and short results left alone."""
     calls = _calls(messages)
-    for i, j in _places(messages)[:-keep]:
+    for i, j in _old_places(messages, keep):
         blocks = content_blocks(messages[i])
         block = blocks[j]
         if len(str(block.get("content"))) < 200:
@@ -174,6 +179,7 @@ def clear_with_text_blocks(messages, keep=2):
             "type": "tool_result",
             "tool_use_id": block["tool_use_id"],
             "content": [{"type": "text", "text": words}],
+            **({"is_error": True} if block.get("is_error") else {}),
         }
         messages[i] = {**messages[i], "content": blocks}
 
@@ -181,7 +187,7 @@ def clear_with_text_blocks(messages, keep=2):
 def clear_the_dicts_themselves(messages, keep=2):
     """Right another way: change each result block's dict itself instead of replacing it."""
     calls = _calls(messages)
-    for i, j in _places(messages)[:-keep]:
+    for i, j in _old_places(messages, keep):
         block = content_blocks(messages[i])[j]
         block["content"] = _stub(calls[block["tool_use_id"]])
 
@@ -405,9 +411,61 @@ def resume_with_settings(path: Path):
         for block in content_blocks(message):
             if block.get("type") == "thinking" and "signature" not in block:
                 raise BrokenSession("a thinking block lost its signature")
+    if problems := pairing_problems(data["messages"]):
+        raise BrokenSession(problems[0])
     return data["messages"]
 
 
 def test_session_right_solutions_pass(capsys):
     assert_passes(check_sessions, capsys, save_right, resume_right)
     assert_passes(check_sessions, capsys, save_with_settings, resume_with_settings)
+
+
+# -- mistakes that passed before (a learner's solutions, written from the exercise text) -------
+
+
+def clear_into_new_blocks(messages, keep=2):
+    """Builds a new result block for each stub: is_error, where it was set, is lost."""
+    calls = _calls(messages)
+    for i, j in _places(messages)[: len(_places(messages)) - keep]:
+        blocks = content_blocks(messages[i])
+        call_id = blocks[j]["tool_use_id"]
+        blocks[j] = {
+            "type": "tool_result",
+            "tool_use_id": call_id,
+            "content": _stub(calls[call_id]),
+        }
+        messages[i] = {"role": "user", "content": blocks}
+
+
+def test_a_stub_that_loses_is_error_fails():
+    text = failure_of(check_clear_results, clear_into_new_blocks)
+    assert "had is_error: True" in text and "lost it" in text, text
+
+
+def resume_checking_signatures_only(path: Path):
+    """Refuses a missing signature, but never runs pairing_problems."""
+    messages = json.loads(path.read_text(encoding="utf-8"))
+    for message in messages:
+        for block in content_blocks(message):
+            if block.get("type") == "thinking" and not block.get("signature"):
+                raise ValueError("a thinking block has no signature")
+    return messages
+
+
+def test_a_resume_that_skips_the_pairing_check_fails():
+    text = failure_of(check_sessions, save_right, resume_checking_signatures_only)
+    assert "a tool_result answers no tool_use" in text and "pairing_problems" in text, text
+
+
+def clear_with_a_negative_slice(messages, keep=2):
+    """places[:-keep] is every place but the last `keep`, except for keep=0: then it is none."""
+    calls = _calls(messages)
+    for i, j in _places(messages)[:-keep]:
+        block = content_blocks(messages[i])[j]
+        block["content"] = _stub(calls[block["tool_use_id"]])
+
+
+def test_a_clear_that_keeps_everything_at_keep_0_fails():
+    text = failure_of(check_clear_results, clear_with_a_negative_slice)
+    assert "keep=0" in text and "was not cleared" in text, text

@@ -204,11 +204,27 @@ def run_learner(function: Callable, *args: Any, name: str | None = None, **kwarg
             f"{api_message(error)}",
             "the API names the message and block at fault (messages.N.content.M); look there.",
         )
+    except AttributeError as error:
+        block = type(getattr(error, "obj", None)).__name__
+        if block.endswith("Block") and error.name == "text":
+            fail(
+                f"{label} raised AttributeError: {error}. A response's content is a list of "
+                f"blocks, and the one read (response.content[0]?) is a {block}: the model may "
+                "think, or call a tool, before or instead of writing text.",
+                "read the text blocks only: ''.join(block.text for block in response.content "
+                "if block.type == 'text').",
+            )
+        _raised(label, error)
     except Exception as error:
-        fail(
-            f"{label} raised {type(error).__name__}: {error}",
-            "run it by hand on the example in the cell above and read the traceback.",
-        )
+        _raised(label, error)
+
+
+def _raised(label: str, error: Exception) -> None:
+    __tracebackhide__ = True
+    fail(
+        f"{label} raised {type(error).__name__}: {error}",
+        "run it by hand on the example in the cell above and read the traceback.",
+    )
 
 
 def guarded(check: Callable) -> Callable:

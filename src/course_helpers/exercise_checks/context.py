@@ -4,18 +4,19 @@ Requirements the checks enforce, one line each (tests/exercise_variants/test_12_
 proves them both ways):
 
 - `clear_results(messages, keep)`: the API still accepts the history (every tool_result keeps
-  its tool_use_id, in its place); assistant turns, thinking blocks included, are untouched; the
-  newest `keep` results are unchanged; every older result is shorter than before and its stub
-  names the tool it came from and the argument to call it again with; `messages` itself changes
-  (a new list returned instead says so);
+  its tool_use_id, in its place, and an is_error result stays marked); assistant turns, thinking
+  blocks included, are untouched; the newest `keep` results are unchanged; every older result is
+  shorter than before and its stub names the tool it came from and the argument to call it again
+  with (keep=2, 1 and 0: `[:-keep]` clears nothing at 0); `messages` itself changes (a new list
+  returned instead says so);
 - `choose_cut(messages, keep_turns)`: the index of the first message to keep; with a summary in
   front of `messages[cut:]` the API accepts the history; the last `keep_turns` assistant turns
   are kept and nothing before the turn ahead of them; None when there is nothing to summarise;
 - `save(path, messages)` / `resume(path)`: the file is JSON; the resumed history has every
   thinking block's text and signature character for character and every tool id paired; the
   course model, started afresh, continues it to the end of the task; the file `save` wrote is
-  resumed, not refused; a file whose thinking block lost its signature is refused with an
-  exception (not resumed, not None).
+  resumed, not refused; a file whose thinking block lost its signature, and one whose
+  tool_result answers no tool_use, are refused with an exception (not resumed, not None).
 
 Each failure says what the API answered (its own error text) and which mistake it points at.
 """
@@ -112,8 +113,10 @@ def check_clear_results(clear_results: Callable[..., Any]) -> None:
     """Exercise 1: clear old tool results in place, keeping every pair."""
     __tracebackhide__ = True
     original = halfway_history()
-    for keep in (2, 1):
-        messages = list(original)
+    first_result = _results(original)[0][2]  # a dict: the course's dispatcher built it
+    first_result["is_error"] = True  # a failed call: its stub must still say it failed
+    for keep in (2, 1, 0):
+        messages = copy.deepcopy(original)
         before = copy.deepcopy(as_plain(messages))
         returned = run_learner(clear_results, messages, keep=keep, name="clear_results")
         if isinstance(returned, list) and as_plain(messages) == before:
@@ -164,20 +167,29 @@ def _check_cleared(before: list, after: list, keep: int) -> None:
                 "as the model wrote them.",
             )
     new_results = _results(after)
+    for (i, j, old), (_, _, new) in zip(old_results, new_results, strict=True):
+        if read_field(old, "is_error") and read_field(new, "is_error") is not True:
+            fail(
+                f"with keep={keep}, the result at messages[{i}].content[{j}] had is_error: True "
+                "and lost it: the stub now reads like a call that worked.",
+                "change only the result's content; keep its tool_use_id and is_error as they "
+                "are (a new dict loses them unless you copy them).",
+            )
     calls = {
         read_field(b, "id"): b
         for m in before
         for b in content_blocks(m)
         if read_field(b, "type") == "tool_use"
     }
-    for (i, j, old), (_, _, new) in zip(old_results[-keep:], new_results[-keep:], strict=True):
+    cleared = max(0, len(old_results) - keep)  # not [:-keep]: with keep=0 that is empty
+    for (i, j, old), (_, _, new) in zip(old_results[cleared:], new_results[cleared:], strict=True):
         if old != new:
             fail(
                 f"with keep={keep}, the result at messages[{i}].content[{j}] is one of the newest "
                 "and should not change, but it did.",
                 "leave the last `keep` tool_result blocks as they are.",
             )
-    for i, j, old in old_results[:-keep]:
+    for i, j, old in old_results[:cleared]:
         new = after[i]["content"][j]
         if len(_result_text(old)) < 400:
             continue  # short results may stay
@@ -308,16 +320,29 @@ def _thinking(messages: list) -> list[tuple[str, str]]:
     ]
 
 
-def _without_a_signature(data: Any) -> bool:
-    """Delete the first "signature" found in the JSON data, in place; True if one was."""
+def _damage(data: Any, block_type: str, change: Callable[[dict], None]) -> bool:
+    """Change the first block of `block_type` in the JSON data, in place; True if one was."""
     if isinstance(data, dict):
-        if data.get("type") == "thinking" and "signature" in data:
-            del data["signature"]
+        if data.get("type") == block_type:
+            change(data)
             return True
-        return any(_without_a_signature(value) for value in data.values())
+        return any(_damage(value, block_type, change) for value in data.values())
     if isinstance(data, list):
-        return any(_without_a_signature(value) for value in data)
+        return any(_damage(value, block_type, change) for value in data)
     return False
+
+
+def _refuses(resume: Callable[..., Any], path: Path) -> Any:
+    """What resume(path) returned, or the `_REFUSED` marker if it raised."""
+    try:
+        return resume(path)
+    except (CheckFailed, NotWrittenYet):
+        raise
+    except Exception:
+        return _REFUSED
+
+
+_REFUSED = object()
 
 
 def check_sessions(save: Callable[..., Any], resume: Callable[..., Any]) -> None:
@@ -409,28 +434,39 @@ def check_sessions(save: Callable[..., Any], resume: Callable[..., Any]) -> None
             )
         broken = Path(folder) / "unsigned.json"
         damaged = copy.deepcopy(data)
-        if not _without_a_signature(damaged):
+        if not _damage(damaged, "thinking", lambda block: block.pop("signature", None)):
             fail("the saved file has no thinking block with a signature in it.", "save them whole.")
         broken.write_text(json.dumps(damaged), encoding="utf-8")
-        refused = object()
-        try:
-            accepted = resume(broken)
-        except (CheckFailed, NotWrittenYet):
-            raise
-        except Exception:
-            accepted = refused
+        accepted = _refuses(resume, broken)
         if accepted is None:
             fail(
                 "resume returned None for a file whose thinking block lost its signature; a "
                 "caller that does not test for None goes on with no history at all.",
                 "raise an exception (a ValueError is fine) that says what is wrong.",
             )
-        if accepted is not refused:
+        if accepted is not _REFUSED:
             said = refusal(as_plain(accepted)) or "nothing (it was accepted)"
             fail(
                 "resume accepted a file whose thinking block lost its signature; sending it, the "
                 f"API says: {said}.",
                 "check every thinking block has its signature (and every tool_use its result) "
                 "before returning, and raise an exception that says what is wrong.",
+            )
+        stray = Path(folder) / "unpaired.json"
+        unpaired = copy.deepcopy(data)
+        if not _damage(
+            unpaired, "tool_result", lambda block: block.update(tool_use_id="toolu_none")
+        ):
+            fail("the saved file has no tool_result block in it.", "save every message whole.")
+        stray.write_text(json.dumps(unpaired), encoding="utf-8")
+        accepted = _refuses(resume, stray)
+        if accepted is not _REFUSED:
+            problems = pairing_problems(accepted) if isinstance(accepted, list) else []
+            fail(
+                "resume accepted a file in which a tool_result answers no tool_use (pairing_problems "
+                f"says: {problems[0] if problems else 'nothing, on what resume returned'}); the API "
+                "refuses such a history with a 400.",
+                "run pairing_problems on the messages before returning, and raise an exception "
+                "that names the problem when it finds one.",
             )
     passed("save and resume")

@@ -7,11 +7,12 @@ tests/exercise_variants/test_02_describe_tools.py):
 - a dict with `name`, `description`, `input_schema` (not `parameters`/`schema`);
 - the name follows the API's rule and is `convert_currency`;
 - a description of 12 words or more that says what the tool returns ("returns", "gives") and
-  its limits ("only", "not", "knows");
+  its limits ("only", "not", "knows", "fails", "unknown");
 - `input_schema` is a valid JSON Schema object with `amount` (type `number`), `source` and
   `target` (enum of the four codes), all three required;
-- good arguments pass the schema; a missing amount, an amount in words, an unknown code fail;
-  stricter schemas (a minimum, `additionalProperties: false`) are accepted;
+- good arguments (12.5 and 0.5) pass the schema; a missing amount, an amount in words, an
+  unknown code fail; stricter schemas (a minimum that lets 0.5 through,
+  `additionalProperties: false`) are accepted;
 - the course model accepts the definition in a request.
 
 `check_currency_tool(tool)`, the same tool from a typed function with `@tool`:
@@ -162,9 +163,15 @@ def _check_schema_behaviour(schema: dict) -> None:
     except jsonschema.SchemaError as error:
         fail(f"input_schema is not valid JSON Schema: {error.message}", "compare with 02, §2.1.")
     validator = jsonschema.Draft202012Validator(schema)
-    good = {"amount": 12.5, "source": "EUR", "target": "JPY"}
-    if not validator.is_valid(good):
-        fail(f"the schema rejects good arguments {good}.", "check each property's type.")
+    for good in (
+        {"amount": 12.5, "source": "EUR", "target": "JPY"},
+        {"amount": 0.5, "source": "GBP", "target": "USD"},  # any number: cents too
+    ):
+        if not validator.is_valid(good):
+            fail(
+                f"the schema rejects good arguments {good}.",
+                "check each property's type, and that no minimum or maximum refuses an amount.",
+            )
     bad = [
         ({"source": "EUR", "target": "USD"}, "amount is missing"),
         ({"amount": "ten", "source": "EUR", "target": "USD"}, "amount is text"),
@@ -291,7 +298,10 @@ def check_currency_tool(convert: Any) -> None:
 
 
 RETURNS = re.compile(r"\b(?:returns?|gives|answers? with|result)\b", re.IGNORECASE)
-LIMITS = re.compile(r"\b(?:only|not|never|limit(?:s|ed)?|knows?|supports?)\b", re.IGNORECASE)
+LIMITS = re.compile(
+    r"\b(?:only|not|never|limit(?:s|ed)?|knows?|supports?|fails?|raises?|errors?|unknown)\b",
+    re.IGNORECASE,
+)
 
 
 def _check_description(description: str, what: str) -> None:

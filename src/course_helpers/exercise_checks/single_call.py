@@ -177,9 +177,13 @@ def _check_answer(answer: Any, recorder: Recorder) -> None:
             "return the text of the response's text blocks, joined.",
         )
     if answer.strip() != expected.strip():
+        older = [text_of(r["body"].get("content", [])).strip() for r in recorder.responses[:-1]]
         fail(
             f"ask returned {short_repr(answer)}, but the answer's text is {short_repr(expected)}.",
-            "return the text of the latest response, not an older one.",
+            "return the text of the latest response, not an older one."
+            if answer.strip() in older
+            else "return the text of the response's text blocks only (a thinking block is not "
+            "the answer): ''.join(b.text for b in response.content if b.type == 'text').",
         )
 
 

@@ -481,6 +481,41 @@ def test_a_gitdir_file_does_not_open_the_real_git_folder_to_writes(separate_git_
     assert _hooks_untouched(separate_git_dir / ".meta") == []
 
 
+@pytest.mark.parametrize("name", [".meta ", " .meta", ".meta\t"])
+def test_a_gitdir_file_is_read_as_git_reads_it_blanks_included(tmp_path, name):
+    """git keeps blanks in a `gitdir:` path (it strips only the line ends): `gitdir: .meta `
+    names `.meta `. A HEAD that is a link to `refs/...` (which git accepts) changes nothing."""
+    project = tmp_path / "project"
+    project.mkdir()
+    _git("init", "-q", str(project), cwd=tmp_path)
+    (project / ".git").rename(project / name)
+    (project / ".git").write_text(f"gitdir: {name}\n")
+    head = project / name / "HEAD"
+    head.unlink()
+    head.symlink_to("refs/heads/master")
+    box = FileSandbox(project)
+    for path in [f"{name}/config", f"{name}/hooks/pre-commit"]:
+        with pytest.raises(PathRefused, match="git"):
+            box.write_text(path, "[core]\n\tfsmonitor = touch pwned\n")
+    assert _hooks_untouched(project / name) == []
+
+
+@pytest.mark.parametrize("where", [".", "bare.git"])
+def test_a_bare_repository_with_a_linked_head_is_a_git_folder(tmp_path, where):
+    project = tmp_path / "project"
+    project.mkdir()
+    bare = project / where
+    _git("init", "-q", "--bare", str(bare), cwd=tmp_path)
+    (bare / "HEAD").unlink()
+    (bare / "HEAD").symlink_to("refs/heads/main")
+    box = FileSandbox(project)
+    prefix = "" if where == "." else f"{where}/"
+    for path in [f"{prefix}config", f"{prefix}hooks/pre-receive"]:
+        with pytest.raises(PathRefused, match="git"):
+            box.write_text(path, "#!/bin/sh\ntouch pwned\n")
+    assert _hooks_untouched(bare) == []
+
+
 def test_a_git_link_is_refused_by_the_path_as_written(tmp_path):
     project = tmp_path / "project"
     (project / ".meta" / "hooks").mkdir(parents=True)

@@ -34,23 +34,36 @@ class Step:
     kind: str  # "entry" (`.git` itself), "gitdir" or "commondir"
 
 
-def _first_line(path: str) -> str | None:
+def _read(path: str) -> bytes | None:
     try:
         with open(path, "rb") as file:
-            data = file.read(GITFILE_LIMIT)
+            return file.read(GITFILE_LIMIT)
     except OSError:
         return None
-    line = data.split(b"\n", 1)[0].strip()
+
+
+def _first_line(path: str) -> str | None:
+    data = _read(path)
+    line = data.split(b"\n", 1)[0].strip() if data is not None else b""
     return os.fsdecode(line) if line else None
 
 
-def named_gitdir(entry: str) -> str | None:
-    """The folder a `gitdir:` file names, joined to the file's own folder; None if not one."""
-    line = _first_line(entry)
-    if line is None or not line.startswith("gitdir:"):
-        return None
-    target = line.removeprefix("gitdir:").strip()
-    return os.path.normpath(os.path.join(os.path.dirname(entry), target)) if target else None
+def named_gitdirs(entry: str) -> set[str]:
+    """The folders a `gitdir:` file may name, joined to the file's own folder (none if not one).
+
+    git reads the whole file, wants `gitdir: ` and strips only the line ends at its end, so
+    spaces and tabs are part of the path (`gitdir: .meta ` names `.meta `). That reading comes
+    first; a looser one (the first line, blanks stripped) is protected as well, so a file that
+    two readers would read two ways leaves both folders guarded.
+    """
+    data = _read(entry)
+    if data is None or not data.startswith(b"gitdir:"):
+        return set()
+    readings = [data.split(b"\n", 1)[0].removeprefix(b"gitdir:").strip()]
+    if data.startswith(b"gitdir: "):
+        readings.append(data.removeprefix(b"gitdir: ").rstrip(b"\r\n"))  # git's own reading
+    folder = os.path.dirname(entry)
+    return {os.path.normpath(os.path.join(folder, os.fsdecode(t))) for t in readings if t}
 
 
 def named_commondir(gitdir: str) -> str | None:
@@ -69,7 +82,7 @@ def pointed_at(folder: str | os.PathLike[str]) -> list[Step]:
     if os.path.isdir(entry):  # a folder, or a link to one
         gitdirs.append(entry)
     elif os.path.isfile(entry):  # a `gitdir:` file, or a link to one: read where git would
-        for named in {named_gitdir(entry), named_gitdir(os.path.realpath(entry))} - {None}:
+        for named in sorted(named_gitdirs(entry) | named_gitdirs(os.path.realpath(entry))):
             steps.append(Step(named, os.path.realpath(named), "gitdir"))
             gitdirs.append(named)
     for gitdir in gitdirs:
@@ -80,9 +93,11 @@ def pointed_at(folder: str | os.PathLike[str]) -> list[Step]:
 
 
 def is_git_folder(path: str | os.PathLike[str]) -> bool:
-    """git's own test: a `HEAD` file, with `objects/` and `refs/` here or in its commondir."""
+    """git's own test: a `HEAD` file (or a link, which git accepts when it names `refs/...`,
+    even dangling), with `objects/` and `refs/` here or in its commondir."""
     path = os.fspath(path)
-    if not os.path.isfile(os.path.join(path, "HEAD")):
+    head = os.path.join(path, "HEAD")
+    if not (os.path.isfile(head) or os.path.islink(head)):
         return False
     common = named_commondir(path) or path
     return all(os.path.isdir(os.path.join(common, name)) for name in ("objects", "refs"))

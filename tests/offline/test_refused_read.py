@@ -6,6 +6,8 @@ instruction to ask, makes it stop and ask; a tool's own failure makes it look fo
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from course_helpers.offline.scenarios.pr_review import is_refusal
@@ -95,9 +97,15 @@ def test_a_refusal_in_any_wording_stops_and_asks(client, refusal, who) -> None:
 def test_a_tool_failure_is_not_a_refusal(client, failure) -> None:
     assert not is_refusal(failure)
     _, last = play(client, failure)
-    # The model looks for the file instead of asking: list_files is offered.
+    # The model looks for the file instead of asking: the path the error suggests, else a
+    # listing (list_files is offered).
     assert last.stop_reason == "tool_use"
-    assert [b.name for b in last.content if b.type == "tool_use"] == ["list_files"]
+    calls = [b for b in last.content if b.type == "tool_use"]
+    suggested = re.search(r"Did you mean:? ([\w./-]+\.py)", failure)
+    if suggested:
+        assert [(c.name, c.input.get("path")) for c in calls] == [("read_file", suggested.group(1))]
+    else:
+        assert [c.name for c in calls] == ["list_files"]
 
 
 @pytest.mark.parametrize(("refusal", "who"), REFUSALS)

@@ -185,9 +185,10 @@ def heading_problems(nb: nbformat.NotebookNode) -> list[str]:
     """A `## ` heading starts its own markdown cell, so a section can gain a cell without
     re-cutting (and re-translating) the cell before it.
 
-    A cell that opens with a heading may hold more unnumbered ones (the opening's "What you'll
-    build / learn / need", a closing "Summary" and "Exercises"), never a numbered step.
-    Lines inside a fenced code block are not headings.
+    Only the title cell (the first) may hold more `## ` sections, unnumbered ones (the opening's
+    "What you'll build / learn / need"), never a numbered step; every other heading, a closing
+    "Try it", "Summary" or "Exercises" included, opens its own cell. Lines inside a fenced code
+    block are not headings.
     """
     problems = []
     for i, cell in enumerate(nb.cells):
@@ -200,7 +201,9 @@ def heading_problems(nb: nbformat.NotebookNode) -> list[str]:
             lines.append("" if fenced else line)
         opens_with_heading = bool(lines) and lines[0].startswith("#")
         for line in lines[1:]:
-            if line.startswith("## ") and (NUMBERED_STEP.match(line) or not opens_with_heading):
+            if line.startswith("## ") and (
+                i > 0 or NUMBERED_STEP.match(line) or not opens_with_heading
+            ):
                 problems.append(
                     f"cell {i} ({cell.get('id')}): {line.strip()!r} is inside the cell; start a "
                     "new markdown cell at this heading (in both editions)"
@@ -240,7 +243,8 @@ def good_notebook() -> nbformat.NotebookNode:
             "print(1)", execution_count=1, outputs=[v4.new_output("stream", text="1")]
         ),
         v4.new_code_cell("print(2)", execution_count=2),
-        v4.new_markdown_cell("## Summary\n\n## Exercises"),
+        v4.new_markdown_cell("## Summary"),
+        v4.new_markdown_cell("## Exercises"),
     ]
     return nb
 
@@ -282,7 +286,7 @@ def _widget_metadata(nb):
 
 
 def _no_summary(nb):
-    nb.cells[3].source = "## Exercises"
+    nb.cells[3].source = "## Notes"
 
 
 def _no_opening(nb):
@@ -301,6 +305,11 @@ def _summary_inside_a_cell(nb):
     nb.cells[3].source = "Some prose.\n\n## Summary\n\n## Exercises"
 
 
+def _closing_sections_in_one_cell(nb):
+    nb.cells[3].source = "## Summary\n\n## Exercises"
+    del nb.cells[4]
+
+
 @pytest.mark.parametrize(
     ("breakage", "check"),
     [
@@ -317,6 +326,7 @@ def _summary_inside_a_cell(nb):
         (_step_inside_a_cell, "headings_start_cells"),
         (_numbered_step_after_another, "headings_start_cells"),
         (_summary_inside_a_cell, "headings_start_cells"),
+        (_closing_sections_in_one_cell, "headings_start_cells"),
     ],
 )
 def test_each_check_catches_what_it_is_for(breakage, check: str) -> None:

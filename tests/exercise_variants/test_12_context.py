@@ -185,7 +185,7 @@ def clear_with_text_blocks(messages, keep=2):
 
 
 def clear_the_dicts_themselves(messages, keep=2):
-    """Right another way: change each result block's dict itself instead of replacing it."""
+    """Changes each result block's dict itself: every list holding that message sees it."""
     calls = _calls(messages)
     for i, j in _old_places(messages, keep):
         block = content_blocks(messages[i])[j]
@@ -195,7 +195,26 @@ def clear_the_dicts_themselves(messages, keep=2):
 def test_clear_results_right_solutions_pass(capsys):
     assert_passes(check_clear_results, capsys, clear_right)
     assert_passes(check_clear_results, capsys, clear_with_text_blocks)
-    assert_passes(check_clear_results, capsys, clear_the_dicts_themselves)
+
+
+def clear_on_a_shallow_copy_of_each_message(messages, keep=2):
+    """Right another way: a new message dict per cleared message, its blocks copied one by one."""
+    calls = _calls(messages)
+    for i, j in _old_places(messages, keep):
+        message = dict(messages[i])
+        message["content"] = [dict(b) for b in message["content"]]
+        message["content"][j]["content"] = _stub(calls[message["content"][j]["tool_use_id"]])
+        messages[i] = message
+
+
+def test_clear_results_right_new_messages_pass(capsys):
+    assert_passes(check_clear_results, capsys, clear_on_a_shallow_copy_of_each_message)
+
+
+def test_a_clear_that_edits_the_callers_messages_fails():
+    """The caller's history shares its message objects with `messages` (list(history) does)."""
+    text = failure_of(check_clear_results, clear_the_dicts_themselves)
+    assert "edited the messages themselves" in text and "list(history)" in text, text
 
 
 # -- 2. choose_cut ----------------------------------------------------------------------------
@@ -462,8 +481,9 @@ def clear_with_a_negative_slice(messages, keep=2):
     """places[:-keep] is every place but the last `keep`, except for keep=0: then it is none."""
     calls = _calls(messages)
     for i, j in _places(messages)[:-keep]:
-        block = content_blocks(messages[i])[j]
-        block["content"] = _stub(calls[block["tool_use_id"]])
+        blocks = content_blocks(messages[i])
+        blocks[j] = {**blocks[j], "content": _stub(calls[blocks[j]["tool_use_id"]])}
+        messages[i] = {"role": "user", "content": blocks}
 
 
 def test_a_clear_that_keeps_everything_at_keep_0_fails():

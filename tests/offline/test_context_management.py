@@ -21,6 +21,7 @@ BETA = ["context-management-2025-06-27"]
 PARIS = "18°C, light rain over the old town, wind from the west at 20 km/h. " * 8
 TOKYO = "24°C, sunny."
 CLEAR = "clear_tool_uses_20250919"
+COMPACT = "compact_20260112"
 
 
 def _clear(**fields: Any) -> dict:
@@ -326,6 +327,40 @@ def test_clear_thinking_keeps_the_thinking_of_the_last_turn_only(client, kit, hi
             "context_management.edits.0.compact_20260112.pause_after_compaction: Input should "
             "be a valid boolean",
         ),
+        (
+            {"edits": [{"type": COMPACT, "instructions": 3}]},
+            f"context_management.edits.0.{COMPACT}.instructions: Input should be a valid string",
+        ),
+        (
+            {"edits": [{"type": COMPACT, "keep": _keep(2)}]},
+            f"context_management.edits.0.{COMPACT}.keep: Extra inputs are not permitted",
+        ),
+        (
+            {"edits": [{"type": COMPACT, "trigger": _trigger(60_000, "tool_uses")}]},
+            f"context_management.edits.0.{COMPACT}.trigger.type: Input should be 'input_tokens'",
+        ),
+        (
+            {"edits": [{"type": COMPACT, "trigger": {"type": "input_tokens"}}]},
+            f"context_management.edits.0.{COMPACT}.trigger.value: Field required",
+        ),
+        (
+            {"edits": [{"type": COMPACT, "trigger": {**_trigger(60_000), "unit": "k"}}]},
+            f"context_management.edits.0.{COMPACT}.trigger.unit: Extra inputs are not permitted",
+        ),
+        (
+            {"edits": [{"type": COMPACT, "trigger": _trigger(True)}]},
+            f"context_management.edits.0.{COMPACT}.trigger.value: Input should be a valid integer",
+        ),
+        (
+            {"edits": [{"type": COMPACT, "trigger": _trigger(49_999)}]},
+            f"context_management.edits.0.{COMPACT}.trigger.value: Input should be greater than "
+            "or equal to 50000",
+        ),
+        (
+            {"edits": [{"type": CLEAR}, {"type": COMPACT, "trigger": _trigger(10)}]},
+            f"context_management.edits.1.{COMPACT}.trigger.value: Input should be greater than "
+            "or equal to 50000",
+        ),
     ],
 )
 def test_a_malformed_edit_is_refused_as_the_sdk_types_say(client, kit, config, expected):
@@ -351,6 +386,12 @@ def test_every_well_formed_edit_is_accepted(client, kit):
                 "clear_tool_inputs": None,
             },
             {"type": "compact_20260112", "instructions": None, "trigger": None},
+            {
+                "type": "compact_20260112",
+                "instructions": "Keep file names.",
+                "pause_after_compaction": True,
+                "trigger": _trigger(50_000),
+            },
         ]
     }
     message = _create(client, kit, [kit.user("Hello")], context_management=config)
@@ -382,3 +423,51 @@ def test_count_tokens_refuses_a_malformed_edit_too(client, kit):
     assert caught.value.body["error"]["message"] == (
         f"context_management.edits.0.{CLEAR}.keep: Input should be a valid dictionary"
     )
+
+
+# -- compaction next to other features -----------------------------------------------------------
+def test_compaction_cannot_be_combined_with_context_management(client, kit):
+    """The SDK's docs for the top-level `compaction` parameter: not with `context_management`."""
+    both = {
+        "compaction": {"type": "summarize"},
+        "context_management": {"edits": [{"type": CLEAR}]},
+    }
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        _create(client, kit, [kit.user("Hello")], extra_body=both)
+    assert caught.value.body["error"]["message"] == (
+        "compaction: cannot be combined with `context_management`"
+    )
+    # count_tokens accepts `compaction` and ignores it: the edits still count.
+    counted = _count(client, kit, [kit.user("Hello")], extra_body=both)
+    assert counted.context_management.original_input_tokens == counted.input_tokens
+
+
+def test_compact_is_answered_as_if_it_had_not_fired(client, kit, history):
+    """Not played: a trigger the prompt passes leaves the prompt whole and reports nothing."""
+    plain = _create(client, kit, history)
+    config = {"edits": [{"type": COMPACT, "trigger": _trigger(50_000)}]}
+    probe = CourseModelApp(model=CourseModel(context_window=2_000_000)).client(**kit.STRICT)
+    big = history + [
+        {"role": "assistant", "content": "Noted."},
+        kit.user("Here is a long note. " + "word " * 60_000),
+    ]
+    message = _create(probe, kit, big, context_management=config)
+    assert message.context_management.applied_edits == []
+    assert message.usage.input_tokens == _count(probe, kit, big).input_tokens > 50_000
+    assert _answer(plain)
+
+
+def test_count_tokens_without_betas_sends_the_sdks_own_beta_and_applies_the_edits(kit, history):
+    """`client.beta.messages.count_tokens` with no `betas` still sends one beta header."""
+    sent: list = []
+    client = CourseModelApp().client(**kit.STRICT)
+    client._client.event_hooks["request"].append(lambda r: sent.append(r.headers))
+    config = _clear(trigger=_trigger(10), keep=_keep(1))
+    counted = client.beta.messages.count_tokens(
+        model=kit.MODEL, messages=history, tools=[kit.GET_WEATHER], context_management=config
+    )
+    assert sent[-1].get("anthropic-beta") == "token-counting-2024-11-01"
+    full = _count(client, kit, history).input_tokens
+    assert counted.context_management.original_input_tokens == full > counted.input_tokens
+    with_beta = _count(client, kit, history, context_management=config)
+    assert with_beta.input_tokens == counted.input_tokens

@@ -100,7 +100,7 @@ class CourseModelApp:
             raise ApiError(413, "Request exceeds the maximum allowed number of bytes.")
         payload = _parse_json(body)
         validate_messages_request(payload, endpoint=endpoint, betas=betas)
-        check_context_management(payload)
+        check_context_management(payload, endpoint)
         if "thread" in payload:
             # The course model keeps no server-side threads. This rejection is the one the SDK
             # recognises: its tool runner then resends the whole conversation without `thread`.

@@ -7,7 +7,9 @@ before the model reads it; the client keeps its own full history. This module do
 messages, like the rest of validation), `apply` returns an edited copy of the body and the
 `applied_edits` to report.
 
-`clear_tool_uses_20250919` (the only edit played here; the others are described below):
+Two of the SDK's three edits are played; `compact_20260112` is checked, not played:
+
+`clear_tool_uses_20250919`:
 - `trigger`: `{"type": "input_tokens", "value": N}` fires when the prompt is more than N
   tokens, `{"type": "tool_uses", "value": N}` when it holds more than N tool uses. Default:
   100,000 input tokens.
@@ -25,8 +27,12 @@ of the most recent assistant turns holding `thinking` or `redacted_thinking` blo
 older turns lose those blocks. `"all"` (or `{"type": "all"}`) keeps everything. It reports
 `{"type": ..., "cleared_thinking_turns": n, "cleared_input_tokens": t}` when it removed any.
 
-`compact_20260112` is validated but not applied (no compaction block is written): the prompt
-reaches the model unchanged and it reports nothing. docs/models.md says why.
+`compact_20260112` is checked (its fields as the SDK types them, a `trigger` of at least
+50,000 input tokens, as the compaction docs state) but not applied: no compaction block is
+written, the prompt reaches the model unchanged and nothing is reported. The top-level
+`compaction` parameter cannot be combined with `context_management` on a create request (the
+SDK's own docs for it); count_tokens ignores `compaction`. docs/models.md says why and what is
+a choice.
 """
 
 from __future__ import annotations
@@ -55,15 +61,25 @@ EDIT_FIELDS = {
 DEFAULT_TRIGGER = {"type": "input_tokens", "value": 100_000}
 DEFAULT_KEEP = {"type": "tool_uses", "value": 3}
 DEFAULT_THINKING_KEEP = {"type": "thinking_turns", "value": 1}
+COMPACT_MIN_TRIGGER = 50_000
+"""The smallest `compact_20260112` trigger the compaction docs allow (the default is 150,000)."""
+COMBINED = "compaction: cannot be combined with `context_management`"
+"""The course model's words for a request with both (the API's own text is not published)."""
 CLEARED = "[cleared to save context]"
 """What a cleared tool result holds (the API's exact wording is not published: docs/models.md)."""
 
 
 # -- validation ----------------------------------------------------------------------------
-def check_context_management(body: dict) -> None:
-    """Refuse a `context_management` value the SDK's `BetaContextManagementConfigParam` rejects."""
+def check_context_management(body: dict, endpoint: str = "messages") -> None:
+    """Refuse a `context_management` value the SDK's `BetaContextManagementConfigParam` rejects.
+
+    On `messages` (not on `count_tokens`, which ignores `compaction`), refuse it next to the
+    top-level `compaction` parameter too.
+    """
     if "context_management" not in body or body["context_management"] is None:
         return
+    if endpoint == "messages" and body.get("compaction") is not None:
+        raise fail(COMBINED)
     config = body["context_management"]
     if not isinstance(config, dict):
         raise fail("context_management: Input should be a valid dictionary")
@@ -162,7 +178,12 @@ def _check_compact(path: str, edit: dict) -> None:
         raise fail(f"{path}.instructions: Input should be a valid string")
     if "pause_after_compaction" in edit and not isinstance(edit["pause_after_compaction"], bool):
         raise fail(f"{path}.pause_after_compaction: Input should be a valid boolean")
-    _check_counter(f"{path}.trigger", edit.get("trigger"), ("input_tokens",), optional=True)
+    trigger = edit.get("trigger")
+    _check_counter(f"{path}.trigger", trigger, ("input_tokens",), optional=True)
+    if trigger is not None and trigger["value"] < COMPACT_MIN_TRIGGER:
+        raise fail(
+            f"{path}.trigger.value: Input should be greater than or equal to {COMPACT_MIN_TRIGGER}"
+        )
 
 
 # -- applying the edits --------------------------------------------------------------------

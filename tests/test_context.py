@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from course_helpers.client import MODEL
+from course_helpers.exercise_checks.common import as_plain
 from course_helpers.fixtures.long_task import (
     ANSWER,
     REPORT_PATH,
@@ -107,7 +108,41 @@ STEPS = st.one_of(
     st.just(("drop",)),
     st.tuples(st.just("clear"), st.integers(0, 4), st.sampled_from([0, 400, 5_000])),
     st.tuples(st.just("summarise"), st.integers(1, 3)),
+    # The API's own context management: the edit is the server's, so the step is a request
+    # that carries it; the history must be accepted with it, and the client's copy is unchanged.
+    st.tuples(
+        st.just("api"),
+        st.integers(0, 4),
+        st.sampled_from([0, 2_000, 100_000]),
+        st.booleans(),
+        st.booleans(),
+    ),
 )
+
+
+def accepted_with_edits(messages: list, keep: int, trigger: int, inputs: bool, thinking: bool):
+    """None when the course model accepts the history with server-side edits; else its error."""
+    edits: list[dict] = [
+        {
+            "type": "clear_tool_uses_20250919",
+            "trigger": {"type": "input_tokens", "value": trigger},
+            "keep": {"type": "tool_uses", "value": keep},
+            "clear_tool_inputs": inputs,
+        }
+    ]
+    if thinking:
+        edits.insert(0, {"type": "clear_thinking_20251015"})
+    try:
+        fresh_client().beta.messages.create(
+            **settings_for_task(),
+            max_tokens=256,
+            messages=messages,
+            betas=["context-management-2025-06-27"],
+            context_management={"edits": edits},
+        )
+    except anthropic.APIStatusError as error:
+        return str(error.body)
+    return None
 
 
 @settings(
@@ -131,8 +166,12 @@ def test_any_sequence_of_the_three_strategies_leaves_a_history_the_model_accepts
             drop_old_turns(messages)
         elif step[0] == "clear":
             clear_old_results(messages, keep=step[1], at_least=step[2])
-        else:
+        elif step[0] == "summarise":
             Summarise(client, settings_for_task(), keep_turns=step[1])(messages)
+        else:
+            before = copy.deepcopy(as_plain(messages))
+            assert accepted_with_edits(messages, *step[1:]) is None, steps
+            assert as_plain(messages) == before  # the server edits its copy, not yours
         assert pairing_problems(messages) == []
         assert accepted(messages) is None, (steps, accepted(messages))
         assert set(thinking_blocks(messages)) <= written  # none altered, none made up

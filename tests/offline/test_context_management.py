@@ -471,3 +471,11 @@ def test_count_tokens_without_betas_sends_the_sdks_own_beta_and_applies_the_edit
     assert counted.context_management.original_input_tokens == full > counted.input_tokens
     with_beta = _count(client, kit, history, context_management=config)
     assert with_beta.input_tokens == counted.input_tokens
+    with pytest.raises(anthropic.BadRequestError) as caught:  # the GA method sends no beta
+        client.messages.count_tokens(
+            model=kit.MODEL, messages=history, extra_body={"context_management": config}
+        )
+    assert sent[-1].get("anthropic-beta") is None
+    assert caught.value.body["error"]["message"] == (
+        "context_management: Extra inputs are not permitted"
+    )

@@ -19,7 +19,7 @@ import sys
 
 import anthropic
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from course_helpers.client import MODEL
@@ -162,6 +162,7 @@ def test_any_sequence_of_the_three_strategies_leaves_a_history_the_model_accepts
     written = set(thinking_blocks(full_history))
     client = fresh_client()
     for step in steps:
+        event(f"step: {step[0]}")  # --hypothesis-show-statistics: every kind is drawn
         if step[0] == "drop":
             drop_old_turns(messages)
         elif step[0] == "clear":

@@ -21,9 +21,16 @@ import pydantic
 
 # From notebooks/02_describe_tools.ipynb
 def _drop_titles(schema: Any) -> Any:
-    """Pydantic adds a `title` to everything; the model does not need them."""
+    """Pydantic adds a `title` (a string) to everything; the model does not need them.
+
+    An argument *named* title stays: in `properties` its value is a schema, not a string.
+    """
     if isinstance(schema, dict):
-        return {k: _drop_titles(v) for k, v in schema.items() if k != "title"}
+        return {
+            k: _drop_titles(v)
+            for k, v in schema.items()
+            if not (k == "title" and isinstance(v, str))
+        }
     if isinstance(schema, list):
         return [_drop_titles(v) for v in schema]
     return schema

@@ -21,6 +21,11 @@ from course_helpers.lessons.agent import run_agent
 from course_helpers.lessons.context import SUMMARY_PROMPT, Summarise
 from course_helpers.lessons.pairing import content_blocks, read_field
 from course_helpers.offline import CourseModelApp
+from course_helpers.offline.scenarios.long_task_reading import (
+    asks_for_work,
+    report_path,
+    summary_request,
+)
 
 
 def fresh_client():
@@ -183,3 +188,53 @@ def test_a_summary_or_a_no_tool_answer_never_claims_more_reading_than_the_histor
     said = " ".join(b.text for b in reply.content if b.type == "text")
     assert "all 12" not in said
     assert re.search(r"read \d+ of the 12 files", said), said
+
+
+# -- the readings themselves -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("words", "path"),
+    [
+        ("Instead of `a/old.md`, use `a/new.md`.", "a/new.md"),
+        ("Don't bother asking, write it to `a/new.md`.", "a/new.md"),
+        ("Save the report as notes.md, please.", "notes.md"),
+        ("Read `src/billing/lines.py` first, then write the report to `a/new.md`.", "a/new.md"),
+        ("I will look at `a/old.md` myself later.", None),
+        ("Do not write the report to `a/old.md`.", None),
+    ],
+)
+def test_the_report_path_reading(words, path):
+    assert report_path([words], ["src/billing/lines.py"]) == path
+
+
+def test_a_later_answer_corrects_an_earlier_one():
+    said = ["Write the report to `a/old.md`.", "Sorry: put it in `a/new.md` instead."]
+    assert report_path(said) == "a/new.md"
+
+
+@pytest.mark.parametrize(
+    ("words", "asks"),
+    [
+        ("Do not read anything; how many files are there?", False),
+        ("Do not ask me again, just find the rounding bug.", True),
+        ("Write the report to `a/x.md`.", False),
+    ],
+)
+def test_what_asks_for_the_work(words, asks):
+    assert asks_for_work([words]) is asks
+
+
+@pytest.mark.parametrize(
+    ("words", "asks"),
+    [
+        ("Summarise the conversation so far.", True),
+        ("Please write a summary of the chat history above.", True),
+        ("Sum up what we have done.", True),
+        ("Summarise README.md for me.", False),
+        ("Give me a summary of the article above.", False),
+        ("Summarise the history of Rome.", False),
+    ],
+)
+def test_what_asks_for_a_summary_of_the_conversation(words, asks):
+    assert summary_request(words) is asks

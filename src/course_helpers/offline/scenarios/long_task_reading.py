@@ -14,7 +14,8 @@ prompt, a tool result or words the person quotes from someone else):
 **The report's file.** Every path the person writes is a candidate: in backticks (`` `x` ``) or
 bare (`reports/x.md`, `notes.md`). A candidate does not count when it sits inside a quotation of
 several words (`someone said "put it in tmp/x.md"`), when its clause rules it out ("do not write
-to `x`", "`y`, not `x`", "instead of `x`"), when it is one of the project's source files, or when
+to `x`", "`y`, not `x`", "instead of `x`"; a negation reaches up to the next comma, semicolon,
+"but", "then" or "and", so "instead of `x`, use `y`" rules out `x` only), when it is one of the project's source files, or when
 its clause does not speak of the report or of writing (report, write, save, put, store, goes, use,
 file, output). Of those left, the last one the person wrote wins: a later answer corrects an
 earlier one. So all of these name `reports/x.md`: "Write the report to `reports/x.md`", "write
@@ -46,6 +47,7 @@ _NEGATED = re.compile(
     r"\b(?:not|never|don't|do\s+not|nowhere|no\s+need\s+to|instead\s+of|rather\s+than|except)\b",
     re.IGNORECASE,
 )
+_TURN = re.compile(r"[,;]|\b(?:but|then|and)\b", re.IGNORECASE)
 # A quotation of several words (someone else's words): "put it in `x`".
 _QUOTED = re.compile(r"\"[^\"\n]*\s[^\"\n]*\"|“[^”\n]*\s[^”\n]*”")
 
@@ -59,7 +61,10 @@ def clauses(text: str) -> list[str]:
 
 
 def _ruled_out(clause: str, at: int) -> bool:
-    return bool(_NEGATED.search(clause[:at]))
+    """True when a negation before `at` still governs it: no comma, 'but', 'then' or 'and'
+    between ("instead of `a`, use `b`" rules out `a` only)."""
+    negations = list(_NEGATED.finditer(clause[:at]))
+    return bool(negations) and not _TURN.search(clause[negations[-1].end() : at])
 
 
 # -- the work and the question ----------------------------------------------------------------------
@@ -121,8 +126,9 @@ def report_path(texts: Iterable[str], sources: Iterable[str] = ()) -> str | None
 
 _SUMMARISE = re.compile(r"\b(?:summar(?:ise|ize|y)|recap|sum\s+up)\b", re.IGNORECASE)
 _OF_WHAT = re.compile(
-    r"\b(?:conversation|session|turns|messages|so\s+far|chat|history|above|discussion|exchange|"
-    r"thread|dialogue|what\s+(?:we|you|I)\s+(?:have\s+)?(?:did|done|said))\b",
+    r"\b(?:conversation|session|turns|messages|so\s+far|chat|discussion|dialogue|"
+    r"history\s+(?:above|so\s+far)|"
+    r"what\s+(?:we|you|I)\s+(?:have\s+)?(?:did|done|said|discussed))\b",
     re.IGNORECASE,
 )
 

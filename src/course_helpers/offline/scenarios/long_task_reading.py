@@ -14,8 +14,8 @@ prompt, a tool result or words the person quotes from someone else):
 **The report's file.** Every path the person writes is a candidate: in backticks (`` `x` ``) or
 bare (`reports/x.md`, `notes.md`). A candidate does not count when it sits inside a quotation of
 several words (`someone said "put it in tmp/x.md"`), when its clause rules it out ("do not write
-to `x`", "`y`, not `x`", "instead of `x`"; a negation reaches up to the next comma, semicolon,
-"but", "then" or "and", so "instead of `x`, use `y`" rules out `x` only), when it is one of the project's source files, or when
+to `x`", "`y`, not `x`", "instead of `x`"; a negation reaches up to the next comma, colon,
+semicolon, "but", "then" or "and", so "instead of `x`, use `y`" rules out `x` only), when it is one of the project's source files, or when
 its clause does not speak of the report or of writing (report, write, save, put, store, goes, use,
 file, output). Of those left, the last one the person wrote wins: a later answer corrects an
 earlier one. So all of these name `reports/x.md`: "Write the report to `reports/x.md`", "write
@@ -47,16 +47,16 @@ _NEGATED = re.compile(
     r"\b(?:not|never|don't|do\s+not|nowhere|no\s+need\s+to|instead\s+of|rather\s+than|except)\b",
     re.IGNORECASE,
 )
-_TURN = re.compile(r"[,;]|\b(?:but|then|and)\b", re.IGNORECASE)
+_TURN = re.compile(r"[,;:]|\b(?:but|then|and)\b", re.IGNORECASE)
 # A quotation of several words (someone else's words): "put it in `x`".
 _QUOTED = re.compile(r"\"[^\"\n]*\s[^\"\n]*\"|“[^”\n]*\s[^”\n]*”")
 
 
 def clauses(text: str) -> list[str]:
-    """The text cut into clauses: at sentence ends, semicolons, colons, new lines, and before
+    """The text cut into clauses: at sentence ends, semicolons, new lines, and before
     a ', but' / ', not' that turns the sentence round."""
     text = _QUOTED.sub(" ", text)
-    pieces = re.split(r"(?<=[.!?;:])\s+|\n+|,\s*(?=(?:but|not|never|rather|instead)\b)", text)
+    pieces = re.split(r"(?<=[.!?;])\s+|\n+|,\s*(?=(?:but|not|never|rather|instead)\b)", text)
     return [p.strip() for p in pieces if p and p.strip()]
 
 

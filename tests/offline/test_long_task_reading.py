@@ -199,6 +199,8 @@ def test_a_summary_or_a_no_tool_answer_never_claims_more_reading_than_the_histor
         ("Instead of `a/old.md`, use `a/new.md`.", "a/new.md"),
         ("Don't bother asking, write it to `a/new.md`.", "a/new.md"),
         ("Save the report as notes.md, please.", "notes.md"),
+        ("The report: `a/new.md`.", "a/new.md"),
+        ("Do not forget: write it to `a/new.md`.", "a/new.md"),
         ("Read `src/billing/lines.py` first, then write the report to `a/new.md`.", "a/new.md"),
         ("I will look at `a/old.md` myself later.", None),
         ("Do not write the report to `a/old.md`.", None),

@@ -296,11 +296,9 @@ def test_the_course_model_delegates_from_the_request_not_the_system_prompt():
     ]
     assert replies[0] == replies[1] == replies[2]
     calls = [b for b in replies[0] if b["type"] == "tool_use"]
-    assert [c["input"]["context"] for c in calls] == [
-        "My email is sam@example.com.",
-        "My email is sam@example.com.",
-        "",
-    ]
+    # The email's sentence asks for nothing: it goes to every part's context, no part's prompt.
+    assert [c["input"]["context"] for c in calls] == ["My email is sam@example.com."] * 3
+    assert all("sam@example.com" not in c["input"]["prompt"] for c in calls)
 
 
 def test_without_a_context_field_the_part_is_all_a_subagent_gets():

@@ -2,8 +2,14 @@
 course model writes when a program asks it to summarise a conversation.
 
 **The long task.** Offered tools named `list_sources`, `read_source` and `write_report`, the model
-lists the project's files, reads them one a turn, and writes a report when it has read them all.
-Everything it does follows from what the request holds, by one rule whatever shortened it:
+takes the task on only when the person asks for it: their words ask it to find, track down,
+investigate, read or review something, or to write them a report (`long_task_reading`), or it has
+already started (a `read_source` call is in the messages). A person who asks something else gets
+an answer to that: "How many source files does the project have? Do not read anything" gets one
+`list_sources` call and the number; any other request is left to the other scenarios. Once at
+work, it lists the project's files, reads them one a turn, and writes a report when it has read
+them all. Everything it does follows from what the request holds, by one rule whatever shortened
+it:
 
 - the file list is the latest `list_sources` result still in the messages; without one (it was
   dropped, or its content was cleared) it lists the files again;
@@ -12,16 +18,27 @@ Everything it does follows from what the request holds, by one rule whatever sho
 - when a result it has just received holds the rounding mistake, it says so in its own words
   (`FINDING`); at the end it knows the culprit only if such a sentence, or the file's own text,
   is still in the messages;
-- it writes the report only to a file the person's words name for it ("write the report to
-  `path`"), wherever those words now sit (their own message, or a summary that quotes them); when
-  no such words are left, it asks where the report should go instead of writing it. ("Write
-  the report to `path`", "put it in `path`", "save the report as `path`" all name one.)
+- it writes the report only to the file the person's words name for it, wherever those words now
+  sit (their own message, or a summary that quotes them); when no such words are left, it asks
+  where the report should go instead of writing it. The person's words are read by the rule of
+  `long_task_reading.report_path`: a path in backticks or bare, in a clause about the report or
+  about writing, not ruled out ("do not write to `x`") and not inside someone else's quoted
+  words; the last one named wins. "Write the report to `reports/x.md`", "write the report to
+  reports/x.md", "Use `reports/x.md` for the report", "The file `reports/x.md`, please" and
+  "Put it in `reports/x.md`" all name `reports/x.md`;
+- when it may not call a tool (`tool_choice` none) it says how many of the files it has read, and
+  never claims more than the messages show.
 
-**Summaries.** When the last message asks it to summarise the conversation (or the session, the
-turns, the messages so far), it answers in words, labelled as the course model's summary, with
-what the request asks it to keep: the person's requests and constraints (their words, quoted),
-its own findings (its earlier sentences), the files and tools used (the calls it made). What the
-request does not ask for is left out; tool results are never copied into a summary.
+**Summaries.** When the last message's own words ask for a summary of the conversation
+("Summarise the conversation so far", "Please write a summary of the chat history above", "Recap
+the session": a summary verb and the conversation as its object), it answers in words, labelled
+as the course model's summary, with what the request asks it to keep
+(`long_task_reading.summary_wants`): the person's requests and constraints (their words,
+quoted), its own findings (its earlier sentences), the files and tools used (the calls it made).
+A prompt that says what to keep gets only that; one that only says what to leave out ("leave out
+the tool calls") gets the rest; one that names nothing gets all three. A summary reports only
+what the messages it is sent show: tool results are never copied into it, and it claims no call,
+file or finding that is not in them.
 """
 
 from __future__ import annotations
@@ -30,22 +47,22 @@ import json
 import re
 
 from course_helpers.fixtures.long_task import FINDING, ROUNDING_BUG
-from course_helpers.offline.conversation import Conversation, blocks_of
+from course_helpers.offline.conversation import Conversation, blocks_of, own_words
 from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
+from course_helpers.offline.scenarios.long_task_reading import (
+    ACTIONS,
+    FINDINGS,
+    REQUESTS,
+    asks_file_count,
+    asks_for_work,
+    report_path,
+    summary_request,
+    summary_wants,
+)
 
 SUMMARY_HEADER = "Summary of the earlier conversation, written by the offline course model"
 QUOTED_CHARS = 400
 
-_SUMMARISE = re.compile(r"\bsummar(?:ise|ize|y)\b", re.IGNORECASE)
-_WHAT = re.compile(r"\b(?:conversation|session|turns|messages|so far)\b", re.IGNORECASE)
-_ASKS_REQUESTS = re.compile(
-    r"\b(?:requests?|constraints?|asked|instructions?|wishes)\b", re.IGNORECASE
-)
-_ASKS_FINDINGS = re.compile(r"\b(?:findings?|found|conclusions?|learned|decisions?)\b", re.I)
-_ASKS_ACTIONS = re.compile(r"\b(?:files?|tools?|calls?|actions?|steps?)\b", re.IGNORECASE)
-_REPORT_TO = re.compile(
-    r"\b(?:report|it)\b[^`\n]{0,40}?\b(?:to|in|into|at|as|under)\s+`([^`\s]+)`", re.IGNORECASE
-)
 _FOUND = re.compile(r"`([^`\s]+)` " + re.escape(FINDING))
 _PATH = re.compile(r"^[\w./-]+\.py$")
 
@@ -69,7 +86,32 @@ def _asks_for_summary(conv: Conversation) -> str | None:
     if conv.last.get("role") != "user":
         return None
     asked = "\n".join(b.get("text", "") for b in blocks_of(conv.last) if b.get("type") == "text")
-    return asked if _SUMMARISE.search(asked) and _WHAT.search(asked) else None
+    return asked if summary_request(own_words(asked, conv.model_texts)) else None
+
+
+_CARRIED = {"- The person said: ": REQUESTS, "- I said: ": FINDINGS, "- I called ": ACTIONS}
+_PERSON_SAID = re.compile(r'^- The person said: "(.*)"$', re.MULTILINE)
+
+
+def _kind_of(line: str) -> str | None:
+    """Which kind of thing a line of an earlier summary keeps."""
+    return next((kind for start, kind in _CARRIED.items() if line.startswith(start)), None)
+
+
+def _person_texts(conv: Conversation) -> list[str]:
+    """The person's own words, in order: each user text (without what it quotes or wraps), and
+    inside a summary, the lines that quote the person."""
+    texts = []
+    for message in conv.messages:
+        if message.get("role") != "user":
+            continue
+        for block in blocks_of(message):
+            value = block.get("text", "") if block.get("type") == "text" else ""
+            if SUMMARY_HEADER in value:
+                texts += _PERSON_SAID.findall(value)
+            elif value.strip():
+                texts.append(own_words(value, conv.model_texts))
+    return texts
 
 
 def _quote(value: str) -> str:
@@ -87,6 +129,7 @@ def summary(conv: Conversation) -> Reply | None:
     asked = _asks_for_summary(conv)
     if asked is None:
         return None
+    wants = summary_wants(own_words(asked, conv.model_texts))
     lines = [f"{SUMMARY_HEADER} ({len(conv.messages)} messages):"]
     earlier = conv.messages[:-1]
     last_own = [b for b in blocks_of(conv.last) if b.get("type") != "text"]
@@ -98,12 +141,12 @@ def summary(conv: Conversation) -> Reply | None:
             if kind == "text" and SUMMARY_HEADER in block.get("text", ""):
                 # An earlier summary: what it kept is carried over as it is.
                 kept = block["text"].split(SUMMARY_HEADER, 1)[1]
-                lines += kept.splitlines()[1:]
-            elif kind == "text" and role == "user" and _ASKS_REQUESTS.search(asked):
+                lines += [line for line in kept.splitlines()[1:] if _kind_of(line) in wants]
+            elif kind == "text" and role == "user" and REQUESTS in wants:
                 lines.append(f'- The person said: "{_quote(block.get("text", ""))}"')
-            elif kind == "text" and role == "assistant" and _ASKS_FINDINGS.search(asked):
+            elif kind == "text" and role == "assistant" and FINDINGS in wants:
                 lines.append(f"- I said: {_quote(block.get('text', ''))}")
-            elif kind == "tool_use" and _ASKS_ACTIONS.search(asked):
+            elif kind == "tool_use" and ACTIONS in wants:
                 arguments = json.dumps(block.get("input") or {}, ensure_ascii=False)
                 lines.append(f"- I called {block.get('name')}({arguments}).")
     if len(lines) == 1:
@@ -145,6 +188,9 @@ def _report(culprit: str | None, read: int) -> str:
 def long_task(conv: Conversation) -> Reply | None:
     if not conv.offers("list_sources", "read_source", "write_report") or conv.forced_tool:
         return None
+    person = _person_texts(conv)
+    if not asks_for_work(person) and not conv.calls_to("read_source"):
+        return _answer_about_files(conv, person)
     written = [c for c in conv.latest_results() if c.name == "write_report"]
     if written:
         call = written[-1]
@@ -163,6 +209,8 @@ def long_task(conv: Conversation) -> Reply | None:
     ]
     listing = _listing(conv)
     if not listing:
+        if not conv.tools_allowed:
+            return say("I have not seen the project's file list yet, so I have read no file.")
         return Reply(
             [*map(text, said), text("The list of source files first."), tool_use("list_sources")]
         )
@@ -180,16 +228,33 @@ def long_task(conv: Conversation) -> Reply | None:
         if ROUNDING_BUG in (c.result or "")
     ]
     culprit = culprits[0] if culprits else None
-    person = "\n".join(_own_texts(conv, roles=("user",)))
-    asked_path = _REPORT_TO.search(person)
+    asked_path = report_path(person, listing)
+    finding = f"`{culprit}` {FINDING}." if culprit else "I cannot tell which file rounds."
+    if waiting:  # tools not allowed: say what the messages show, no more
+        read = len(listing) - len(waiting)
+        return say(f"I have read {read} of the {len(listing)} files so far. {finding}")
     if asked_path is None or not conv.tools_allowed:
         where = (
             "I do not know where you want the report: tell me the file and I will write it."
             if asked_path is None
-            else f"I would write the report to `{asked_path.group(1)}`, but no tool may be used."
+            else f"I would write the report to `{asked_path}`, but no tool may be used."
         )
-        finding = f"`{culprit}` {FINDING}." if culprit else "I cannot tell which file rounds."
         return say(f"I have read all {len(listing)} files. {finding} {where}")
     report = _report(culprit, len(done))
-    write = tool_use("write_report", path=asked_path.group(1), text=report)
+    write = tool_use("write_report", path=asked_path, text=report)
     return Reply([*map(text, said), text("Writing the report."), write])
+
+
+def _answer_about_files(conv: Conversation, person: list[str]) -> Reply | None:
+    """Not asked for the long task: a question about the project's files gets its answer (one
+    `list_sources` call when the list is not in the messages); anything else is not this
+    scenario's."""
+    if not asks_file_count(person):
+        return None
+    listing = _listing(conv)
+    if listing:
+        names = ", ".join(f"`{path}`" for path in listing)
+        return say(f"The project has {len(listing)} source files: {names}.")
+    if not conv.tools_allowed or conv.calls_to("list_sources"):
+        return say("I cannot see the project's file list, so I cannot tell you how many there are.")
+    return Reply([text("Let me look at the file list."), tool_use("list_sources")])

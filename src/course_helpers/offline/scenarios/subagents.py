@@ -11,7 +11,12 @@ itself); otherwise this scenario stays out of the way and the model works with i
    A short label goes in a `description` field (or `title`, `name`) if the tool has one. If the
    tool's schema has a `context` field (or `background`, `facts`), the model fills it with the
    sentences of the request, outside this part, that ask for nothing themselves and hold an
-   email address or an order id the part does not name. Without such a field the prompt is all the subagent gets: what the
+   email address or an order id the part does not name, and with every email the request
+   states elsewhere, whatever sentence it sits in ("The customer's email is ..."): who the
+   customer is matters to every part, while an order id inside another part's request belongs
+   to that part. A sentence that only says who the customer is ("My email is ...", no order
+   id) is not glued to the part beside it: it leaves that part's prompt and goes to the
+   context of every part. Without such a field the prompt is all the subagent gets: what the
    parent knew and did not write down is lost, as it is with a real model that writes a terse
    task.
 2. **Answer.** When every part has a result: one reply, the greeting and sign-off of the
@@ -69,15 +74,43 @@ def identifiers(text_: str) -> set[str]:
     return {m.lower() for m in _EMAIL.findall(text_)} | set(ORDER_ID.findall(text_))
 
 
+def _about_the_customer(sentence: str) -> bool:
+    """A sentence that asks for nothing and only says who the customer is (an email, no order
+    id): "My email is sam@example.com." It belongs to every part, not to the one it sits by."""
+    return (
+        categorise(sentence) == "other"
+        and bool(_EMAIL.search(sentence))
+        and not ORDER_ID.search(sentence)
+    )
+
+
+def parts_of(request: str) -> list[str]:
+    """The request's parts (`split_requests`), each without the sentences that only say who the
+    customer is: those go to every part's context instead (`context_for`)."""
+    parts = []
+    for part in split_requests(request):
+        kept = " ".join(s for s in _sentences(part) if not _about_the_customer(s))
+        if kept:
+            parts.append(kept)
+    return parts
+
+
 def context_for(part: str, request: str) -> str:
-    """The request's sentences outside `part` that ask for nothing themselves (their topic is
-    'other') and name an email or order id `part` lacks: the facts the part may need."""
+    """What the part needs from the rest of the request: the sentences outside `part` that ask
+    for nothing themselves (their topic is 'other') and name an email or order id `part`
+    lacks; then every email the request states, in whatever sentence, that neither names
+    (who the customer is matters to every part). An order id inside another part's own
+    request belongs to that part and is not copied."""
     own = identifiers(part)
-    return " ".join(
+    facts = [
         s
         for s in _sentences(request)
         if s not in part and categorise(s) == "other" and identifiers(s) - own
-    )
+    ]
+    told = identifiers(" ".join([part, *facts]))
+    emails = sorted({m.lower() for m in _EMAIL.findall(request)} - told)
+    facts += [f"The customer's email is {email}." for email in emails]
+    return " ".join(facts)
 
 
 def label_of(part: str) -> str:
@@ -128,7 +161,7 @@ def subagents(conv: Conversation) -> Reply | None:
     if not conv.offers(TASK) or not conv.tools_allowed or conv.forced_tool not in (None, TASK):
         return None
     request = conv.person_text
-    parts = split_requests(request) if request else []
+    parts = parts_of(request) if request else []
     only_task = conv.tool_names == [TASK]
     if not parts or (len(parts) < 2 and not only_task):
         return None

@@ -17,15 +17,18 @@ A path is checked, then opened, and a folder could be swapped for a link in betw
 file tools never open the checked path by name: they start from a descriptor of the root and
 open one component at a time with `O_NOFOLLOW` (`os.open(name, ..., dir_fd=folder)`). A link
 put in place after the check makes the open fail instead of leading outside. A write goes to a
-new file that then replaces the name, so it never writes into whatever the name held.
+new file that then replaces the name, so it never writes into whatever the name held. A
+folder can also be renamed into the path after the check (a git folder exchanged with `x`), so
+each folder a write opens is asked, through its descriptor, whether it is a git folder.
 
 What the file tools refuse besides: anything that is not a regular file (a folder, a named
 pipe that would block forever, a device), a file with more than one name (a hard link inside
 the project can be another name of a file outside it), a write to a path ending in '/', and a
 write anywhere in version-control metadata (read access stays): a `.git`, `.hg`, ... on the path
 as written or as resolved, and the repository's real git folder whatever it is called (the one
-a `.git` link or `gitdir:` file names, and its `commondir`: `git_layout`). A hook or a setting
-written there would be run later by git on your machine, outside every sandbox.
+a `.git` link or `gitdir:` file names, and its `commondir`: `git_layout`), and a git folder
+built file by file (`HEAD`, `config`, `objects/`, ... in a folder that holds part of one). A
+hook or a setting written there would be run later by git on your machine, outside every sandbox.
 Names are listed with control characters escaped, so a file name holding a newline cannot
 forge lines of a listing.
 

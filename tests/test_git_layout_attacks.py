@@ -102,13 +102,13 @@ def test_no_order_of_writes_builds_a_git_folder(tmp_path, bare):
 @pytest.mark.parametrize(
     "order",
     [
-        ("config", "objects/info/keep", "refs/heads/keep", "HEAD"),  # the tester's fs1b
+        ("config", "objects/info/keep", "refs/heads/keep", "HEAD"),
         ("config", "hooks/post-checkout", "objects/info/keep", "refs/heads/keep", "HEAD"),
     ],
-    ids=["fs1b", "fs1"],
+    ids=["worktree-head-last", "bare-with-hook"],
 )
 @pytest.mark.parametrize("where", ["", "shop/"], ids=["root", "subfolder"])
-def test_the_reported_orders_are_refused(tmp_path, order, where):
+def test_the_usual_orders_are_refused(tmp_path, order, where):
     marker = tmp_path / "PWNED"
     project = tmp_path / "project"
     (project / "shop").mkdir(parents=True)
@@ -120,7 +120,7 @@ def test_the_reported_orders_are_refused(tmp_path, order, where):
 
 
 def test_the_shop_project_cannot_be_made_a_repository(tmp_path):
-    """Notebook 08's project has no .git: config, objects/.keep, refs/.keep, HEAD (fs6)."""
+    """Notebook 08's project has no .git: config, objects/.keep, refs/.keep, HEAD."""
     from course_helpers.fixtures.shop_project import copy_shop_project
 
     marker = tmp_path / "PWNED"
@@ -295,7 +295,7 @@ def test_a_repository_with_alternates_is_refused(tmp_path):
 
 @pytest.mark.parametrize("gitmodules", [False, True], ids=["plain", "gitmodules-ignore-none"])
 def test_a_submodules_filter_never_runs_on_the_host(tmp_path, gitmodules):
-    """The tester's layout (hg3): a gitlink 'sub' whose own config names a clean filter."""
+    """A gitlink 'sub' whose own config names a clean filter."""
     marker = tmp_path / "MARK"
     outer = repository(tmp_path / "super")
     sub = repository(outer / "sub")

@@ -5,6 +5,7 @@
     process_groups    stop a command's process group, children and escapees included
     command_sandbox   the operating-system sandbox for those commands (bubblewrap, Linux)
     file_sandbox      race-free file access inside one project folder (the file tools' door)
+    folder_walk       the walk behind list_files: a loop, never a recursion, links not followed
     git_layout        where a repository's real git folder is, whatever its layout
     host_git          git on your machine over a folder an agent could write
     truncate          shorten tool output before the model reads it

@@ -17,15 +17,18 @@ A path is checked, then opened, and a folder could be swapped for a link in betw
 file tools never open the checked path by name: they start from a descriptor of the root and
 open one component at a time with `O_NOFOLLOW` (`os.open(name, ..., dir_fd=folder)`). A link
 put in place after the check makes the open fail instead of leading outside. A write goes to a
-new file that then replaces the name, so it never writes into whatever the name held.
+new file that then replaces the name, so it never writes into whatever the name held. A
+folder can also be renamed into the path after the check (a git folder exchanged with `x`), so
+each folder a write opens is asked, through its descriptor, whether it is a git folder.
 
 What the file tools refuse besides: anything that is not a regular file (a folder, a named
 pipe that would block forever, a device), a file with more than one name (a hard link inside
 the project can be another name of a file outside it), a write to a path ending in '/', and a
 write anywhere in version-control metadata (read access stays): a `.git`, `.hg`, ... on the path
 as written or as resolved, and the repository's real git folder whatever it is called (the one
-a `.git` link or `gitdir:` file names, and its `commondir`: `git_layout`). A hook or a setting
-written there would be run later by git on your machine, outside every sandbox.
+a `.git` link or `gitdir:` file names, and its `commondir`: `git_layout`), and a git folder
+built file by file (`HEAD`, `config`, `objects/`, ... in a folder that holds part of one). A
+hook or a setting written there would be run later by git on your machine, outside every sandbox.
 Names are listed with control characters escaped, so a file name holding a newline cannot
 forge lines of a listing.
 
@@ -44,7 +47,9 @@ import stat
 from pathlib import Path
 
 from course_helpers.lessons.path_guard import climbs_out, is_inside
-from course_helpers.plumbing import git_layout
+from course_helpers.plumbing import folder_walk, git_layout
+from course_helpers.plumbing.folder_walk import FOLDER_FLAGS
+from course_helpers.plumbing.folder_walk import listed as _listed
 from course_helpers.plumbing.truncate import truncate, visible
 
 MAX_NAME_BYTES = 255  # the longest file name Linux and macOS accept
@@ -56,7 +61,6 @@ SKIPPED_FOLDERS = frozenset({".git", "__pycache__", ".venv"})
 VCS_METADATA = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj"})
 
 HINT = "Use a path relative to the project root, like 'src/app.py'."
-FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 # Never follow a link, never wait (a named pipe), never make a terminal our controlling one.
 FILE_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
 
@@ -74,16 +78,6 @@ def _shown(path: str, width: int = 60) -> str:
     if len(path) > width:
         path = path[: width - 3] + "..."
     return visible(repr(path))
-
-
-def _listed(relative: str) -> str:
-    """A path as one line of a listing: control characters escaped, never mistaken for a note.
-
-    The listing's own notes start with '[' or '('; a name starting with either is shown as
-    './name', which is the same file.
-    """
-    shown = visible(relative)
-    return "./" + shown if shown.startswith(("[", "(")) else shown
 
 
 def _as_text(path: object) -> str:
@@ -220,7 +214,7 @@ class FileSandbox:
         lines: list[str] = []
         prefix = "" if folder == self.root else folder.relative_to(self.root).as_posix() + "/"
         try:
-            complete = self._walk(fd, prefix, lines, max_entries)
+            complete = folder_walk.walk(fd, prefix, lines, max_entries, self.skip)
         finally:
             os.close(fd)
         if not lines:
@@ -231,44 +225,24 @@ class FileSandbox:
             )
         return "\n".join(lines)
 
-    def _walk(self, fd: int, prefix: str, lines: list[str], max_entries: int) -> bool:
-        """Add entries depth first; return False once max_entries is reached."""
-        with os.scandir(fd) as found:
-            entries = sorted(found, key=lambda entry: entry.name)
-        for entry in entries:
-            is_folder = entry.is_dir(follow_symlinks=False)
-            if is_folder and entry.name in self.skip:
-                continue
-            if len(lines) >= max_entries:
-                return False
-            lines.append(_listed(prefix + entry.name + ("/" if is_folder else "")))
-            if not is_folder:
-                continue
-            try:
-                inner = os.open(entry.name, FOLDER_FLAGS, dir_fd=fd)
-            except OSError:
-                continue  # replaced or removed while we looked: listed, not entered
-            try:
-                if not self._walk(inner, prefix + entry.name + "/", lines, max_entries):
-                    return False
-            finally:
-                os.close(inner)
-        return True
-
     # -- opening without following links -------------------------------------------------
     def _parts(self, real: Path) -> list[str]:
         """The components of a resolved path below the root: 'a/b/c.txt' -> [a, b, c.txt]."""
         return list(real.relative_to(self.root).parts)
 
-    def _open_folder(self, parts: list[str], *, create: bool = False) -> int:
+    def _open_folder(self, parts: list[str], *, create: bool = False, writing: str = "") -> int:
         """A descriptor of root/parts, opened one folder at a time, never through a link.
 
         resolve() has already followed every link, so the real path has none. A link found
         here was put in place after the check: the open fails (ELOOP) and the path is refused.
-        With create, missing folders are made on the way.
+        With create, missing folders are made on the way. When `writing` (the path as given),
+        every folder opened is asked, through its descriptor, whether it is a git folder: a
+        git folder renamed into the path after the check is the folder really opened.
         """
         fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
         try:
+            if writing and git_layout.holds_git_folder(fd):
+                raise PathRefused(_metadata_refusal(writing))
             for part in parts:
                 if create:
                     try:
@@ -286,6 +260,8 @@ class FileSandbox:
                     raise
                 os.close(fd)
                 fd = inner
+                if writing and git_layout.holds_git_folder(fd):
+                    raise PathRefused(_metadata_refusal(writing))
         except BaseException:
             os.close(fd)
             raise
@@ -296,7 +272,7 @@ class FileSandbox:
         if not parts:
             raise IsADirectoryError(f"{_shown(path)} is the project folder, not a file.")
         try:
-            return self._open_folder(parts[:-1], create=create)
+            return self._open_folder(parts[:-1], create=create, writing=path if create else "")
         except NotADirectoryError:
             raise NotADirectoryError(
                 f"{_shown(path)}: a part of it is a file, not a folder."
@@ -321,7 +297,9 @@ class FileSandbox:
         A name such as `.git` anywhere on either path (compared case-insensitively: on macOS
         and Windows `.GIT` is the same folder); and the repository's real git folder whatever
         it is called (`git_layout`): the folder a `.git` link or `gitdir:` file names, its
-        `commondir`, or any folder git itself would take for a git folder.
+        `commondir`, or any folder git itself would take for a git folder; and a git folder's
+        own names in a folder that holds part of one (`git_layout.builds_git_folder`), so a git
+        folder cannot be built here file by file, in any order.
         """
         written = os.path.normpath(os.path.join(self.root, path))
         for form in (written, str(real)):
@@ -330,6 +308,14 @@ class FileSandbox:
                 raise PathRefused(_metadata_refusal(path))
         if git_layout.inside_a_git_folder(self.root, written, str(real)):
             raise PathRefused(_metadata_refusal(path))
+        for form in (written, str(real)):
+            if git_layout.builds_git_folder(self.root, self._parts(Path(form))):
+                raise PathRefused(
+                    f"Refused: {_shown(path)} uses a name git reads inside a git folder (HEAD, "
+                    "config, hooks/, objects/, refs/, ...) in a folder that holds, or would then "
+                    "hold, part of one. Git on the user's machine would take that folder for a "
+                    "repository and run the settings and hooks in it. Choose another name."
+                )
 
     # -- reading and writing -------------------------------------------------------------
     def read_text(self, path: str, max_chars: int = 20_000) -> str:
@@ -344,6 +330,12 @@ class FileSandbox:
         except FileNotFoundError:
             raise FileNotFoundError(
                 f"There is no file {_shown(path)}. Call list_files to see what exists."
+            ) from None
+        except OSError as error:
+            if error.errno not in (errno.ENXIO, errno.EOPNOTSUPP):  # a socket cannot be opened
+                raise
+            raise PathRefused(
+                f"Refused: {_shown(path)} is not a regular file (a link, pipe or device)."
             ) from None
         try:
             self._check_regular(path, os.fstat(fd))

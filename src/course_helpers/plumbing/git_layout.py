@@ -15,6 +15,14 @@ the `.git` entry itself, the git folder it names, and that folder's `commondir`,
 written (joined, `..` removed, links not followed) and resolved. `is_git_folder(path)` is
 git's own test of a git folder (a `HEAD` file, and `objects/` and `refs/` folders, in it or in
 its `commondir`), which finds a git folder by what it holds rather than by its name.
+
+A git folder can also be built, one file at a time, in a folder that has none: `config` (with
+a `core.fsmonitor`) first, then `objects/`, `refs/`, and `HEAD` last. `builds_git_folder()`
+tells the file tools which writes could do that: a folder is *git-shaped* once it holds a
+`HEAD` or a `commondir`, or both `objects` and `refs` (git needs `HEAD`, `objects` and `refs`),
+and a git folder's own names (`config`, `hooks/...`, `objects/...`, `HEAD`, ...) are never
+written into a folder that is git-shaped or would be after the write. A `HEAD` or `commondir`
+makes its folder git-shaped, so the file tools never write one at all.
 """
 
 from __future__ import annotations
@@ -101,6 +109,79 @@ def is_git_folder(path: str | os.PathLike[str]) -> bool:
         return False
     common = named_commondir(path) or path
     return all(os.path.isdir(os.path.join(common, name)) for name in ("objects", "refs"))
+
+
+# The names git reads inside a git folder; HEAD and commondir alone make a folder git-shaped.
+GIT_FOLDER_NAMES = frozenset(
+    {
+        "head",
+        "commondir",
+        "config",
+        "config.worktree",
+        "gitdir",
+        "index",
+        "packed-refs",
+        "shallow",
+        "hooks",
+        "objects",
+        "refs",
+        "info",
+        "logs",
+        "modules",
+        "worktrees",
+    }
+)
+
+
+def git_shaped(present: set[str]) -> bool:
+    """A folder holding these names (casefolded) is, or is one step from, a git folder."""
+    return bool({"head", "commondir"} & present) or {"objects", "refs"} <= present
+
+
+def _present(folder: str | int) -> set[str]:
+    """Which of HEAD, commondir, objects and refs the folder (a path or a descriptor) holds.
+
+    Any kind of entry counts: git tests `objects` and `refs` with access(), which a file with
+    an execute bit passes, and a `HEAD` may be a link.
+    """
+    found = set()
+    for name in ("HEAD", "commondir", "objects", "refs"):
+        try:
+            if isinstance(folder, int):
+                os.stat(name, dir_fd=folder, follow_symlinks=False)
+            else:
+                os.lstat(os.path.join(folder, name))
+        except OSError:
+            continue
+        found.add(name.lower())
+    return found
+
+
+def holds_git_folder(fd: int) -> bool:
+    """Whether the folder open as `fd` looks like a git folder: a `HEAD`, with a `commondir` or
+    with `objects` and `refs`. Asked of a descriptor, so it is about the folder really opened,
+    whatever it is called now."""
+    present = _present(fd)
+    return "head" in present and ("commondir" in present or {"objects", "refs"} <= present)
+
+
+def builds_git_folder(root: str | os.PathLike[str], parts: list[str]) -> bool:
+    """Whether writing root/parts (a file, missing folders made on the way) writes a git
+    folder's own name into a folder that is git-shaped, or that the write makes git-shaped.
+
+    Asked of the root and of every folder below it on the way to the file, with the name the
+    write adds or changes there (its first component below that folder).
+    """
+    folder = os.fspath(root)
+    for index, part in enumerate(parts):
+        name = part.casefold()
+        if name in GIT_FOLDER_NAMES:
+            after = _present(folder) | ({name} & {"head", "commondir", "objects", "refs"})
+            if git_shaped(after):
+                return True
+        if index < len(parts) - 1:
+            folder = os.path.join(folder, part)
+    return False
 
 
 def within(path: str, folder: str) -> bool:

@@ -19,6 +19,12 @@ the folder it was given. Before each call it reads the repository's own configur
 refuses to run if a single setting is not on a short list of harmless ones: a setting that
 names a program can then never be reached, whatever its name, and a driver that
 `.gitattributes` asks for does not exist.
+
+Two things outside that configuration are refused as well. A gitlink (a submodule, mode 160000)
+in the index: `git status` and `git diff` look into the submodule's working folder, and so run
+the filters its own configuration names, a configuration a command can write; the
+`.gitmodules` file (`ignore = none`) can undo `diff.ignoreSubmodules`, so refusing is the only
+sound answer. And `objects/info/alternates`, which makes git read another repository's objects.
 """
 
 from __future__ import annotations
@@ -47,6 +53,10 @@ OPTIONS = (
     "log.showSignature=false",
     "-c",
     "core.quotePath=true",
+    "-c",
+    "submodule.recurse=false",
+    "-c",
+    "diff.ignoreSubmodules=all",
 )
 # The settings `git init` writes, and nothing else: none of them names a program.
 HARMLESS_SETTINGS = frozenset(
@@ -141,13 +151,38 @@ def unsafe_settings(repo: str | os.PathLike[str]) -> list[str]:
     return sorted({name for name in names if name.lower() not in HARMLESS_SETTINGS})
 
 
+def unsafe_layout(repo: str | os.PathLike[str]) -> str | None:
+    """Why the repository at `repo` is refused apart from its settings, or None.
+
+    `git rev-parse` and `git ls-files --stage` read the git folder and the index; neither looks
+    at the working folder or runs a filter. Not a repository: None (the git call says so).
+    """
+    repo = Path(repo).absolute()
+    env = git_environment(repo)
+    where = _run(repo, (*OPTIONS, "rev-parse", "--absolute-git-dir", "--git-common-dir"), env)
+    if where.returncode != 0:
+        return None
+    for folder in dict.fromkeys(where.stdout.splitlines()):
+        alternates = repo / folder / "objects" / "info" / "alternates"  # an absolute one wins
+        if os.path.lexists(alternates):
+            return f"its object store names another one ({alternates})"
+    index = _run(repo, (*OPTIONS, "ls-files", "--stage", "-z"), env)
+    if index.returncode != 0:
+        raise RuntimeError(f"git ls-files failed in {repo}: {index.stderr.strip()}")
+    for entry in index.stdout.split("\0"):
+        if entry.startswith("160000 "):
+            return f"its index holds a submodule ({entry.split(chr(9), 1)[-1]!r})"
+    return None
+
+
 def run_git(
     repo: str | os.PathLike[str], *args: str, identity: Mapping[str, str] | None = None
 ) -> str:
     """Run `git -C repo args...` on the host with nothing in `repo` able to run a program.
 
     Returns git's standard output. Raises UnsafeRepository if the repository's configuration
-    holds a setting outside HARMLESS_SETTINGS, and RuntimeError if git fails.
+    holds a setting outside HARMLESS_SETTINGS, or its index a submodule, or its object store
+    an `alternates` file; and RuntimeError if git fails.
     """
     repo = Path(repo).absolute()
     if not repo.is_dir():
@@ -158,6 +193,12 @@ def run_git(
             f"Refused to run git in {repo}: its configuration sets {', '.join(unsafe)}. A "
             "setting there can name a program for git to run; course code runs git only on "
             "repositories whose configuration is what `git init` writes."
+        )
+    layout = unsafe_layout(repo)
+    if layout:
+        raise UnsafeRepository(
+            f"Refused to run git in {repo}: {layout}. git would read or run what that other "
+            "repository holds; course code runs git only on a repository of its own."
         )
     result = _run(repo, (*OPTIONS, *args), git_environment(repo, identity))
     if result.returncode != 0:

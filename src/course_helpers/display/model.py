@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from course_helpers.display.plain import as_list, to_plain
-from course_helpers.display.shown import mark_unnormalised, shown
+from course_helpers.display.shown import escape_turns, mark_unnormalised, shown
 from course_helpers.plumbing.truncate import clip, visible
 
 MAX_LINES = 20  # long text is folded after this many lines
@@ -321,27 +321,8 @@ def build_turns(messages: Any, response: Any = None, usages: Any = None) -> list
     if response is not None:
         _add_response(turns, to_plain(response), links)
     _apply_usages(turns, to_plain(usages))
-    for turn in turns:
-        _make_shown(turn)
+    escape_turns(turns)  # after the ids are linked: both renderings print only escaped text
     return turns
-
-
-def _shown_block(block: Block) -> None:
-    """Every string of a block that a renderer prints, passed through `shown()`."""
-    block.type, block.text, block.name = shown(block.type), shown(block.text), shown(block.name)
-    block.ref, block.note = shown(block.ref), shown(block.note)
-    block.results = [(shown(title), shown(url)) for title, url in block.results]
-    for child in block.children:
-        _shown_block(child)
-
-
-def _make_shown(turn: Turn) -> None:
-    """Escape what a turn shows (tool results, text, thinking, names, ids, notes), once,
-    after the ids are linked: both renderings then print only escaped text."""
-    turn.role, turn.note = shown(turn.role), shown(turn.note)
-    turn.stop_detail = shown(turn.stop_detail)
-    for block in turn.blocks:
-        _shown_block(block)
 
 
 # ── what both renderers show the same way ─────────────────────────────────────────────────

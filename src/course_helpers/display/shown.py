@@ -16,8 +16,12 @@ whatever its source (a tool result, the model's text or thinking, a tool name, a
 from __future__ import annotations
 
 import unicodedata
+from typing import TYPE_CHECKING
 
 from course_helpers.plumbing.truncate import visible
+
+if TYPE_CHECKING:
+    from course_helpers.display.model import Block, Turn
 
 LONG_LINE = 10_000  # characters of one line a transcript keeps; the rest is counted
 _MARKS = ("Mn", "Mc", "Me")
@@ -84,3 +88,22 @@ def shown(text: str) -> str:
         text = str(text)
     text = cut_long_lines(text.replace("\r\n", "\n"))
     return visible(mark_unnormalised(text), keep_newlines=True, keep_tabs=True)
+
+
+def _escape_block(block: Block) -> None:
+    """Every string of a block that a renderer prints, passed through `shown()`."""
+    block.type, block.text, block.name = shown(block.type), shown(block.text), shown(block.name)
+    block.ref, block.note = shown(block.ref), shown(block.note)
+    block.results = [(shown(title), shown(url)) for title, url in block.results]
+    for child in block.children:
+        _escape_block(child)
+
+
+def escape_turns(turns: list[Turn]) -> None:
+    """Escape, in place, what resolved turns show: tool results, text, thinking, tool names,
+    ids, block types, roles, notes and stop details."""
+    for turn in turns:
+        turn.role, turn.note = shown(turn.role), shown(turn.note)
+        turn.stop_detail = shown(turn.stop_detail)
+        for block in turn.blocks:
+            _escape_block(block)

@@ -50,6 +50,8 @@ def test_a_lone_high_surrogate_is_the_apis_400_not_a_500(path):
 def test_a_lone_low_surrogate_and_a_high_one_followed_by_another_high_one_are_refused():
     assert "lone low surrogate in string" in error_message(body_with('"say \\udfff"'))
     assert "no low surrogate in string" in error_message(body_with('"\\ud800\\ud800\\udc00"'))
+    # an escaped backslash makes the first `ud800` text: the `\\udc00` after it is alone
+    assert "lone low surrogate" in error_message(body_with('"C:\\\\ud800\\udc00"'))
 
 
 def test_a_surrogate_pair_and_an_escaped_backslash_before_u_are_ordinary_text():

@@ -27,8 +27,12 @@ TOO_LARGE = "Request exceeds the maximum allowed number of bytes."
 _BAD_CHUNKS = "Invalid chunked request body."
 _DIGITS = re.compile(rb"[0-9]+")
 _CHUNK_LINE = re.compile(rb"([0-9A-Fa-f]{1,16})[ \t]*(?:;[^\r\n]*)?\r?\n")
-# A `\u` escape of a surrogate, at the start of a run of backslashes (an even run is text).
-_SURROGATE = re.compile(r"(?<!\\)((?:\\\\)*)\\u([dD][89a-fA-F][0-9a-fA-F]{2})")
+# A `\u` escape of a surrogate, at the start of a run of backslashes (an even run is text):
+# a pair (high and low), a high half alone, or a low half alone.
+_HEX = "[0-9a-fA-F]{2}"
+_SURROGATE = re.compile(
+    rf"(?<!\\)((?:\\\\)*)\\u(?:[dD][89abAB]{_HEX}(\\u[dD][c-fC-F]{_HEX})?|([dD][c-fC-F]{_HEX}))"
+)
 _CONSTANT = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
 
 
@@ -97,22 +101,27 @@ class _Constant(Exception):
     """NaN, Infinity or -Infinity met: not JSON."""
 
 
-def _lone_surrogate(text: str) -> str | None:
-    """What is wrong with the first `\\u` escape of half a surrogate pair, or None."""
-    if "\\u" not in text:
-        return None
-    pending = None  # end of a high-surrogate escape waiting for its low half
+def _lone_surrogate(text: str) -> str:
+    """What is wrong with the first `\\u` escape of half a surrogate pair in `text`."""
     for match in _SURROGATE.finditer(text):
-        start, code = match.start() + len(match.group(1)), int(match.group(2), 16)
-        if pending is not None:
-            if start == pending and code >= 0xDC00:
-                pending = None
-                continue
-            return f"no low surrogate in string: {_where(text, pending)}"
-        if code >= 0xDC00:
+        if match.group(2):
+            continue  # a pair
+        start = match.start() + len(match.group(1))
+        if match.group(3):
             return f"lone low surrogate in string: {_where(text, start)}"
-        pending = match.end()
-    return None if pending is None else f"no low surrogate in string: {_where(text, pending)}"
+        return f"no low surrogate in string: {_where(text, start + 6)}"
+    return "no low surrogate in string"  # not reached: the encoder found one
+
+
+def _has_lone_surrogate(value: object, text: str) -> bool:
+    """Whether a string of the parsed body holds half a surrogate pair (encoded in C)."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    except RecursionError:  # as deep as the parser goes: read the escapes one by one
+        return any(not m.group(2) for m in _SURROGATE.finditer(text))
+    return False
 
 
 def parse_json(body: bytes) -> object:
@@ -130,7 +139,6 @@ def parse_json(body: bytes) -> object:
         raise ApiError(400, f"{NOT_JSON}: Expecting value: {_where(text, found.start())}") from None
     except ValueError:  # an integer of more than 4,300 digits (int() refuses to read it)
         raise ApiError(400, f"{NOT_JSON}: integer too long") from None
-    problem = _lone_surrogate(text)
-    if problem is not None:
-        raise ApiError(400, f"{NOT_JSON}: {problem}")
+    if "\\u" in text and _has_lone_surrogate(value, text):
+        raise ApiError(400, f"{NOT_JSON}: {_lone_surrogate(text)}")
     return value

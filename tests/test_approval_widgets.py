@@ -406,3 +406,28 @@ def test_the_buttons_are_disabled_while_the_agent_works() -> None:
     shown.click()
     assert states == [(True, True)], "a button stayed enabled while the approved call ran"
     assert "Working" not in panel.status.value, "the header says what happened once it is done"
+
+
+def test_the_panels_transcript_shows_a_tool_results_control_characters_escaped() -> None:
+    @tool
+    def look(name: str) -> str:
+        """Harmless, but its result carries a terminal escape, a carriage return and U+202E."""
+        return "seen\x1b[2J\rgone \u202egnp.exe"
+
+    @tool
+    def delete(name: str) -> str:
+        """Dangerous."""
+        return "deleted"
+
+    turn = calls_turn(("look", {"name": "a"}), ("delete", {"name": "a"}))
+    panel = ApprovalPanel(
+        ScriptedClient([turn, DONE]),
+        [{"role": "user", "content": "go"}],
+        [look, delete],
+        dangerous={"delete"},
+    )
+    panel.run()
+    panel.approve_button.click()
+    shown = panel.transcript.value
+    assert "seen\\x1b[2J\\rgone \\u202egnp.exe" in shown
+    assert not [char for char in ("\x1b", "\r", "\u202e") if char in shown]

@@ -7,7 +7,8 @@ Buttons in a notebook are `course_helpers.widgets.approval_buttons.ApprovalPanel
 
 What a person sees before saying yes is `describe_call()`: every argument, `path` first and then
 the short ones (so `write_file` shows its `path` before a long `content`, whatever order the model
-wrote them in), control and bidirectional characters escaped, long runs of blanks (spaces,
+wrote them in), control and bidirectional characters escaped, a character Unicode normalisation (NFC) would
+change escaped too (two names that differ only in how an accent is stored never look alike), long runs of blanks (spaces,
 tabs, other Unicode spaces, blank lines) counted. A call too long to show whole is refused with
 a reason that says so, never approved unseen.
 """
@@ -23,6 +24,7 @@ import unicodedata
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from course_helpers.display.shown import mark_unnormalised
 from course_helpers.lessons.dispatch import is_yes
 from course_helpers.lessons.gate import Decision
 from course_helpers.plumbing.truncate import visible
@@ -115,6 +117,9 @@ def _shown_value(value: Any) -> str:
             value = json.dumps(value, ensure_ascii=False, default=repr)
         except (TypeError, ValueError, RecursionError):
             value = repr(value)
+    # A character Unicode normalisation (NFC) would change is written as its escape first, so
+    # `café.py` stored as `e` + U+0301 reads `cafe\u0301.py`, never the same as `café.py`.
+    value = mark_unnormalised(value)
     # Runs are found before escaping, with the characters that draw nothing counted as blanks:
     # a zero-width or unassigned character every few spaces cannot break a long run of blanks
     # into short runs that are each too short to be counted. The rest is escaped.
@@ -155,11 +160,14 @@ def describe_call(tool_name: str, tool_input: Any, limit: int = SHOW_LIMIT) -> s
     several lines says how many (a path ending in a newline shows as "path (2 lines)").
     """
     if isinstance(tool_input, dict):
-        items = [(visible(str(key)), _shown_value(value)) for key, value in tool_input.items()]
+        items = [
+            (visible(mark_unnormalised(str(key))), _shown_value(value))
+            for key, value in tool_input.items()
+        ]
     else:
         items = [("input", _shown_value(tool_input))]
     items.sort(key=lambda item: (item[0] != "path", len(item[1]), item[0]))
-    lines = [f"The agent wants to call {visible(str(tool_name))} with:"]
+    lines = [f"The agent wants to call {visible(mark_unnormalised(str(tool_name)))} with:"]
     for key, value in items:
         rows = value.split("\n")
         lines.append(f"  {key} ({len(rows)} lines):" if len(rows) > 1 else f"  {key}:")

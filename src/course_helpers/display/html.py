@@ -31,6 +31,7 @@ from course_helpers.display.model import (
     more_lines,
 )
 from course_helpers.display.plain import to_plain
+from course_helpers.display.shown import shown
 
 _FONT = "font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Helvetica,Arial,sans-serif;"
 _MONO = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'Liberation Mono',monospace;"
@@ -243,7 +244,7 @@ class _HtmlRenderer:
 
     def render(self, turns: list[Turn], title: str | None) -> str:
         """The whole transcript."""
-        parts = [f'<div style="{_STYLE["title"]}">{_e(title)}</div>' if title else ""]
+        parts = [f'<div style="{_STYLE["title"]}">{_e(shown(title))}</div>' if title else ""]
         parts += [self.turn(turn) for turn in turns]
         if not turns:
             parts.append(_span("dim", "(no messages)"))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from course_helpers.display.plain import as_list, to_plain
+from course_helpers.display.shown import escape_turns, mark_unnormalised, shown
 from course_helpers.plumbing.truncate import clip, visible
 
 MAX_LINES = 20  # long text is folded after this many lines
@@ -320,6 +321,7 @@ def build_turns(messages: Any, response: Any = None, usages: Any = None) -> list
     if response is not None:
         _add_response(turns, to_plain(response), links)
     _apply_usages(turns, to_plain(usages))
+    escape_turns(turns)  # after the ids are linked: both renderings print only escaped text
     return turns
 
 
@@ -351,7 +353,7 @@ def meta(turn: Turn) -> str:
         parts.append(turn.stop_reason + detail)
     if turn.usage is not None:
         parts.append(_usage_text(turn.usage))
-    return " · ".join(parts)
+    return shown(" · ".join(parts))
 
 
 def json_text(value: Any, pretty: bool = False) -> str:
@@ -362,7 +364,7 @@ def json_text(value: Any, pretty: bool = False) -> str:
     """
     try:
         text = json.dumps(value, ensure_ascii=False, indent=2 if pretty else None, default=str)
-        return visible(text, keep_newlines=True)
+        return visible(mark_unnormalised(text), keep_newlines=True)
     except Exception:
         return f"<{type(value).__name__}>"
 

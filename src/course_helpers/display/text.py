@@ -26,6 +26,7 @@ from course_helpers.display.model import (
     meta,
     more_lines,
 )
+from course_helpers.display.shown import shown
 from course_helpers.plumbing.truncate import clip
 
 WIDTH = 100  # no text/plain line is longer than this
@@ -139,7 +140,7 @@ def _turns_text(turns: list[Turn], title: str | None, max_lines: int) -> str:
     """The text/plain rendering of resolved turns."""
     lines: list[str] = []
     if title:
-        lines.append(_header(clip(title, 80, marker="…"), fill="═"))
+        lines.append(_header(clip(shown(title), 80, marker="…"), fill="═"))
     for turn in turns:
         lines.append(_header(turn.role, meta(turn)))
         if turn.note:

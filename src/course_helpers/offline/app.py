@@ -23,9 +23,9 @@ from course_helpers.offline.faults import Fault, status_error
 from course_helpers.offline.headers import check_headers
 from course_helpers.offline.ids import make_id
 from course_helpers.offline.models import CATALOGUE, model_info, models_page
+from course_helpers.offline.request_body import MAX_BODY_BYTES, TOO_LARGE, parse_json
 from course_helpers.offline.validation import validate_messages_request
 
-MAX_BODY_BYTES = 32 * 1024 * 1024
 # An in-process client still needs a key and an address: the SDK refuses to send without them.
 OFFLINE_API_KEY = "offline-course-key"
 OFFLINE_BASE_URL = "http://course-model.local"
@@ -97,8 +97,8 @@ class CourseModelApp:
         if models:
             return _json_reply(_models_answer(path, query), request_id)
         if len(body) > MAX_BODY_BYTES:
-            raise ApiError(413, "Request exceeds the maximum allowed number of bytes.")
-        payload = _parse_json(body)
+            raise ApiError(413, TOO_LARGE)
+        payload = parse_json(body)
         validate_messages_request(payload, endpoint=endpoint, betas=betas)
         check_context_management(payload, endpoint)
         if "thread" in payload:
@@ -226,21 +226,6 @@ def _models_answer(path: str, query: str) -> dict:
         limit=limit,
         lifecycles=lifecycles or None,
     )
-
-
-def _parse_json(body: bytes) -> object:
-    """The body as JSON, or the 400 the API answers a body it cannot read (its wording up to
-    the colon, from public reports: docs/models.md). A body nested deeper than the parser
-    goes is unreadable too: still a 400, never a 500."""
-    try:
-        return json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ApiError(400, f"{NOT_JSON}: {error}") from None
-    except RecursionError:
-        raise ApiError(400, f"{NOT_JSON}: nested too deeply") from None
-
-
-NOT_JSON = "The request body is not valid JSON"
 
 
 def _json_reply(data: dict, request_id: str) -> HttpReply:

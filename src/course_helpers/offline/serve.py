@@ -16,10 +16,11 @@ import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from course_helpers.offline.app import MAX_BODY_BYTES, CourseModelApp, header_lines
+from course_helpers.offline.app import CourseModelApp, header_lines
 from course_helpers.offline.engine import CourseModel
 from course_helpers.offline.errors import ApiError
 from course_helpers.offline.ids import make_id
+from course_helpers.offline.request_body import read_body
 
 _CLIENT_GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
 
@@ -106,47 +107,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def _read_body(self) -> bytes:
-        """The request body, sent with a Content-Length or chunked (Transfer-Encoding)."""
-        coding = (self.headers.get("transfer-encoding") or "").lower()
-        if "chunked" in coding:
-            return self._read_chunked()
-        try:
-            length = int(self.headers.get("content-length") or 0)
-        except ValueError:
-            length = -1
-        if length < 0:
-            raise ApiError(400, "Invalid Content-Length header.")
-        if length > MAX_BODY_BYTES:
-            # Refuse without reading 32 MB first.
-            raise ApiError(413, "Request exceeds the maximum allowed number of bytes.")
-        return self.rfile.read(length)
-
-    def _read_chunked(self) -> bytes:
-        body = bytearray()
-        while True:
-            line = self.rfile.readline(1026)
-            if not line.endswith(b"\n"):
-                raise ApiError(400, "Invalid chunked request body.")
-            size_text = line.split(b";", 1)[0].strip()
-            try:
-                size = int(size_text, 16)
-            except ValueError:
-                raise ApiError(400, "Invalid chunked request body.") from None
-            if size < 0:
-                raise ApiError(400, "Invalid chunked request body.")
-            if size == 0:
-                break
-            if len(body) + size > MAX_BODY_BYTES:
-                raise ApiError(413, "Request exceeds the maximum allowed number of bytes.")
-            chunk = self.rfile.read(size)
-            if len(chunk) != size or self.rfile.readline(3) not in (b"\r\n", b"\n"):
-                raise ApiError(400, "Invalid chunked request body.")
-            body += chunk
-        for _ in range(100):  # optional trailer fields, then the blank line
-            trailer = self.rfile.readline(8192)
-            if trailer in (b"\r\n", b"\n", b""):
-                return bytes(body)
-        raise ApiError(400, "Invalid chunked request body.")
+        """The request body, framed strictly (`request_body.read_body`)."""
+        return read_body(self.headers.get_all, self.rfile)
 
     def _send_error(self, error: ApiError) -> None:
         request_id = make_id("req", self.requestline)

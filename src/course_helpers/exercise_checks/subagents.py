@@ -8,8 +8,10 @@ and right variants):
   and nothing of the parent's or of another subagent's history;
 - the subagent gets the system prompt and the tools it is given;
 - it returns only the subagent's final text (no turns, calls or results of its history);
-- a subagent that hits its step limit ends with an error (it raises) that says how it ended,
-  after no more calls than its limit;
+- a subagent that hits its step limit ends with `SubagentStopped` (the lesson's error, or a
+  class of the learner's own by that name) that says how it ended, after no more calls than its
+  limit; a plain `RuntimeError` or the loop's own `StepLimitReached` is refused: the exercise
+  asks for `SubagentStopped`, the name the parent reads in its `is_error` result;
 - the subagent's dangerous calls go through the `approve` it is given: a gate that says no
   means no refund;
 - used as the parent's `task` tool, the parent's history grows by one result per subagent.
@@ -27,7 +29,7 @@ and right variants):
 - every call of the subagent is paid by the `budget` it is given (the parent's), never by a new
   budget of its own that starts from zero;
 - in a tree whose budget runs out, the whole tree spends no more than the limit, and a subagent
-  stopped by the budget ends with an error that says so.
+  stopped by the budget ends with `SubagentStopped` saying so.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ from course_helpers.lessons.cost.budget import Budget
 from course_helpers.lessons.cost.pricing import billed
 from course_helpers.lessons.dispatch import tool_result
 from course_helpers.lessons.gate import Decision, Gate
-from course_helpers.lessons.subagents import SUBTASK_SYSTEM
+from course_helpers.lessons.subagents import SUBTASK_SYSTEM, SubagentStopped
 from course_helpers.lessons.tools import Tool, tool
 
 LEAD = "You lead the Kettle & Co support desk. Delegate each request with the task tool."
@@ -176,6 +178,15 @@ def _step_limit(run_subagent: Callable, label: str) -> None:
                 "the subagent ended.",
                 "raise an error naming the ending (run.ending is 'step_limit').",
             )
+        if not _is_subagent_stopped(error):
+            fail(
+                f"at its step limit {label} raised {type(error).__name__}, not SubagentStopped: "
+                f"the parent reads 'task failed with {type(error).__name__}: ...', and the "
+                "exercise asks for SubagentStopped, notebook 13's error for a subagent that "
+                "ended without an answer.",
+                "raise SubagentStopped(f'the subagent ended with {run.ending}: {run.detail}'); "
+                "the notebook's first cell imports it from course_helpers.lessons.subagents.",
+            )
     else:
         too_many_calls()
         fail(
@@ -185,6 +196,13 @@ def _step_limit(run_subagent: Callable, label: str) -> None:
             "the dispatcher turns it into an is_error result.",
         )
     too_many_calls()
+
+
+def _is_subagent_stopped(error: BaseException) -> bool:
+    """The lesson's SubagentStopped, or a class of the learner's own by that name."""
+    return isinstance(error, SubagentStopped) or any(
+        kind.__name__ == "SubagentStopped" for kind in type(error).__mro__
+    )
 
 
 def _gate(run_subagent: Callable, label: str) -> None:
@@ -438,6 +456,15 @@ def check_shared_budget(run_subagent_on_budget: Callable) -> None:
     if not stopped or not all(b.get("is_error") for b in stopped):
         fail(
             "a subagent stopped by the budget came back as if it had answered.",
-            "when run.ending is 'budget_limit', raise an error that says so.",
+            "when run.ending is 'budget_limit', raise SubagentStopped saying so.",
+        )
+    named = [b for b in stopped if "SubagentStopped" in str(b.get("content", ""))]
+    if not named:
+        said = short_repr(str(stopped[0].get("content", "")))
+        fail(
+            f"a subagent stopped by the budget raised another error than SubagentStopped: the "
+            f"parent read {said}.",
+            "when run.ending is 'budget_limit', raise SubagentStopped(f'the subagent ended "
+            "with {run.ending}: {run.detail}'), the error the exercise asks for.",
         )
     passed("run_subagent_on_budget")

@@ -60,6 +60,18 @@ def currency_definition(**changes) -> dict:
     return definition
 
 
+ONE_OF_THE_CODES = {"anyOf": [{"const": code} for code in CODES]}
+
+
+def currency_definition_with_defs() -> dict:
+    """Right another way: the codes written once, under $defs, and pointed to."""
+    definition = currency_definition(
+        source={"$ref": "#/$defs/Code"}, target={"$ref": "#/$defs/Code"}
+    )
+    definition["input_schema"]["$defs"] = {"Code": {"type": "string", "enum": CODES}}
+    return definition
+
+
 def openai_style() -> dict:
     definition = currency_definition()
     definition["parameters"] = definition.pop("input_schema")
@@ -413,6 +425,21 @@ def test_the_course_model_follows_an_instruction_about_a_tool(system: str, calls
 
 WRONG = {
     "schema under parameters": (check_tool_schema, openai_style(), "under 'parameters'"),
+    "anyOf: amount as a number or a string": (
+        check_tool_schema,
+        currency_definition(amount={"anyOf": [{"type": "number"}, {"type": "string"}]}),
+        "(amount is not a number)",
+    ),
+    "anyOf: a code left out": (
+        check_tool_schema,
+        currency_definition(source={"anyOf": [{"const": code} for code in CODES[:3]]}),
+        "source refuses 'JPY'",
+    ),
+    "amount allowed to be null": (
+        check_tool_schema,
+        currency_definition(amount={"type": ["number", "null"]}),
+        "'amount': None",
+    ),
     "integer amount": (
         check_tool_schema,
         currency_definition(amount={"type": "integer"}),
@@ -528,6 +555,16 @@ WRONG = {
 
 
 WRONG_AGAIN = {
+    "anyOf: codes or any string": (
+        check_tool_schema,
+        currency_definition(target={"anyOf": [{"enum": CODES}, {"type": "string"}]}),
+        "target does not list the currencies the function knows",
+    ),
+    "anyOf: integer amounts only": (
+        check_tool_schema,
+        currency_definition(amount={"anyOf": [{"type": "integer", "minimum": 0}]}),
+        "amount has type 'integer'",
+    ),
     "force: 'Never use convert_currency'": (
         check_forced_call,
         force_never_use,
@@ -548,6 +585,29 @@ WRONG_AGAIN = {
 
 RIGHT = {
     "schema": (check_tool_schema, currency_definition()),
+    "schema, codes as anyOf of consts": (
+        check_tool_schema,
+        currency_definition(source=ONE_OF_THE_CODES, target=ONE_OF_THE_CODES),
+    ),
+    "schema, amount as anyOf number or integer": (
+        check_tool_schema,
+        currency_definition(amount={"anyOf": [{"type": "number"}, {"type": "integer"}]}),
+    ),
+    "schema, codes as a typed string with anyOf of enums": (
+        check_tool_schema,
+        currency_definition(
+            source={
+                "type": "string",
+                "anyOf": [{"enum": ["EUR", "USD"]}, {"enum": ["GBP", "JPY"]}],
+            },
+            target={"type": "string", "oneOf": [{"const": code} for code in CODES]},
+        ),
+    ),
+    "schema, amount as a type list": (
+        check_tool_schema,
+        currency_definition(amount={"type": ["number"]}),
+    ),
+    "schema, codes under $defs": (check_tool_schema, currency_definition_with_defs()),
     "schema, stricter": (
         check_tool_schema,
         currency_definition(

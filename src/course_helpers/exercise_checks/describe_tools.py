@@ -8,11 +8,16 @@ tests/exercise_variants/test_02_describe_tools.py):
 - the name follows the API's rule and is `convert_currency`;
 - a description of 12 words or more that says what the tool returns ("returns", "gives") and
   its limits ("only", "not", "knows", "fails", "unknown");
-- `input_schema` is a valid JSON Schema object with `amount` (type `number`), `source` and
-  `target` (enum of the four codes), all three required;
-- good arguments (12.5 and 0.5) pass the schema; a missing amount, an amount in words, an
-  unknown code fail; stricter schemas (a minimum that lets 0.5 through,
-  `additionalProperties: false`) are accepted;
+- `input_schema` is a valid JSON Schema object (`type: object`) with the properties `amount`,
+  `source` and `target`, judged by what it accepts and refuses, never by how it is written
+  (`enum`, `const` options in `anyOf`/`oneOf`, `$ref` to `$defs`, a type list all pass when they
+  mean the same):
+  - amount: every number passes (12.5, 0.5, 100, 2500000.75); text ('ten', '12.5'), null,
+    true, a list or an object do not; a minimum that lets 0.5 through is accepted;
+  - source and target: each of the four codes passes; any other value ('XYZ', 'CHF', 'eur',
+    'dollars', '', 1, null) does not;
+  - arguments without any one of the three do not pass (all three required);
+  - other properties may be allowed or refused (`additionalProperties: false`);
 - the course model accepts the definition in a request.
 
 `check_currency_tool(tool)`, the same tool from a typed function with `@tool`:
@@ -120,26 +125,7 @@ def check_tool_schema(tool_def: Any) -> None:
             f"input_schema.properties has no {', '.join(absent)}.",
             "one property per argument of convert_currency(amount, source, target).",
         )
-    if properties["amount"].get("type") != "number":
-        fail(
-            f"amount has type {properties['amount'].get('type')!r}; 12.50 must be accepted.",
-            "JSON Schema's type for any number, whole or not, is 'number'.",
-        )
-    for argument in ("source", "target"):
-        spec = properties[argument]
-        if sorted(spec.get("enum") or []) != sorted(CURRENCIES):
-            fail(
-                f"{argument} does not list the currencies the function knows "
-                f"({', '.join(CURRENCIES)}).",
-                "add 'enum': ['EUR', 'USD', 'GBP', 'JPY'] so the model cannot send 'dollars'.",
-            )
-    required = schema.get("required") or []
-    if sorted(required) != ["amount", "source", "target"]:
-        fail(
-            f"required is {required!r}; the function needs all three arguments.",
-            "add 'required': ['amount', 'source', 'target'].",
-        )
-    _check_schema_behaviour(schema)
+    _check_schema_behaviour(schema, properties)
     client, _ = recording_client()
     try:
         client.messages.create(
@@ -153,8 +139,16 @@ def check_tool_schema(tool_def: Any) -> None:
     passed("the convert_currency schema")
 
 
-def _check_schema_behaviour(schema: dict) -> None:
-    """Valid arguments pass the schema, typical bad ones do not."""
+GOOD = {"amount": 12.5, "source": "EUR", "target": "JPY"}
+GOOD_AMOUNTS = (12.5, 0.5, 100, 2_500_000.75)  # any number: cents too, whole ones too
+NOT_AMOUNTS = ("ten", "12.5", None, True, [12.5], {"value": 12.5})
+NOT_CODES = ("XYZ", "CHF", "eur", "dollars", "", 1, None)
+
+
+def _check_schema_behaviour(schema: dict, properties: dict) -> None:
+    """What the schema lets through, argument by argument: judged by what it accepts and
+    refuses, so that any way of writing it (`enum`, `const` in `anyOf`/`oneOf`, `$ref`, a type
+    list) passes when it means the same."""
     __tracebackhide__ = True
     import jsonschema
 
@@ -163,23 +157,57 @@ def _check_schema_behaviour(schema: dict) -> None:
     except jsonschema.SchemaError as error:
         fail(f"input_schema is not valid JSON Schema: {error.message}", "compare with 02, §2.1.")
     validator = jsonschema.Draft202012Validator(schema)
-    for good in (
-        {"amount": 12.5, "source": "EUR", "target": "JPY"},
-        {"amount": 0.5, "source": "GBP", "target": "USD"},  # any number: cents too
-    ):
-        if not validator.is_valid(good):
+
+    def valid(**changes: Any) -> bool:
+        return validator.is_valid({**GOOD, **changes})
+
+    refused = [a for a in GOOD_AMOUNTS if not valid(amount=a)]
+    if 12.5 in refused and valid(amount=12):
+        kinds = sorted(_types(properties["amount"])) or ["integer"]
+        said = repr(kinds[0]) if len(kinds) == 1 else repr(kinds)
+        fail(
+            f"amount has type {said}: the schema refuses 12.5, and 12.50 must be accepted.",
+            "JSON Schema's type for any number, whole or not, is 'number'.",
+        )
+    if refused and validator.is_valid(GOOD):
+        fail(
+            f"the schema rejects good arguments { ({**GOOD, 'amount': refused[0]}) }.",
+            "check each property's type, and that no minimum or maximum refuses an amount.",
+        )
+    for argument in ("source", "target"):
+        shut_out = [code for code in CURRENCIES if not valid(**{argument: code})]
+        if shut_out and len(shut_out) < len(CURRENCIES):
             fail(
-                f"the schema rejects good arguments {good}.",
-                "check each property's type, and that no minimum or maximum refuses an amount.",
+                f"{argument} refuses {shut_out[0]!r}, one of the four currencies the function "
+                "knows.",
+                "list all four: 'enum': ['EUR', 'USD', 'GBP', 'JPY'].",
             )
-    bad = [
-        ({"source": "EUR", "target": "USD"}, "amount is missing"),
-        ({"amount": "ten", "source": "EUR", "target": "USD"}, "amount is text"),
-        ({"amount": 5, "source": "EUR", "target": "XYZ"}, "XYZ is no currency it knows"),
-    ]
-    for arguments, why in bad:
-        if validator.is_valid(arguments):
-            fail(f"the schema accepts {arguments} ({why}).", "tighten types, enum or required.")
+        let_in = [code for code in NOT_CODES if valid(**{argument: code})]
+        if let_in and not shut_out:
+            fail(
+                f"{argument} does not list the currencies the function knows "
+                f"({', '.join(CURRENCIES)}): the schema accepts {let_in[0]!r}.",
+                "add 'enum': ['EUR', 'USD', 'GBP', 'JPY'] so the model cannot send 'dollars'.",
+            )
+    if not validator.is_valid(GOOD):
+        fail(
+            f"the schema rejects good arguments {GOOD}.",
+            "check each property's type, enum and required list against those arguments.",
+        )
+    required = schema.get("required") or []
+    for argument in ("amount", "source", "target"):
+        if validator.is_valid({k: v for k, v in GOOD.items() if k != argument}):
+            fail(
+                f"required is {required!r}: arguments without {argument} pass the schema, but "
+                "the function needs all three.",
+                "add 'required': ['amount', 'source', 'target'].",
+            )
+    let_in = [a for a in NOT_AMOUNTS if valid(amount=a)]
+    if let_in:
+        fail(
+            f"the schema accepts { ({**GOOD, 'amount': let_in[0]}) } (amount is not a number).",
+            "give amount the type 'number', and no other type beside it.",
+        )
 
 
 def check_currency_tool(convert: Any) -> None:

@@ -22,7 +22,9 @@ followed by a note that changes every day:
 - with max_steps=3 and room in the budget: three calls, then "step_limit", history valid;
 - a call that costs far more than its estimate (its bill inflated) is still answered: the run
   stops at the next decision, between turns, never with a call unanswered;
-- a run that counts plain tokens (input plus output) instead of billed() is told so.
+- a run that counts plain tokens (input plus output) instead of billed() is told so;
+- a run whose budget counts only the current turn (a total that starts again every turn) is
+  told so.
 """
 
 from __future__ import annotations
@@ -457,6 +459,17 @@ def _explain_overspending(
             f"{said}. Counted on input tokens alone the call would have fitted: your bill "
             "leaves out the output tokens, which cost five times as much.",
             "count each call with billed(response.usage): input and output.",
+        )
+    if spent_before > limit and _next_call(before) <= limit:
+        over = next(n for n, total in enumerate(accumulate(made), 1) if total > limit)
+        fail(
+            f"{what} the run spent {sum(made):,.0f} billed-equivalent tokens in {len(made)} "
+            f"calls: it went on calling after call {over} had taken its bill past the limit. "
+            "The budget counts only the current turn; it must count the whole run, every call "
+            "since the run started.",
+            "keep one total outside the loop (costs = [] before the for, then "
+            "costs.append(billed(response.usage)) after each call) and compare sum(costs) plus "
+            "the estimate with limit.",
         )
     fail(
         f"{said}: it was made though the bill so far plus one more call like the last could "

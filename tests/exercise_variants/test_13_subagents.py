@@ -16,7 +16,6 @@ import pytest
 
 from course_helpers.client import MODEL
 from course_helpers.exercise_checks import (
-    CheckFailed,
     check_answer_turn,
     check_run_subagent,
     check_shared_budget,
@@ -26,23 +25,7 @@ from course_helpers.lessons.cost import Budget
 from course_helpers.lessons.dispatch import dispatch
 from course_helpers.lessons.loop import StepLimitReached, agent_loop, sampler
 from course_helpers.lessons.subagents import SubagentStopped
-
-
-def failure_of(check, function) -> str:
-    with pytest.raises(CheckFailed) as failure:
-        check(function)
-    text = str(failure.value)
-    assert "\nHint: " in text, text
-    return text
-
-
-def assert_each_fails_its_own_way(check, variants: dict) -> None:
-    messages = {}
-    for label, (function, expected) in variants.items():
-        text = failure_of(check, function)
-        assert expected in text, f"{label}: unexpected message {text!r}"
-        messages[label] = text
-    assert len(set(messages.values())) == len(messages), messages
+from exercise_variants.kit import assert_each_fails_its_own_way, failure_of
 
 
 def _ending(run):

@@ -427,6 +427,12 @@ WRONG = {
         currency_definition(amount={"anyOf": [{"type": "number"}, {"type": "string"}]}),
         "(amount is not a number)",
     ),
+    "a pattern that lets other codes in": (
+        check_tool_schema,
+        currency_definition(source={"type": "string", "pattern": "^[A-Z]{3}$"}),
+        "source does not list the currencies the function knows (EUR, USD, GBP, JPY): the "
+        "schema accepts 'XYZ'",
+    ),
     "anyOf: a code left out": (
         check_tool_schema,
         currency_definition(source={"anyOf": [{"const": code} for code in CODES[:3]]}),
@@ -605,6 +611,13 @@ RIGHT = {
         currency_definition(amount={"type": ["number"]}),
     ),
     "schema, codes under $defs": (check_tool_schema, currency_definition_with_defs()),
+    "schema, codes as a pattern": (
+        check_tool_schema,
+        currency_definition(
+            source={"type": "string", "pattern": "^(EUR|USD|GBP|JPY)$"},
+            target={"type": "string", "pattern": "^(EUR|USD|GBP|JPY)$"},
+        ),
+    ),
     "schema, stricter": (
         check_tool_schema,
         currency_definition(

@@ -433,6 +433,16 @@ WRONG = {
         "source does not list the currencies the function knows (EUR, USD, GBP, JPY): the "
         "schema accepts 'XYZ'",
     ),
+    "properties as a list": (
+        check_tool_schema,
+        currency_definition(schema_properties=[{"amount": {"type": "number"}}]),
+        "input_schema.properties is a list",
+    ),
+    "a $ref to nowhere": (
+        check_tool_schema,
+        currency_definition(source={"$ref": "#/$defs/Code"}),
+        "cannot be applied to arguments",
+    ),
     "anyOf: a code left out": (
         check_tool_schema,
         currency_definition(source={"anyOf": [{"const": code} for code in CODES[:3]]}),

@@ -14,6 +14,7 @@ from course_helpers.exercise_checks.common import (
     fail,
     passed,
     recording_client,
+    short_repr,
 )
 from course_helpers.exercise_checks.describe_tools.description import (
     _check_description,
@@ -74,6 +75,12 @@ def check_tool_schema(tool_def: Any) -> None:
             "input_schema must be a JSON Schema object: {'type': 'object', 'properties': ...}.",
             "the arguments of a tool are always one JSON object.",
         )
+    if schema.get("properties") is not None and not isinstance(schema["properties"], dict):
+        fail(
+            f"input_schema.properties is a {type(schema['properties']).__name__}: the model "
+            "reads each argument's schema from it, by name.",
+            "write 'properties': {'amount': {...}, 'source': {...}, 'target': {...}}.",
+        )
     properties = _resolved_properties(schema)
     absent = [p for p in ("amount", "source", "target") if p not in properties]
     if absent:
@@ -113,6 +120,14 @@ def _check_schema_behaviour(schema: dict, properties: dict) -> None:
     except jsonschema.SchemaError as error:
         fail(f"input_schema is not valid JSON Schema: {error.message}", "compare with 02, §2.1.")
     validator = jsonschema.Draft202012Validator(schema)
+    try:
+        validator.is_valid(GOOD)
+    except Exception as error:  # a $ref to nowhere is valid JSON Schema, but cannot be used
+        said = str(error).split("\n")[0]
+        fail(
+            f"input_schema cannot be applied to arguments: {short_repr(said)}",
+            "check every $ref: each must point to a schema under $defs in input_schema.",
+        )
 
     def valid(**changes: Any) -> bool:
         return validator.is_valid({**GOOD, **changes})

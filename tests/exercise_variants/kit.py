@@ -2,7 +2,10 @@
 helpers more than one exercise's learners write.
 
 A variants file holds, for one exercise notebook, wrong solutions (each with the words its
-failure must contain) and right ones; these functions run them against their check.
+failure must contain) and right ones; these functions run them against their check. A file
+whose tables are `WRONG`, `WRONG_AGAIN` and `RIGHT` gets its standard tests from
+`variant_tests` (one definition for every file, pytest ids named after the table's labels):
+a new wrong solution is one more entry in `WRONG`, nothing else.
 """
 
 from __future__ import annotations

@@ -2,12 +2,16 @@
 helpers more than one exercise's learners write.
 
 A variants file holds, for one exercise notebook, wrong solutions (each with the words its
-failure must contain) and right ones; these functions run them against their check.
+failure must contain) and right ones; these functions run them against their check. A file
+whose tables are `WRONG`, `WRONG_AGAIN` and `RIGHT` gets its standard tests from
+`variant_tests` (one definition for every file, pytest ids named after the table's labels):
+a new wrong solution is one more entry in `WRONG`, nothing else.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -75,3 +79,69 @@ def assert_each_fails_its_own_way(check, variants: dict) -> None:
 def assert_passes(check, function, capsys) -> None:
     check(function)
     assert "passed" in capsys.readouterr().out
+
+
+def variant_tests(
+    wrong: dict,
+    right: dict,
+    *,
+    wrong_again: dict | None = None,
+    unwritten_checks: Sequence[Callable] = (),
+) -> dict[str, Callable]:
+    """The tests every variants file runs on its tables, defined once here.
+
+    `wrong` maps a label to (check, variant, words its failure must contain), `wrong_again` the
+    same for a mistake another variant already names (its message may repeat), `right` a label
+    to (check, variant). A variants file declares its tables and puts these tests in its own
+    namespace, where pytest collects them under the file's name, one id per label::
+
+        globals().update(variant_tests(WRONG, RIGHT, wrong_again=WRONG_AGAIN,
+                                       unwritten_checks=[check_ask]))
+
+    A table left empty gives no test (pytest would report an empty parametrisation as skipped).
+    """
+    tests: dict[str, Callable] = {}
+
+    if wrong:
+
+        @pytest.mark.parametrize("label", list(wrong))
+        def test_a_wrong_solution_fails_with_its_own_mistake(label: str) -> None:
+            fails_with_its_own_mistake(label, *wrong[label])
+
+        def test_wrong_solutions_get_different_messages_per_check() -> None:
+            """No two mistakes of one exercise share a message: each names its own."""
+            messages_differ(wrong)
+
+        tests[test_a_wrong_solution_fails_with_its_own_mistake.__name__] = (
+            test_a_wrong_solution_fails_with_its_own_mistake
+        )
+        tests[test_wrong_solutions_get_different_messages_per_check.__name__] = (
+            test_wrong_solutions_get_different_messages_per_check
+        )
+    if wrong_again:
+
+        @pytest.mark.parametrize("label", list(wrong_again))
+        def test_a_wrong_solution_like_another_fails_too(label: str) -> None:
+            fails_like_another(*wrong_again[label])
+
+        tests[test_a_wrong_solution_like_another_fails_too.__name__] = (
+            test_a_wrong_solution_like_another_fails_too
+        )
+    if right:
+
+        @pytest.mark.parametrize("label", list(right))
+        def test_a_correct_solution_passes(label: str, capsys) -> None:
+            passes(*right[label], capsys)
+
+        tests[test_a_correct_solution_passes.__name__] = test_a_correct_solution_passes
+    if unwritten_checks:
+
+        @pytest.mark.parametrize("check", list(unwritten_checks), ids=lambda check: check.__name__)
+        def test_every_check_says_when_an_exercise_is_not_written_yet(check) -> None:
+            with pytest.raises(CheckFailed, match="is not written yet"):
+                check(unwritten)
+
+        tests[test_every_check_says_when_an_exercise_is_not_written_yet.__name__] = (
+            test_every_check_says_when_an_exercise_is_not_written_yet
+        )
+    return tests

@@ -22,12 +22,9 @@ from course_helpers.exercise_checks import (
 )
 from course_helpers.lessons.tools import tool
 from exercise_variants.kit import (
-    fails_like_another,
-    fails_with_its_own_mistake,
-    messages_differ,
     passes,
     text_of,
-    unwritten,
+    variant_tests,
 )
 
 CODES = ["EUR", "USD", "GBP", "JPY"]
@@ -57,6 +54,18 @@ def currency_definition(**changes) -> dict:
             schema["properties"][key] = value
         else:
             definition[key] = value
+    return definition
+
+
+ONE_OF_THE_CODES = {"anyOf": [{"const": code} for code in CODES]}
+
+
+def currency_definition_with_defs() -> dict:
+    """Right another way: the codes written once, under $defs, and pointed to."""
+    definition = currency_definition(
+        source={"$ref": "#/$defs/Code"}, target={"$ref": "#/$defs/Code"}
+    )
+    definition["input_schema"]["$defs"] = {"Code": {"type": "string", "enum": CODES}}
     return definition
 
 
@@ -413,6 +422,37 @@ def test_the_course_model_follows_an_instruction_about_a_tool(system: str, calls
 
 WRONG = {
     "schema under parameters": (check_tool_schema, openai_style(), "under 'parameters'"),
+    "anyOf: amount as a number or a string": (
+        check_tool_schema,
+        currency_definition(amount={"anyOf": [{"type": "number"}, {"type": "string"}]}),
+        "(amount is not a number)",
+    ),
+    "a pattern that lets other codes in": (
+        check_tool_schema,
+        currency_definition(source={"type": "string", "pattern": "^[A-Z]{3}$"}),
+        "source does not list the currencies the function knows (EUR, USD, GBP, JPY): the "
+        "schema accepts 'XYZ'",
+    ),
+    "properties as a list": (
+        check_tool_schema,
+        currency_definition(schema_properties=[{"amount": {"type": "number"}}]),
+        "input_schema.properties is a list",
+    ),
+    "a $ref to nowhere": (
+        check_tool_schema,
+        currency_definition(source={"$ref": "#/$defs/Code"}),
+        "cannot be applied to arguments",
+    ),
+    "anyOf: a code left out": (
+        check_tool_schema,
+        currency_definition(source={"anyOf": [{"const": code} for code in CODES[:3]]}),
+        "source refuses 'JPY'",
+    ),
+    "amount allowed to be null": (
+        check_tool_schema,
+        currency_definition(amount={"type": ["number", "null"]}),
+        "'amount': None",
+    ),
     "integer amount": (
         check_tool_schema,
         currency_definition(amount={"type": "integer"}),
@@ -528,6 +568,16 @@ WRONG = {
 
 
 WRONG_AGAIN = {
+    "anyOf: codes or any string": (
+        check_tool_schema,
+        currency_definition(target={"anyOf": [{"enum": CODES}, {"type": "string"}]}),
+        "target does not list the currencies the function knows",
+    ),
+    "anyOf: integer amounts only": (
+        check_tool_schema,
+        currency_definition(amount={"anyOf": [{"type": "integer", "minimum": 0}]}),
+        "amount has type 'integer'",
+    ),
     "force: 'Never use convert_currency'": (
         check_forced_call,
         force_never_use,
@@ -548,6 +598,36 @@ WRONG_AGAIN = {
 
 RIGHT = {
     "schema": (check_tool_schema, currency_definition()),
+    "schema, codes as anyOf of consts": (
+        check_tool_schema,
+        currency_definition(source=ONE_OF_THE_CODES, target=ONE_OF_THE_CODES),
+    ),
+    "schema, amount as anyOf number or integer": (
+        check_tool_schema,
+        currency_definition(amount={"anyOf": [{"type": "number"}, {"type": "integer"}]}),
+    ),
+    "schema, codes as a typed string with anyOf of enums": (
+        check_tool_schema,
+        currency_definition(
+            source={
+                "type": "string",
+                "anyOf": [{"enum": ["EUR", "USD"]}, {"enum": ["GBP", "JPY"]}],
+            },
+            target={"type": "string", "oneOf": [{"const": code} for code in CODES]},
+        ),
+    ),
+    "schema, amount as a type list": (
+        check_tool_schema,
+        currency_definition(amount={"type": ["number"]}),
+    ),
+    "schema, codes under $defs": (check_tool_schema, currency_definition_with_defs()),
+    "schema, codes as a pattern": (
+        check_tool_schema,
+        currency_definition(
+            source={"type": "string", "pattern": "^(EUR|USD|GBP|JPY)$"},
+            target={"type": "string", "pattern": "^(EUR|USD|GBP|JPY)$"},
+        ),
+    ),
     "schema, stricter": (
         check_tool_schema,
         currency_definition(
@@ -562,30 +642,10 @@ RIGHT = {
 }
 
 
-@pytest.mark.parametrize("label", list(WRONG))
-def test_a_wrong_solution_fails_with_its_own_mistake(label: str) -> None:
-    fails_with_its_own_mistake(label, *WRONG[label])
-
-
-@pytest.mark.parametrize("label", list(WRONG_AGAIN))
-def test_a_wrong_solution_like_another_fails_too(label: str) -> None:
-    fails_like_another(*WRONG_AGAIN[label])
-
-
-@pytest.mark.parametrize("label", list(RIGHT))
-def test_a_correct_solution_passes(label: str, capsys) -> None:
-    passes(*RIGHT[label], capsys)
-
-
-def test_wrong_solutions_get_different_messages_per_check() -> None:
-    """No two mistakes of one exercise share a message: each names its own."""
-    messages_differ(WRONG)
-
-
-@pytest.mark.parametrize("check", [check_forced_call], ids=lambda check: check.__name__)
-def test_every_check_says_when_an_exercise_is_not_written_yet(check) -> None:
-    with pytest.raises(CheckFailed, match="is not written yet"):
-        check(unwritten)
+# The tests every variants file runs on its tables (defined once, in kit.py).
+globals().update(
+    variant_tests(WRONG, RIGHT, wrong_again=WRONG_AGAIN, unwritten_checks=[check_forced_call])
+)
 
 
 def test_the_course_model_obeys_an_order_not_to_call_a_tool_it_would_call() -> None:

@@ -20,11 +20,7 @@ from course_helpers.exercise_checks import (
 from course_helpers.lessons.agent import tool_calls
 from course_helpers.lessons.tools import tool
 from exercise_variants.kit import (
-    fails_like_another,
-    fails_with_its_own_mistake,
-    messages_differ,
-    passes,
-    unwritten,
+    variant_tests,
 )
 
 KNOWN = {"Paris": "18°C, light rain", "Tokyo": "24°C, clear sky", "Oslo": "3°C, snow"}
@@ -383,32 +379,12 @@ RIGHT = {
 }
 
 
-@pytest.mark.parametrize("label", list(WRONG))
-def test_a_wrong_solution_fails_with_its_own_mistake(label: str) -> None:
-    fails_with_its_own_mistake(label, *WRONG[label])
-
-
-@pytest.mark.parametrize("label", list(WRONG_AGAIN))
-def test_a_wrong_solution_like_another_fails_too(label: str) -> None:
-    fails_like_another(*WRONG_AGAIN[label])
-
-
-@pytest.mark.parametrize("label", list(RIGHT))
-def test_a_correct_solution_passes(label: str, capsys) -> None:
-    passes(*RIGHT[label], capsys)
-
-
-def test_wrong_solutions_get_different_messages_per_check() -> None:
-    """No two mistakes of one exercise share a message: each names its own."""
-    messages_differ(WRONG)
-
-
-@pytest.mark.parametrize(
-    "check", [check_tool_turn, check_fix_history], ids=lambda check: check.__name__
+# The tests every variants file runs on its tables (defined once, in kit.py).
+globals().update(
+    variant_tests(
+        WRONG, RIGHT, wrong_again=WRONG_AGAIN, unwritten_checks=[check_tool_turn, check_fix_history]
+    )
 )
-def test_every_check_says_when_an_exercise_is_not_written_yet(check) -> None:
-    with pytest.raises(CheckFailed, match="is not written yet"):
-        check(unwritten)
 
 
 def test_an_exercise_not_written_yet_says_so() -> None:

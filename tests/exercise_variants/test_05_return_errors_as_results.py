@@ -8,14 +8,14 @@ The requirements the checks enforce are listed in the docstring of
 """
 
 import pydantic
-import pytest
 
 from course_helpers.exercise_checks import (
-    CheckFailed,
     check_declined_call,
     check_dispatcher,
 )
-from exercise_variants.kit import fails_with_its_own_mistake, messages_differ, passes, unwritten
+from exercise_variants.kit import (
+    variant_tests,
+)
 
 
 def error_result(block, message):
@@ -155,24 +155,7 @@ RIGHT = {
 }
 
 
-@pytest.mark.parametrize("label", list(WRONG))
-def test_a_wrong_solution_fails_with_its_own_mistake(label: str) -> None:
-    fails_with_its_own_mistake(label, *WRONG[label])
-
-
-@pytest.mark.parametrize("label", list(RIGHT))
-def test_a_correct_solution_passes(label: str, capsys) -> None:
-    passes(*RIGHT[label], capsys)
-
-
-def test_wrong_solutions_get_different_messages_per_check() -> None:
-    """No two mistakes of one exercise share a message: each names its own."""
-    messages_differ(WRONG)
-
-
-@pytest.mark.parametrize(
-    "check", [check_dispatcher, check_declined_call], ids=lambda check: check.__name__
+# The tests every variants file runs on its tables (defined once, in kit.py).
+globals().update(
+    variant_tests(WRONG, RIGHT, unwritten_checks=[check_dispatcher, check_declined_call])
 )
-def test_every_check_says_when_an_exercise_is_not_written_yet(check) -> None:
-    with pytest.raises(CheckFailed, match="is not written yet"):
-        check(unwritten)

@@ -507,10 +507,11 @@ def test_every_exported_check_is_guarded() -> None:
     import course_helpers.exercise_checks as checks
 
     names = [name for name in checks.__all__ if name.startswith("check_")]
-    # Every check a module of the package defines is exported (and so guarded), none left out.
+    # Every check a module of the package (or of its subpackages) defines is exported (and so
+    # guarded), none left out.
     defined = set()
-    for module in pkgutil.iter_modules(checks.__path__):
-        found = importlib.import_module(f"{checks.__name__}.{module.name}")
+    for module in pkgutil.walk_packages(checks.__path__, prefix=f"{checks.__name__}."):
+        found = importlib.import_module(module.name)
         defined |= {
             name
             for name, value in vars(found).items()

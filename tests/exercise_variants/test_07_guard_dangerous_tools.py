@@ -21,11 +21,7 @@ from course_helpers.exercise_checks import (
 from course_helpers.lessons.gate import Decision
 from course_helpers.plumbing.file_sandbox import PathRefused
 from exercise_variants.kit import (
-    fails_like_another,
-    fails_with_its_own_mistake,
-    messages_differ,
-    passes,
-    unwritten,
+    variant_tests,
 )
 
 
@@ -329,30 +325,10 @@ RIGHT = {
 }
 
 
-@pytest.mark.parametrize("label", list(WRONG))
-def test_a_wrong_solution_fails_with_its_own_mistake(label: str) -> None:
-    fails_with_its_own_mistake(label, *WRONG[label])
-
-
-@pytest.mark.parametrize("label", list(WRONG_AGAIN))
-def test_a_wrong_solution_like_another_fails_too(label: str) -> None:
-    fails_like_another(*WRONG_AGAIN[label])
-
-
-@pytest.mark.parametrize("label", list(RIGHT))
-def test_a_correct_solution_passes(label: str, capsys) -> None:
-    passes(*RIGHT[label], capsys)
-
-
-def test_wrong_solutions_get_different_messages_per_check() -> None:
-    """No two mistakes of one exercise share a message: each names its own."""
-    messages_differ(WRONG)
-
-
-@pytest.mark.parametrize("check", [check_path_guard], ids=lambda check: check.__name__)
-def test_every_check_says_when_an_exercise_is_not_written_yet(check) -> None:
-    with pytest.raises(CheckFailed, match="is not written yet"):
-        check(unwritten)
+# The tests every variants file runs on its tables (defined once, in kit.py).
+globals().update(
+    variant_tests(WRONG, RIGHT, wrong_again=WRONG_AGAIN, unwritten_checks=[check_path_guard])
+)
 
 
 def test_the_gate_check_says_when_decide_is_not_written_yet() -> None:

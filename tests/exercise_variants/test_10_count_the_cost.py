@@ -18,7 +18,7 @@ from course_helpers.exercise_checks import (
 from course_helpers.lessons.agent import run_agent, tool_calls
 from course_helpers.lessons.cost import Budget, billed, billed_input
 from course_helpers.lessons.dispatch import dispatch
-from exercise_variants.kit import assert_each_fails_its_own_way, assert_passes
+from exercise_variants.kit import assert_each_fails_its_own_way, assert_passes, failure_of
 
 CONTINUE = "Continue exactly where you stopped, without repeating anything or apologising."
 
@@ -145,6 +145,7 @@ def make_budget_loop(
     extra_steps=0,
     stop_unanswered=False,
     streamed=False,
+    per_turn=False,
 ):
     def run_on_budget(client, messages, tools, *, system, limit, max_steps=40):
         registry = {t.name: t for t in tools}
@@ -157,7 +158,8 @@ def make_budget_loop(
                     next_call += max(0.0, costs[-1] - costs[-2])
                 elif estimate == "twice the last minus the one before" and len(costs) >= 2:
                     next_call = max(costs[-1], 2 * costs[-1] - costs[-2])
-                if sum(costs) + margin * next_call > limit:
+                spent = sum(costs[-1:]) if per_turn else sum(costs)  # per turn: the last bill only
+                if spent + margin * next_call > limit:
                     return "budget_limit"
             request = {"model": MODEL, "max_tokens": 1024, "system": system, "tools": definitions}
             if streamed:
@@ -180,6 +182,28 @@ def make_budget_loop(
     return run_on_budget
 
 
+def budget_reset_every_turn(client, messages, tools, *, system, limit, max_steps=40):
+    """Wrong: `spent` starts again at 0 in every turn, so only the turn's own bill counts."""
+    registry = {t.name: t for t in tools}
+    definitions = [t.definition() for t in tools]
+    last = before = 0.0
+    for _ in range(max_steps):
+        spent = 0.0
+        if spent + last + max(0.0, last - before) > limit:
+            return "budget_limit"
+        response = client.messages.create(
+            model=MODEL, max_tokens=1024, system=system, tools=definitions, messages=messages
+        )
+        spent += billed(response.usage)
+        before, last = last, spent
+        messages.append({"role": "assistant", "content": response.content})
+        if response.stop_reason != "tool_use":
+            return response.stop_reason
+        results = [dispatch(registry, b) for b in tool_calls(response)]
+        messages.append({"role": "user", "content": results})
+    return "step_limit"
+
+
 def make_budget_loop_stopping_mid_turn():
     inner = make_budget_loop()
 
@@ -190,6 +214,12 @@ def make_budget_loop_stopping_mid_turn():
         return ending
 
     return run_on_budget
+
+
+def test_10_a_budget_reset_every_turn_is_named_with_its_hint() -> None:
+    text = failure_of(check_budget_loop, budget_reset_every_turn)
+    assert "counts only the current turn; it must count the whole run" in text, text
+    assert "keep one total outside the loop" in text, text
 
 
 def test_10_run_on_budget_correct_variants_pass(capsys) -> None:
@@ -231,6 +261,10 @@ def test_10_run_on_budget_wrong_variants_fail_with_their_own_hint() -> None:
             "plain tokens": (
                 make_budget_loop(cost=lambda u: u.input_tokens + u.output_tokens),
                 "counted as plain tokens",
+            ),
+            "budget reset every turn": (
+                make_budget_loop(per_turn=True),
+                "The budget counts only the current turn; it must count the whole run",
             ),
             "stops before answering an expensive call": (
                 make_budget_loop(stop_unanswered=True),

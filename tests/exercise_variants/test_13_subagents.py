@@ -16,7 +16,6 @@ import pytest
 
 from course_helpers.client import MODEL
 from course_helpers.exercise_checks import (
-    CheckFailed,
     check_answer_turn,
     check_run_subagent,
     check_shared_budget,
@@ -26,23 +25,7 @@ from course_helpers.lessons.cost import Budget
 from course_helpers.lessons.dispatch import dispatch
 from course_helpers.lessons.loop import StepLimitReached, agent_loop, sampler
 from course_helpers.lessons.subagents import SubagentStopped
-
-
-def failure_of(check, function) -> str:
-    with pytest.raises(CheckFailed) as failure:
-        check(function)
-    text = str(failure.value)
-    assert "\nHint: " in text, text
-    return text
-
-
-def assert_each_fails_its_own_way(check, variants: dict) -> None:
-    messages = {}
-    for label, (function, expected) in variants.items():
-        text = failure_of(check, function)
-        assert expected in text, f"{label}: unexpected message {text!r}"
-        messages[label] = text
-    assert len(set(messages.values())) == len(messages), messages
+from exercise_variants.kit import assert_each_fails_its_own_way, failure_of
 
 
 def _ending(run):
@@ -136,6 +119,52 @@ def ignores_max_steps(client, prompt, tools, *, system, max_steps=8, approve=Non
     return _ending(run)
 
 
+class OwnStop(RuntimeError):
+    """Right another way: a learner's own class by the lesson's name."""
+
+
+OwnStop.__name__ = OwnStop.__qualname__ = "SubagentStopped"
+
+
+def stops_with_a_plain_runtime_error(client, prompt, tools, *, system, max_steps=8, approve=None):
+    run = run_agent(
+        client,
+        messages=[{"role": "user", "content": prompt}],
+        tools=tools,
+        system=system,
+        max_steps=max_steps,
+        approve=approve,
+    )
+    if run.ending != "end_turn":
+        raise RuntimeError(f"the subagent ended with {run.ending}: {run.detail}")
+    return run.final_text
+
+
+def lets_the_loop_error_through(client, prompt, tools, *, system, max_steps=8, approve=None):
+    """Notebook 04's loop, its StepLimitReached left to go up as it is."""
+    registry = {t.name: t for t in tools}
+    sample = sampler(
+        client, model=MODEL, max_tokens=1024, system=system, tools=[t.definition() for t in tools]
+    )
+    messages = [{"role": "user", "content": prompt}]
+    response = agent_loop(sample, partial(dispatch, registry, approve=approve), messages, max_steps)
+    return "".join(b.text for b in response.content if b.type == "text")
+
+
+@pytest.mark.parametrize(
+    ("variant", "raised"),
+    [
+        (stops_with_a_plain_runtime_error, "RuntimeError"),
+        (lets_the_loop_error_through, "StepLimitReached"),
+    ],
+    ids=["RuntimeError", "StepLimitReached"],
+)
+def test_a_stop_raised_as_another_error_is_named(variant, raised):
+    text = failure_of(check_run_subagent, variant)
+    assert f"raised {raised}, not SubagentStopped" in text, text
+    assert "raise SubagentStopped(" in text, text
+
+
 def test_a_limit_not_passed_on_is_named():
     assert "pass max_steps" in failure_of(check_run_subagent, ignores_max_steps)
 
@@ -167,7 +196,7 @@ def with_the_plain_loop(client, prompt, tools, *, system, max_steps=8, approve=N
             sample, partial(dispatch, registry, approve=approve), messages, max_steps
         )
     except StepLimitReached as limit:
-        raise RuntimeError(f"the subagent stopped at its step limit: {limit}") from limit
+        raise SubagentStopped(f"the subagent stopped at its step limit: {limit}") from limit
     return "".join(b.text for b in response.content if b.type == "text")
 
 
@@ -182,7 +211,7 @@ def test_run_subagent_right_in_other_ways_passes(capsys):
             approve=approve,
         )
         if run.ending != "end_turn":
-            raise RuntimeError(f"ended: {run.ending}")
+            raise OwnStop(f"ended: {run.ending}")
         return run.final_text
 
     for right in (with_the_plain_loop, with_run_agent):
@@ -315,10 +344,27 @@ def out_of_budget_reads_as_done(client, prompt, tools, *, system, budget):
     return run.final_text or "done"
 
 
+def out_of_budget_as_a_runtime_error(client, prompt, tools, *, system, budget):
+    run = run_agent(
+        client,
+        messages=[{"role": "user", "content": prompt}],
+        tools=tools,
+        system=system,
+        wrap_sample=budget,
+    )
+    if run.ending != "end_turn":
+        raise RuntimeError(f"the subagent ended with {run.ending}: {run.detail}")
+    return run.final_text
+
+
 def test_shared_budget_mistakes_each_get_their_own_message():
     assert_each_fails_its_own_way(
         check_shared_budget,
         {
+            "another error": (
+                out_of_budget_as_a_runtime_error,
+                "another error than SubagentStopped",
+            ),
             "reset": (resets_per_subagent, "a Budget of its own"),
             "not paid": (pays_nothing, "not paid by any budget"),
             "budget hidden": (out_of_budget_reads_as_done, "as if it had answered"),
@@ -336,9 +382,9 @@ def test_shared_budget_right_in_other_ways_passes(capsys):
             wrap_sample=lambda sample: budget(sample),
         )
         if run.ending == "budget_limit":
-            raise RuntimeError(f"out of budget: {budget}")
+            raise OwnStop(f"out of budget: {budget}")
         if run.ending != "end_turn":
-            raise RuntimeError(run.ending)
+            raise SubagentStopped(run.ending)
         return run.final_text
 
     check_shared_budget(wraps_by_hand)

@@ -14,8 +14,11 @@ look at exactly what went over the wire.
 The checks of each notebook live in their own module (`single_call` for 01 ... `count_cost`
 for 10, `mcp_tools` for 11, `context` for 12, `subagents` for 13; 04's dispatcher in
 `simple_dispatcher`, 06's pause and refusal in `pause_and_refusal`), with `common` for the
-plumbing they share. Import them from here. Each module's docstring lists the requirements its
-checks enforce, one line each; the tests of `tests/exercise_variants/` (one file per notebook,
+plumbing they share. Where one notebook's checks need more room, the module is a package of
+modules with one job each (`coding_agent/search.py`, `coding_agent/turn.py`...), its
+`__init__.py` holding the requirements and the names the others import. Import the checks from
+here. Each module's (or package's) docstring lists the requirements its checks enforce, one
+line each; the tests of `tests/exercise_variants/` (one file per notebook,
 `test_NN_<topic>.py`) prove them both ways with wrong and right solutions written as a learner
 would write them.
 

@@ -1,0 +1,179 @@
+"""Course machinery (exercise checks): exercise 10.2, `check_budget_loop`: a budget decided before
+each call, several limits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import accumulate
+from typing import Any
+
+import anthropic
+
+from course_helpers.exercise_checks.common import (
+    fail,
+    passed,
+    recording_client,
+    require_pairing,
+    run_learner,
+    short_repr,
+)
+from course_helpers.exercise_checks.count_cost.overspending import (
+    _explain_overspending,
+    _raw,
+    _run_audit_plainly,
+)
+
+# -- 2. run_on_budget(client, messages, tools, *, system, limit, max_steps) -----------------
+
+
+def check_budget_loop(run_on_budget: Callable) -> None:
+    """10 · `run_on_budget(...)`: stop before the call that would overspend; history stays valid."""
+    __tracebackhide__ = True
+    from course_helpers.fixtures.delivery_audit import (
+        AUDIT_TASK,
+        AUDIT_TOOLS,
+        HANDBOOK_ONE_PER_TURN,
+    )
+    from course_helpers.lessons.cost import billed, billed_input
+
+    # What each call of the whole audit costs, measured once without a budget.
+    client, recorder = recording_client()
+    _run_audit_plainly(client, HANDBOOK_ONE_PER_TURN)
+    usages = [r["body"]["usage"] for r in recorder.responses]
+    costs = [billed(u) for u in usages]
+    totals = list(accumulate(costs))
+    # The order matters for the hints: each wrong estimate first overspends at its own limit.
+    for limit in (7_500, 22_000, 36_000, 12_000, 42_500, 95_000, 300_000):
+        client, recorder = recording_client()
+        messages = [{"role": "user", "content": AUDIT_TASK}]
+        ending = run_learner(
+            run_on_budget,
+            client,
+            messages,
+            AUDIT_TOOLS,
+            system=HANDBOOK_ONE_PER_TURN,
+            limit=limit,
+            name="run_on_budget",
+        )
+        spent = sum(billed(r["body"]["usage"]) for r in recorder.responses)
+        calls = len(recorder.requests)
+        fits = sum(1 for total in totals if total <= limit)
+        what = f"with limit={limit:,}"
+        if spent > limit:
+            made = [billed(r["body"]["usage"]) for r in recorder.responses]
+            inputs = [billed_input(r["body"]["usage"]) for r in recorder.responses]
+            raws = [_raw(r["body"]["usage"]) for r in recorder.responses]
+            _explain_overspending(what, limit, made, inputs, raws)
+        require_pairing(
+            messages,
+            f"{what} the run left a broken history",
+            "stop between turns, after the results of the last call are appended.",
+        )
+        if fits == len(totals):
+            if ending != "end_turn" or calls != len(totals):
+                fail(
+                    f"{what} the whole audit fits ({totals[-1]:,.0f}), but the run ended with "
+                    f"{short_repr(ending)} after {calls} calls.",
+                    "a budget only stops a run that would overspend; otherwise go on to end_turn.",
+                )
+            continue
+        if ending != "budget_limit":
+            fail(
+                f"{what} the run ended with {short_repr(ending)}, not 'budget_limit'.",
+                "return 'budget_limit' when the next call would not fit.",
+            )
+        if calls < fits - 1:
+            fail(
+                f"{what} the run stopped after {calls} calls ({spent:,.0f} spent), though "
+                f"{fits} calls fit in the budget.",
+                "estimate the next call from the last ones, not with a large safety margin.",
+            )
+    _check_step_limit(run_on_budget)
+    _check_surprise_bill(run_on_budget)
+    passed("run_on_budget stops before the budget runs out")
+
+
+class _SurpriseBill:
+    """A client whose third answer is billed far above any estimate (a long answer)."""
+
+    def __init__(self, client: anthropic.Anthropic) -> None:
+        self._client, self.calls = client, 0
+        self.messages = self
+
+    def create(self, **request: Any) -> Any:
+        response = self._client.messages.create(**request)
+        self.calls += 1
+        if self.calls == 3:
+            response.usage.output_tokens *= 40
+        return response
+
+    def stream(self, **request: Any) -> Any:
+        from course_helpers.exercise_checks.common import FinishedStream
+
+        return FinishedStream(self.create(**request))
+
+
+def _check_surprise_bill(run_on_budget: Callable) -> None:
+    """A call dearer than its estimate overspends; the run still stops between turns."""
+    __tracebackhide__ = True
+    from course_helpers.fixtures.delivery_audit import (
+        AUDIT_TASK,
+        AUDIT_TOOLS,
+        HANDBOOK_ONE_PER_TURN,
+    )
+
+    client, _ = recording_client()
+    surprising = _SurpriseBill(client)
+    messages = [{"role": "user", "content": AUDIT_TASK}]
+    ending = run_learner(
+        run_on_budget,
+        surprising,
+        messages,
+        AUDIT_TOOLS,
+        system=HANDBOOK_ONE_PER_TURN,
+        limit=7_500,
+        name="run_on_budget",
+    )
+    require_pairing(
+        messages,
+        "when a call cost far more than its estimate (its answer was much longer), the run "
+        f"ended with {short_repr(ending)} and left a broken history",
+        "once a call is made, append its results; the budget is decided before the next "
+        "call, never between a call and its results.",
+    )
+
+
+def _check_step_limit(run_on_budget: Callable) -> None:
+    """A budget that fits the whole audit, and max_steps=3: three calls, then 'step_limit'."""
+    __tracebackhide__ = True
+    from course_helpers.fixtures.delivery_audit import (
+        AUDIT_TASK,
+        AUDIT_TOOLS,
+        HANDBOOK_ONE_PER_TURN,
+    )
+
+    client, recorder = recording_client()
+    messages = [{"role": "user", "content": AUDIT_TASK}]
+    ending = run_learner(
+        run_on_budget,
+        client,
+        messages,
+        AUDIT_TOOLS,
+        system=HANDBOOK_ONE_PER_TURN,
+        limit=300_000,
+        max_steps=3,
+        name="run_on_budget",
+    )
+    calls = len(recorder.requests)
+    if calls != 3 or ending != "step_limit":
+        fail(
+            f"with max_steps=3 and room in the budget, the run made {calls} calls and ended with "
+            f"{short_repr(ending)}; expected 3 calls, then 'step_limit'.",
+            "count the calls: for _ in range(max_steps): ..., then return 'step_limit'.",
+        )
+    require_pairing(
+        messages,
+        "at the step limit the run left a broken history",
+        "append the results of the last calls before you return 'step_limit'.",
+    )

@@ -16,12 +16,9 @@ whatever its source (a tool result, the model's text or thinking, a tool name, a
 from __future__ import annotations
 
 import unicodedata
-from typing import TYPE_CHECKING
+from typing import Any
 
 from course_helpers.plumbing.truncate import visible
-
-if TYPE_CHECKING:
-    from course_helpers.display.model import Block, Turn
 
 LONG_LINE = 10_000  # characters of one line a transcript keeps; the rest is counted
 _MARKS = ("Mn", "Mc", "Me")
@@ -90,7 +87,7 @@ def shown(text: str) -> str:
     return visible(mark_unnormalised(text), keep_newlines=True, keep_tabs=True)
 
 
-def _escape_block(block: Block) -> None:
+def _escape_block(block: Any) -> None:  # a `model.Block` (not imported: model imports this)
     """Every string of a block that a renderer prints, passed through `shown()`."""
     block.type, block.text, block.name = shown(block.type), shown(block.text), shown(block.name)
     block.ref, block.note = shown(block.ref), shown(block.note)
@@ -99,7 +96,7 @@ def _escape_block(block: Block) -> None:
         _escape_block(child)
 
 
-def escape_turns(turns: list[Turn]) -> None:
+def escape_turns(turns: list[Any]) -> None:  # `model.Turn`s
     """Escape, in place, what resolved turns show: tool results, text, thinking, tool names,
     ids, block types, roles, notes and stop details."""
     for turn in turns:

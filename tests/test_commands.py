@@ -426,7 +426,9 @@ def test_escaping_what_is_kept_does_no_python_work_per_character(monkeypatch):
     calls = []
     for name in ("_needs_escape", "_on_a_base", "_draws", "_escape"):
         real = getattr(truncate, name)
-        monkeypatch.setattr(truncate, name, lambda *a, _real=real, _n=name: calls.append(_n) or _real(*a))
+        monkeypatch.setattr(
+            truncate, name, lambda *a, _real=real, _n=name: calls.append(_n) or _real(*a)
+        )
     kept = command_output.KeptOutput(1_000_000)
     for _ in range(16):
         kept.add(bytes(range(256)) * 512)  # 128 KiB a chunk, 2 MiB in all

@@ -287,11 +287,16 @@ def run_command(
     marker = secrets.token_hex(8)
     report_read, report_write = os.pipe() if confined else (-1, -1)
     if confined:
-        argv = command_sandbox.wrap(
-            command_sandbox.watched(command, report_write),
-            cwd,
-            command_sandbox.bwrap_path() or "bwrap",
-        )
+        try:
+            argv = command_sandbox.wrap(
+                command_sandbox.watched(command, report_write),
+                cwd,
+                command_sandbox.bwrap_path() or "bwrap",
+            )
+        except BaseException:  # a layout the sandbox refuses: no descriptor left open
+            os.close(report_read)
+            os.close(report_write)
+            raise
     else:
         environment[MARKER] = marker
     started = time.monotonic()

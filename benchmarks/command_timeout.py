@@ -32,6 +32,13 @@ SHAPES = {
     "leaves the group": "setsid sleep 100 & sleep 100",
 }
 STARTS = 20  # quick commands timed to measure the cost of starting one
+# 50 MB of output kept at a million characters: binary (every byte value) and ASCII text,
+# each written to a 5 MB file first and printed ten times, so only the reading differs.
+READS = {
+    "binary": bytes(range(256)) * 20_480,
+    "ASCII": b"plain text output, line after line\n" * 149_797,
+}
+KEPT = 1_000_000
 
 
 def running_in_group(pgid: int) -> bool:
@@ -69,6 +76,21 @@ def start_cost(cwd: str, sandbox: str) -> float:
     return (time.monotonic() - started) / STARTS
 
 
+def read_cost(cwd: str) -> dict[str, float]:
+    """Seconds to run each of READS and return its kept output (the best of three)."""
+    costs = {}
+    for name, data in READS.items():
+        Path(cwd, name).write_bytes(data[: 5 * 1024 * 1024])
+        command = f"for i in 1 2 3 4 5 6 7 8 9 10; do cat {name}; done"
+        runs = []
+        for _ in range(3):
+            started = time.monotonic()
+            run_command(command, cwd=cwd, timeout=60, max_output=KEPT, sandbox="none")
+            runs.append(time.monotonic() - started)
+        costs[name] = min(runs)
+    return costs
+
+
 def main() -> None:
     sandboxes = ["none"] + (["bubblewrap"] if command_sandbox.available() else [])
     if len(sandboxes) == 1:
@@ -84,10 +106,14 @@ def main() -> None:
             print(f"{sandbox:<10} max seconds past deadline until group dead: {worst:.3f} "
                   "(target < 0.5)")  # fmt: skip
         costs = {sandbox: start_cost(cwd, sandbox) for sandbox in sandboxes}
+        reads = read_cost(cwd)
     for sandbox, cost in costs.items():
         print(f"starting a command ({sandbox}): {cost * 1000:.1f} ms")
     if "bubblewrap" in costs:
         print(f"bubblewrap / plain start cost: {costs['bubblewrap'] / costs['none']:.1f}x")
+    for name, cost in reads.items():
+        print(f"reading 50 MB of {name} output, {KEPT:,} characters kept: {cost:.2f} s")
+    print(f"binary / ASCII read cost: {reads['binary'] / reads['ASCII']:.2f}x (target about 1)")
 
 
 if __name__ == "__main__":

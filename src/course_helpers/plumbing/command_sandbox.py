@@ -243,10 +243,10 @@ def _read_only_git(project: str) -> list[str]:
     return line
 
 
-def wrap(argv: list[str], project: str | os.PathLike[str], bwrap: str = "bwrap") -> list[str]:
-    """The command line that runs `argv` inside bubblewrap, with `project` writable."""
-    project = os.path.realpath(project)
-    line = [bwrap]
+@functools.cache
+def _system_options() -> tuple[str, ...]:
+    """The part of every command line that depends only on this machine (built once)."""
+    line: list[str] = []
     for folder in SYSTEM:
         if os.path.islink(folder):  # /bin -> usr/bin on most systems today
             line += ["--symlink", os.readlink(folder), folder]
@@ -264,6 +264,16 @@ def wrap(argv: list[str], project: str | os.PathLike[str], bwrap: str = "bwrap")
     for folder in _python_folders():
         if not _in_system(folder):
             line += ["--ro-bind", folder, folder]
+    return tuple(line)
+
+
+def wrap(argv: list[str], project: str | os.PathLike[str], bwrap: str = "bwrap") -> list[str]:
+    """The command line that runs `argv` inside bubblewrap, with `project` writable.
+
+    The project's git layout is read for every command (a command may have changed it); what
+    the rest of the system looks like is read once."""
+    project = os.path.realpath(project)
+    line = [bwrap, *_system_options()]
     line += ["--bind", project, project, *_read_only_git(project), "--chdir", project]
     line += ["--unshare-all", "--as-pid-1", "--die-with-parent", "--cap-drop", "ALL", "--"]
     return line + list(argv)

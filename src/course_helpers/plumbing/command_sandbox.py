@@ -29,8 +29,11 @@ command in new Linux namespaces. `wrap()` builds its command line:
   the folder a `gitdir:` file names and its `commondir`, with every folder on the way kept from
   being moved. Commands can read the history and change the files, but not plant a hook or a
   setting that git on your machine would run later (`host_git`), nor swap in a forged history.
-  A `.git` that is a symbolic link (or a link on the way) cannot be held in place by a mount:
-  there the sandbox refuses to start, saying why (`SandboxRefused`).
+  A project that is itself a git folder (a bare repository) is read-only as a whole. What no
+  mount can hold makes the sandbox refuse to start, saying why (`SandboxRefused`): a `.git`
+  that is a symbolic link (or a link on the way), a git folder named but not there yet (a
+  command could create it), and a project inside a repository above it with no `.git` of its
+  own (a command could `git init` one for the host's git to read).
 
 The command runs under a small Python program, `WATCH`, which is the namespace's first
 process (pid 1). It waits for the command, then looks in the sandbox's own `/proc` for anything

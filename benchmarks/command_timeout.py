@@ -15,6 +15,7 @@ Run with: .venv/bin/python benchmarks/command_timeout.py
 from __future__ import annotations
 
 import os
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -31,7 +32,7 @@ SHAPES = {
     "flood from a child": "(yes child &) ; sleep 100",
     "leaves the group": "setsid sleep 100 & sleep 100",
 }
-STARTS = 20  # quick commands timed to measure the cost of starting one
+STARTS = 40  # quick commands timed to measure the cost of starting one
 # 50 MB of output kept at a million characters: binary (every byte value) and ASCII text,
 # each written to a 5 MB file first and printed ten times, so only the reading differs.
 READS = {
@@ -68,12 +69,21 @@ def measure(command: str, cwd: str, sandbox: str) -> tuple[float, float]:
     return dead - (started + TIMEOUT), returned - started
 
 
-def start_cost(cwd: str, sandbox: str) -> float:
-    """Mean seconds for `true`, start to finish."""
-    started = time.monotonic()
-    for _ in range(STARTS):
+def start_costs(cwd: str, sandboxes: list[str]) -> dict[str, float]:
+    """Median seconds for `true`, start to finish, per sandbox.
+
+    The runners take turns (one `true` each, STARTS times), so a burst of load from elsewhere
+    on the machine falls on both alike; the median leaves out the runs such a burst hit.
+    """
+    times: dict[str, list[float]] = {sandbox: [] for sandbox in sandboxes}
+    for sandbox in sandboxes:  # once each first: nothing of the first call is counted
         run_command("true", cwd=cwd, sandbox=sandbox)
-    return (time.monotonic() - started) / STARTS
+    for _ in range(STARTS):
+        for sandbox in sandboxes:
+            started = time.monotonic()
+            run_command("true", cwd=cwd, sandbox=sandbox)
+            times[sandbox].append(time.monotonic() - started)
+    return {sandbox: statistics.median(runs) for sandbox, runs in times.items()}
 
 
 def read_cost(cwd: str) -> dict[str, float]:
@@ -105,12 +115,13 @@ def main() -> None:
                       f"deadline (run_command returned after {call:.3f} s)")  # fmt: skip
             print(f"{sandbox:<10} max seconds past deadline until group dead: {worst:.3f} "
                   "(target < 0.5)")  # fmt: skip
-        costs = {sandbox: start_cost(cwd, sandbox) for sandbox in sandboxes}
+        costs = start_costs(cwd, sandboxes)
         reads = read_cost(cwd)
     for sandbox, cost in costs.items():
-        print(f"starting a command ({sandbox}): {cost * 1000:.1f} ms")
+        print(f"starting a command ({sandbox}): {cost * 1000:.1f} ms (median)")
     if "bubblewrap" in costs:
-        print(f"bubblewrap / plain start cost: {costs['bubblewrap'] / costs['none']:.1f}x")
+        ratio = costs["bubblewrap"] / costs["none"]
+        print(f"bubblewrap / plain start cost: {ratio:.1f}x (load {os.getloadavg()[0]:.1f})")
     for name, cost in reads.items():
         print(f"reading 50 MB of {name} output, {KEPT:,} characters kept: {cost:.2f} s")
     print(f"binary / ASCII read cost: {reads['binary'] / reads['ASCII']:.2f}x (target about 1)")

@@ -276,8 +276,11 @@ def wrap(argv: list[str], project: str | os.PathLike[str], bwrap: str = "bwrap")
     The project's git layout is read for every command (a command may have changed it); what
     the rest of the system looks like is read once."""
     project = os.path.realpath(project)
-    line = [bwrap, *_system_options()]
-    line += ["--bind", project, project, *_read_only_git(project), "--chdir", project]
+    return _line(argv, project, _read_only_git(project), bwrap)
+
+
+def _line(argv: list[str], project: str, git: list[str], bwrap: str) -> list[str]:
+    line = [bwrap, *_system_options(), "--bind", project, project, *git, "--chdir", project]
     line += ["--unshare-all", "--as-pid-1", "--die-with-parent", "--cap-drop", "ALL", "--"]
     return line + list(argv)
 
@@ -291,7 +294,7 @@ def problem() -> str | None:
     with tempfile.TemporaryDirectory() as folder:
         try:
             probe = subprocess.run(
-                wrap(["true"], folder, bwrap),
+                _line(["true"], os.path.realpath(folder), [], bwrap),  # any git layout aside
                 capture_output=True,
                 stdin=subprocess.DEVNULL,
                 timeout=20,

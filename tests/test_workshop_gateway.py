@@ -1201,6 +1201,7 @@ def test_token_less_clients_from_several_addresses_cannot_take_every_slot(upstre
             client.close()
     assert status == 200, "a participant got no slot"
     assert server.slots.evicted == 1 and not first.startswith(b"HTTP/1.1 200")
+    assert "1 connection(s) without a valid token closed to make room" in server.log.text()
 
 
 def test_a_participant_keeps_its_slot_once_its_token_has_arrived(upstream, gateway):

@@ -247,6 +247,9 @@ class GatewayHandler(HeadReader, UpstreamRelay, BaseHTTPRequestHandler):
             self.close_connection = True
 
 
+EVICTED = 0  # a key of Gateway._turned_away: token-less connections closed to make room
+
+
 def _print(line: str) -> None:
     print(line, flush=True)
 
@@ -296,7 +299,10 @@ class Gateway(ThreadingHTTPServer):
     def process_request(self, request, client_address) -> None:
         """A thread per connection, within the caps (`gateway_connections`); past them, the door."""
         address = str(client_address[0])
+        evicted = self.slots.evicted
         refused = self.slots.take(address, request)
+        if self.slots.evicted != evicted:  # only this thread takes slots
+            self._log_turned_away(EVICTED)
         if refused is not None:
             self._log_turned_away(refused)
             try:
@@ -325,6 +331,11 @@ class Gateway(ThreadingHTTPServer):
                 said.append(
                     f"{address} connection(s) refused: {self.slots.per_client} already open "
                     "from their address"
+                )
+            if self._turned_away[EVICTED]:
+                said.append(
+                    f"{self._turned_away[EVICTED]} connection(s) without a valid token closed "
+                    "to make room"
                 )
             self.log("; ".join(said))
             self._turned_away.clear()

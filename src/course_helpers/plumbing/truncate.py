@@ -123,7 +123,10 @@ def visible_pieces(text: str, *, keep_newlines: bool = False, keep_tabs: bool = 
             table = dict(table)
             table.update((char, _escape(char)) for char in astral if _needs_escape(char))
     pieces = list(map(table.get, text, text))
-    for run in _mark_runs().finditer(text):
+    if text.isascii():
+        return pieces  # no combining mark in ASCII
+    # One byte per character, 1 for a combining mark: the runs of 1 are the runs of marks.
+    for run in _RUN_OF_ONES.finditer(bytes(map(_marks().__contains__, text))):
         start, end = run.span()
         on_a_base = start > 0 and _draws(text[start - 1])
         first = start + _MAX_STACKED_MARKS if on_a_base else start
@@ -142,32 +145,19 @@ def _escapes(kept: str) -> dict[str, str]:
     }
 
 
-def _mark_ranges() -> str:
-    """The combining marks (Mn, Me) of the planes that have any, as a regular-expression class."""
-    codes = [
-        code
+@functools.cache
+def _marks() -> frozenset[str]:
+    """Every combining mark (Mn, Me) of the planes that have any."""
+    return frozenset(
+        chr(code)
         for block in (range(0x300, 0x20000), range(0xE0000, 0xE1000))
         for code in block
         if unicodedata.category(chr(code)) in _COMBINING
-    ]
-    ranges: list[list[int]] = []
-    for code in codes:
-        if ranges and ranges[-1][1] == code - 1:
-            ranges[-1][1] = code
-        else:
-            ranges.append([code, code])
-    return "".join(f"\\U{low:08x}-\\U{high:08x}" for low, high in ranges)
+    )
 
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-
-
-@functools.cache
-def _mark_runs() -> re.Pattern:
-    """Runs of combining marks (built on first use)."""
-    return re.compile(f"[{_mark_ranges()}]+")
-
-
+_RUN_OF_ONES = re.compile(b"\x01+")
 _mark_escape = functools.cache(_escape)  # a few thousand combining marks at most
 
 

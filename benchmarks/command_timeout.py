@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from course_helpers.plumbing import command_sandbox
+from course_helpers.plumbing.command_output import KeptOutput
 from course_helpers.plumbing.commands import run_command
 
 TIMEOUT = 1.0
@@ -101,6 +102,22 @@ def read_cost(cwd: str) -> dict[str, float]:
     return costs
 
 
+def escape_cost() -> dict[str, float]:
+    """Seconds to escape what is kept of 50 MB (KeptOutput.text()), the best of three."""
+    costs = {}
+    for name, data in READS.items():
+        runs = []
+        for _ in range(3):
+            kept = KeptOutput(KEPT)
+            for _ in range(10):
+                kept.add(data)
+            started = time.perf_counter()
+            kept.text()
+            runs.append(time.perf_counter() - started)
+        costs[name] = min(runs)
+    return costs
+
+
 def main() -> None:
     sandboxes = ["none"] + (["bubblewrap"] if command_sandbox.available() else [])
     if len(sandboxes) == 1:
@@ -125,6 +142,10 @@ def main() -> None:
     for name, cost in reads.items():
         print(f"reading 50 MB of {name} output, {KEPT:,} characters kept: {cost:.2f} s")
     print(f"binary / ASCII read cost: {reads['binary'] / reads['ASCII']:.2f}x (target about 1)")
+    escapes = escape_cost()
+    for name, cost in escapes.items():
+        print(f"escaping the {KEPT:,} characters kept of {name} output: {cost:.3f} s")
+    print(f"binary / ASCII escaping cost: {escapes['binary'] / escapes['ASCII']:.2f}x")
 
 
 if __name__ == "__main__":

@@ -123,8 +123,8 @@ def visible_pieces(text: str, *, keep_newlines: bool = False, keep_tabs: bool = 
             table = dict(table)
             table.update((char, _escape(char)) for char in astral if _needs_escape(char))
     pieces = list(map(table.get, text, text))
-    if text.isascii():
-        return pieces  # no combining mark in ASCII
+    if text.isascii() or _marks().isdisjoint(text):
+        return pieces  # no combining mark
     # One byte per character, 1 for a combining mark: the runs of 1 are the runs of marks.
     for run in _RUN_OF_ONES.finditer(bytes(map(_marks().__contains__, text))):
         start, end = run.span()

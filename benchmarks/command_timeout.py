@@ -15,11 +15,13 @@ Run with: .venv/bin/python benchmarks/command_timeout.py
 from __future__ import annotations
 
 import os
+import statistics
 import tempfile
 import time
 from pathlib import Path
 
 from course_helpers.plumbing import command_sandbox
+from course_helpers.plumbing.command_output import KeptOutput
 from course_helpers.plumbing.commands import run_command
 
 TIMEOUT = 1.0
@@ -31,7 +33,14 @@ SHAPES = {
     "flood from a child": "(yes child &) ; sleep 100",
     "leaves the group": "setsid sleep 100 & sleep 100",
 }
-STARTS = 20  # quick commands timed to measure the cost of starting one
+STARTS = 40  # quick commands timed to measure the cost of starting one
+# 50 MB of output kept at a million characters: binary (every byte value) and ASCII text,
+# each written to a 5 MB file first and printed ten times, so only the reading differs.
+READS = {
+    "binary": bytes(range(256)) * 20_480,
+    "ASCII": b"plain text output, line after line\n" * 149_797,
+}
+KEPT = 1_000_000
 
 
 def running_in_group(pgid: int) -> bool:
@@ -61,12 +70,52 @@ def measure(command: str, cwd: str, sandbox: str) -> tuple[float, float]:
     return dead - (started + TIMEOUT), returned - started
 
 
-def start_cost(cwd: str, sandbox: str) -> float:
-    """Mean seconds for `true`, start to finish."""
-    started = time.monotonic()
-    for _ in range(STARTS):
+def start_costs(cwd: str, sandboxes: list[str]) -> dict[str, float]:
+    """Median seconds for `true`, start to finish, per sandbox.
+
+    The runners take turns (one `true` each, STARTS times), so a burst of load from elsewhere
+    on the machine falls on both alike; the median leaves out the runs such a burst hit.
+    """
+    times: dict[str, list[float]] = {sandbox: [] for sandbox in sandboxes}
+    for sandbox in sandboxes:  # once each first: nothing of the first call is counted
         run_command("true", cwd=cwd, sandbox=sandbox)
-    return (time.monotonic() - started) / STARTS
+    for _ in range(STARTS):
+        for sandbox in sandboxes:
+            started = time.monotonic()
+            run_command("true", cwd=cwd, sandbox=sandbox)
+            times[sandbox].append(time.monotonic() - started)
+    return {sandbox: statistics.median(runs) for sandbox, runs in times.items()}
+
+
+def read_cost(cwd: str) -> dict[str, float]:
+    """Seconds to run each of READS and return its kept output (the best of three)."""
+    costs = {}
+    for name, data in READS.items():
+        Path(cwd, name).write_bytes(data[: 5 * 1024 * 1024])
+        command = f"for i in 1 2 3 4 5 6 7 8 9 10; do cat {name}; done"
+        runs = []
+        for _ in range(3):
+            started = time.monotonic()
+            run_command(command, cwd=cwd, timeout=60, max_output=KEPT, sandbox="none")
+            runs.append(time.monotonic() - started)
+        costs[name] = min(runs)
+    return costs
+
+
+def escape_cost() -> dict[str, float]:
+    """Seconds to escape what is kept of 50 MB (KeptOutput.text()), the best of three."""
+    costs = {}
+    for name, data in READS.items():
+        runs = []
+        for _ in range(3):
+            kept = KeptOutput(KEPT)
+            for _ in range(10):
+                kept.add(data)
+            started = time.perf_counter()
+            kept.text()
+            runs.append(time.perf_counter() - started)
+        costs[name] = min(runs)
+    return costs
 
 
 def main() -> None:
@@ -83,11 +132,20 @@ def main() -> None:
                       f"deadline (run_command returned after {call:.3f} s)")  # fmt: skip
             print(f"{sandbox:<10} max seconds past deadline until group dead: {worst:.3f} "
                   "(target < 0.5)")  # fmt: skip
-        costs = {sandbox: start_cost(cwd, sandbox) for sandbox in sandboxes}
+        costs = start_costs(cwd, sandboxes)
+        reads = read_cost(cwd)
     for sandbox, cost in costs.items():
-        print(f"starting a command ({sandbox}): {cost * 1000:.1f} ms")
+        print(f"starting a command ({sandbox}): {cost * 1000:.1f} ms (median)")
     if "bubblewrap" in costs:
-        print(f"bubblewrap / plain start cost: {costs['bubblewrap'] / costs['none']:.1f}x")
+        ratio = costs["bubblewrap"] / costs["none"]
+        print(f"bubblewrap / plain start cost: {ratio:.1f}x (load {os.getloadavg()[0]:.1f})")
+    for name, cost in reads.items():
+        print(f"reading 50 MB of {name} output, {KEPT:,} characters kept: {cost:.2f} s")
+    print(f"binary / ASCII read cost: {reads['binary'] / reads['ASCII']:.2f}x (target about 1)")
+    escapes = escape_cost()
+    for name, cost in escapes.items():
+        print(f"escaping the {KEPT:,} characters kept of {name} output: {cost:.3f} s")
+    print(f"binary / ASCII escaping cost: {escapes['binary'] / escapes['ASCII']:.2f}x")
 
 
 if __name__ == "__main__":

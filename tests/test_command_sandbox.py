@@ -475,3 +475,79 @@ def test_files_python_pytest_or_a_shell_would_run_run_only_inside_the_sandbox(tm
     assert "passed" in result.output  # the tests ran ...
     assert (box.root / "conftest-ran-here").exists()  # ... with the planted conftest.py
     assert marker.exists() == (sandbox == "none")
+
+
+# --- layouts no mount can protect, and a bare repository (hostile round three) ---------------
+
+
+def test_a_project_inside_a_repository_above_it_is_refused_saying_why(tmp_path):
+    """The project is `repo/work`, with no .git of its own: `git init` inside would give the
+    host's git (and `git -C repo`, which then sees a nested repository) another history."""
+    repo = tmp_path / "repo"
+    (repo / "work").mkdir(parents=True)
+    _git_init("init", "-q", str(repo), cwd=tmp_path)
+    forge = "git init -q . && echo forged > .git/description"
+    with pytest.raises(command_sandbox.SandboxRefused, match=r"inside the git repository at"):
+        run_command(forge, cwd=repo / "work", sandbox="bubblewrap")
+    assert not (repo / "work" / ".git").exists()
+
+
+@pytest.mark.parametrize("layout", ["gitdir", "commondir"])
+def test_a_git_folder_named_but_not_there_yet_is_refused(tmp_path, layout):
+    """`.git` says `gitdir: .meta` (or a worktree's commondir says `../../.common`) and that
+    folder does not exist: a command could create it, hooks and all."""
+    project = tmp_path / "project"
+    project.mkdir()
+    if layout == "gitdir":
+        (project / ".git").write_text("gitdir: .meta\n")
+        missing = project / ".meta"
+    else:
+        _git_init(
+            "init", "-q", "--separate-git-dir", str(project / ".wt"), str(project), cwd=tmp_path
+        )
+        (project / ".git").write_text("gitdir: .wt\n")
+        (project / ".wt" / "commondir").write_text("../.common\n")
+        missing = project / ".common"
+    plant = f"mkdir -p {missing.name}/hooks && echo 'touch pwned' > {missing.name}/hooks/post-merge"
+    with pytest.raises(command_sandbox.SandboxRefused, match=r"which does not exist"):
+        run_command(plant, cwd=project, sandbox="bubblewrap")
+    assert not missing.exists()
+
+
+def test_a_bare_repository_as_the_project_is_read_only(tmp_path):
+    project = tmp_path / "project.git"
+    _git_init("init", "-q", "--bare", str(project), cwd=tmp_path)
+    before = _tree(project)
+    plant = (
+        "echo 'touch pwned' > hooks/post-merge; git config core.fsmonitor 'touch pwned'; "
+        "echo forged > HEAD; mkdir -p refs/heads/forged"
+    )
+    result = run_command(plant + "; git rev-parse --git-dir", cwd=project, sandbox="bubblewrap")
+    assert _tree(project) == before, result.output
+    assert not (project / "refs" / "heads" / "forged").exists()
+    assert result.output.rstrip().endswith("."), "git still reads the repository inside"
+
+
+@pytest.mark.parametrize("setting", ["include.path", "core.hooksPath"])
+def test_a_setting_that_points_into_the_project_is_never_followed_by_the_host(pr_project, setting):
+    """The repository's own configuration (read-only inside) names a file in the project, which
+    a command may write: the host's git refuses the repository instead of reading or running it."""
+    from course_helpers.fixtures.pr_repo import git
+    from course_helpers.plumbing.host_git import UnsafeRepository
+
+    repo, marker = pr_project
+    value = "extra.cfg" if setting == "include.path" else "hooks"
+    _git_init("config", setting, str(repo.path / value), cwd=repo.path)
+    script = f"#!/bin/sh\n{planted.payload(marker)} </dev/null\n"
+    plant = (
+        f"printf '[core]\\n\\tfsmonitor = %s\\n' \"$PWD/hooks/post-merge\" > extra.cfg; "
+        f"mkdir -p hooks && printf %s {shlex.quote(script)} > hooks/post-merge && "
+        "chmod +x hooks/post-merge"
+    )
+    result = run_command(plant, cwd=repo.path, sandbox="bubblewrap")
+    assert result.exit_code == 0, result.output  # the project itself is writable
+    with pytest.raises(UnsafeRepository, match=setting.lower()):
+        git(repo.path, "status")
+    with pytest.raises(UnsafeRepository):
+        git(repo.path, "merge", "--no-edit", "pr-482")
+    assert not marker.exists()

@@ -798,7 +798,7 @@ def test_a_request_head_sent_a_byte_at_a_time_is_cut_at_the_deadline(upstream, g
 
 
 def test_past_the_connection_cap_a_connection_is_turned_away_then_served(upstream, gateway):
-    server = gateway(url_of(upstream), max_connections=2, client_timeout=WAIT)
+    server = gateway(url_of(upstream), max_connections=2, client_timeout=WAIT, evict_after=WAIT)
     host, port = server.server_address[:2]
     held = [socket.create_connection((host, port), timeout=WAIT) for _ in range(2)]
     for client in held:
@@ -1174,3 +1174,49 @@ def test_a_head_that_does_not_finish_has_a_short_deadline(upstream, gateway):
         client.sendall(b"GET /v1/models HTTP/1.1\r\nX-Slow: ")  # then silence
         received = answer_of(client)  # long before WAIT, or recv raises
     assert received.startswith(b"HTTP/1.1 408")
+
+
+def test_token_less_clients_from_several_addresses_cannot_take_every_slot(upstream, gateway):
+    """Four slow heads from two addresses (two each, within the per-address cap) fill a gateway
+    of four slots: a participant with a valid token still gets one, the oldest slow head's."""
+    server = gateway(
+        url_of(upstream), max_connections=4, client_timeout=WAIT, idle_timeout=WAIT,
+        head_timeout=WAIT, evict_after=0.2,
+    )  # fmt: skip
+    slow = [from_address(server, source) for source in ("127.0.0.2", "127.0.0.3") * 2]
+    try:
+        for client in slow:
+            client.sendall(b"GET /v1/models HTTP/1.1\r\nX-Slow: ")
+        for _ in range(600):  # until the gateway holds all four (bounded: 30 s)
+            if server.slots.open == 4:
+                break
+            threading.Event().wait(0.05)
+        assert server.slots.open == 4
+        threading.Event().wait(0.3)  # every slow head is now older than evict_after
+        headers = {"authorization": f"Bearer {ADA}"}
+        status, _, _ = raw(server, "GET", "/v1/models", headers)
+        first = answer_of(slow[0])  # the oldest was closed to make room
+    finally:
+        for client in slow:
+            client.close()
+    assert status == 200, "a participant got no slot"
+    assert server.slots.evicted == 1 and not first.startswith(b"HTTP/1.1 200")
+    assert "1 connection(s) without a valid token closed to make room" in server.log.text()
+
+
+def test_a_participant_keeps_its_slot_once_its_token_has_arrived(upstream, gateway):
+    """Slots held by participants are never taken: a newcomer then waits (529), as before."""
+    server = gateway(url_of(upstream), max_connections=1, client_timeout=WAIT, evict_after=0)
+    host, port = server.server_address[:2]
+    keep = http.client.HTTPConnection(host, port, timeout=WAIT)
+    try:
+        keep.request("GET", "/v1/models", headers={"authorization": f"Bearer {ADA}"})
+        assert keep.getresponse().read() and server.slots.open == 1  # kept alive
+        with from_address(server, "127.0.0.2") as newcomer:
+            newcomer.sendall(b"GET /v1/models HTTP/1.1\r\nX-Slow: ")
+            assert answer_of(newcomer).startswith(b"HTTP/1.1 529")
+        keep.request("GET", "/v1/models", headers={"authorization": f"Bearer {ADA}"})
+        assert keep.getresponse().status == 200
+    finally:
+        keep.close()
+    assert server.slots.evicted == 0

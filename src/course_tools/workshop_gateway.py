@@ -15,9 +15,11 @@ Each participant sets
 and restarts the kernel; the course's `make_client()` then sends every request here.
 
 For each request, in this order, before anything reaches the API:
-- at most `--max-connections` connections are served at once (one more gets a 529), and at
-  most `--max-per-client` from one address (one more gets a 429), before any token is read
-  (`course_tools.gateway_connections`);
+- at most `--max-connections` connections are served at once, and at most `--max-per-client`
+  from one address (one more gets a 429), before any token is read; when every slot is taken,
+  the connection whose head has been arriving longest without a valid token (past
+  `--evict-after` seconds) is closed to make room, and only when there is none does a
+  newcomer get a 529 (`course_tools.gateway_connections`);
 - its head (request line and headers) must arrive within `--head-timeout` seconds in all (and
   `--client-timeout` if shorter), and be at most 64 KiB in all: else 408, or 431;
 - the workshop token (`Authorization: Bearer`, as SDK 2.x sends it, or `x-api-key`) must be in
@@ -68,6 +70,7 @@ from course_tools import gateway_requests as checks
 from course_tools.gateway_connections import (
     ADDRESS_FULL,
     ALL_TAKEN,
+    EVICT_AFTER,
     Slots,
     default_per_client,
     turned_away,
@@ -121,6 +124,7 @@ class GatewayHandler(HeadReader, UpstreamRelay, BaseHTTPRequestHandler):
                 token = participant_token(self.headers)
                 participant = self.server.participants.participant(token)
             if participant is not None:
+                self.server.slots.trust(self.connection)
                 self._name = participant.name
                 self._line = f"{participant.name}:"
                 self.server.ledger.set_budget(participant.name, participant.budget)
@@ -243,6 +247,9 @@ class GatewayHandler(HeadReader, UpstreamRelay, BaseHTTPRequestHandler):
             self.close_connection = True
 
 
+EVICTED = 0  # a key of Gateway._turned_away: token-less connections closed to make room
+
+
 def _print(line: str) -> None:
     print(line, flush=True)
 
@@ -267,6 +274,7 @@ class Gateway(ThreadingHTTPServer):
         max_per_client: int | None = None,
         idle_timeout: float = 5.0,
         head_timeout: float = 10.0,
+        evict_after: float = EVICT_AFTER,
         log: Callable[[str], None] = _print,
     ) -> None:
         self.log = log
@@ -279,7 +287,9 @@ class Gateway(ThreadingHTTPServer):
         self.client_timeout = client_timeout
         self.upstream_timeout = upstream_timeout
         self.max_connections = max_connections
-        self.slots = Slots(max_connections, max_per_client or default_per_client(max_connections))
+        self.slots = Slots(
+            max_connections, max_per_client or default_per_client(max_connections), evict_after
+        )
         self.idle_timeout = idle_timeout
         self.head_timeout = head_timeout
         self._turned_away: Counter[int] = Counter()  # refused since the last line that said so
@@ -289,7 +299,10 @@ class Gateway(ThreadingHTTPServer):
     def process_request(self, request, client_address) -> None:
         """A thread per connection, within the caps (`gateway_connections`); past them, the door."""
         address = str(client_address[0])
-        refused = self.slots.take(address)
+        evicted = self.slots.evicted
+        refused = self.slots.take(address, request)
+        if self.slots.evicted != evicted:  # only this thread takes slots
+            self._log_turned_away(EVICTED)
         if refused is not None:
             self._log_turned_away(refused)
             try:
@@ -302,7 +315,7 @@ class Gateway(ThreadingHTTPServer):
         try:
             super().process_request(request, client_address)
         except BaseException:
-            self.slots.give_back(address)
+            self.slots.give_back(request)
             raise
 
     def _log_turned_away(self, status: int) -> None:
@@ -319,6 +332,11 @@ class Gateway(ThreadingHTTPServer):
                     f"{address} connection(s) refused: {self.slots.per_client} already open "
                     "from their address"
                 )
+            if self._turned_away[EVICTED]:
+                said.append(
+                    f"{self._turned_away[EVICTED]} connection(s) without a valid token closed "
+                    "to make room"
+                )
             self.log("; ".join(said))
             self._turned_away.clear()
             self._turned_away_logged = now
@@ -327,7 +345,7 @@ class Gateway(ThreadingHTTPServer):
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self.slots.give_back(str(client_address[0]))
+            self.slots.give_back(request)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -363,6 +381,13 @@ def main(argv: list[str] | None = None) -> None:
         default=10.0,
         help="seconds for a request's head to arrive, before any token is seen",
     )
+    parser.add_argument(
+        "--evict-after",
+        type=float,
+        default=EVICT_AFTER,
+        help="seconds after which a connection still without a valid token gives its slot to "
+        "a newcomer when every slot is taken",
+    )
     args = parser.parse_args(argv)
     api_key = os.environ.get("ANTHROPIC_API_KEY", "")
     if not api_key:
@@ -382,6 +407,7 @@ def main(argv: list[str] | None = None) -> None:
         max_connections=args.max_connections,
         max_per_client=args.max_per_client,
         head_timeout=args.head_timeout,
+        evict_after=args.evict_after,
     )
     host, port = gateway.server_address[:2]
     print(f"Workshop gateway on http://{host}:{port} for {len(gateway.participants)} participants")

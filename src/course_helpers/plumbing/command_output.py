@@ -19,9 +19,11 @@ the thread that stops the command at its deadline is never kept waiting by the r
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import contextlib
 import fcntl
+import itertools
 import os
 import threading
 
@@ -54,13 +56,19 @@ def _shown(text: str) -> list[str]:
 
 def _fit(pieces: list[str], room: int, *, from_end: bool = False) -> int:
     """How many whole pieces fit in `room` characters, from the start (or from the end)."""
-    used = count = 0
-    for piece in reversed(pieces) if from_end else pieces:
-        if used + len(piece) > room:
-            break
-        used += len(piece)
-        count += 1
-    return count
+    sizes = itertools.accumulate(map(len, reversed(pieces) if from_end else pieces))
+    return bisect.bisect_right(list(sizes), room)  # every piece has one character or more
+
+
+def _head_pieces(text: str, room: int) -> list[str]:
+    """The escaped pieces of the first `room` characters: no more can fit in `room`."""
+    return _shown(text[:room])
+
+
+def _tail_pieces(text: str, room: int) -> list[str]:
+    """The escaped pieces of the last `room` characters (escaped with CONTEXT before them)."""
+    start = max(0, len(text) - room - CONTEXT)
+    return _shown(text[start:])[-room:] if room else []
 
 
 class KeptOutput:
@@ -100,22 +108,28 @@ class KeptOutput:
     def text(self) -> str:
         """The kept text, escaped, with a marker where characters were cut (none if none)."""
         if not self._dropped:  # everything the command printed is here
-            whole = _shown(_decode(self._head + self._tail, final=True)[0])
-            if sum(map(len, whole)) <= self.head_room + self.tail_room:
-                return "".join(whole)
-            shown_head = _fit(whole, self.head_room)
-            shown_tail = min(_fit(whole, self.tail_room, from_end=True), len(whole) - shown_head)
-            cut = len(whole) - shown_head - shown_tail
-            return _joined(whole[:shown_head], cut, whole[len(whole) - shown_tail :])
+            text = _decode(self._head + self._tail, final=True)[0]
+            if len(text) <= self.head_room + self.tail_room:
+                whole = _shown(text)
+                if sum(map(len, whole)) <= self.head_room + self.tail_room:
+                    return "".join(whole)
+            head = _head_pieces(text, self.head_room)
+            shown_head = _fit(head, self.head_room)
+            tail = _tail_pieces(text, min(self.tail_room, len(text) - shown_head))
+            shown_tail = _fit(tail, self.tail_room, from_end=True)
+            cut = len(text) - shown_head - shown_tail
+            return _joined(head[:shown_head], cut, tail[len(tail) - shown_tail :])
         text, split = _decode(self._head, final=False)
-        head = _shown(text)
+        head = _head_pieces(text, self.head_room)
         start = 0  # continuation bytes of a character whose first byte was counted as cut
         while start < min(3, len(self._tail)) and 0x80 <= self._tail[start] < 0xC0:
             start += 1
-        tail = _shown(_decode(self._tail[start:], final=True)[0])
+        tail_text = _decode(self._tail[start:], final=True)[0]
+        tail = _tail_pieces(tail_text, self.tail_room)
         shown_head = _fit(head, self.head_room)
         shown_tail = _fit(tail, self.tail_room, from_end=True)
-        cut = self._middle + characters_in(split) + len(head) - shown_head + len(tail) - shown_tail
+        cut = self._middle + characters_in(split) + len(text) - shown_head
+        cut += len(tail_text) - shown_tail
         return _joined(head[:shown_head], cut, tail[len(tail) - shown_tail :])
 
 

@@ -29,8 +29,11 @@ command in new Linux namespaces. `wrap()` builds its command line:
   the folder a `gitdir:` file names and its `commondir`, with every folder on the way kept from
   being moved. Commands can read the history and change the files, but not plant a hook or a
   setting that git on your machine would run later (`host_git`), nor swap in a forged history.
-  A `.git` that is a symbolic link (or a link on the way) cannot be held in place by a mount:
-  there the sandbox refuses to start, saying why (`SandboxRefused`).
+  A project that is itself a git folder (a bare repository) is read-only as a whole. What no
+  mount can hold makes the sandbox refuse to start, saying why (`SandboxRefused`): a `.git`
+  that is a symbolic link (or a link on the way), a git folder named but not there yet (a
+  command could create it), and a project inside a repository above it with no `.git` of its
+  own (a command could `git init` one for the host's git to read).
 
 The command runs under a small Python program, `WATCH`, which is the namespace's first
 process (pid 1). It waits for the command, then looks in the sandbox's own `/proc` for anything
@@ -166,31 +169,75 @@ def _links_on_the_way(project: str, written: str) -> str | None:
     return None
 
 
+def _repository_above(project: str) -> str | None:
+    """The folder above `project` that git would take for its repository, or None."""
+    folder = os.path.dirname(project)
+    while True:
+        if os.path.lexists(os.path.join(folder, ".git")) or git_layout.is_git_folder(folder):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def _refuse(why: str, fix: str) -> SandboxRefused:
+    return SandboxRefused(f"{why}, so commands are not run in this folder. {fix}.")
+
+
 def _read_only_git(project: str) -> list[str]:
     """bwrap options that keep the project's git metadata read-only and in place.
 
     `.git` may be a folder, a `gitdir:` file naming a folder, and that folder may name the main
     repository's (`commondir`): every one of them inside the project is bound read-only over
     itself, and every folder on the way to them is bound over itself (still writable), since
-    a mount point cannot be moved, removed or replaced. A symbolic link can: a command could
-    point `.git` (or a link on the way) at a forged history. No mount holds a link in place,
-    so on such a layout the sandbox refuses to start (SandboxRefused) and says why. What lies
-    outside the project is not in the sandbox at all.
+    a mount point cannot be moved, removed or replaced. A project that is itself a git folder
+    (a bare repository) is read-only as a whole. What no mount can protect makes the sandbox
+    refuse to start (SandboxRefused), saying why:
+
+    - a symbolic link on the way (a command could point it at a forged history);
+    - a git folder named but not there yet (a command could create it, hooks and all);
+    - a project inside a repository above it with no `.git` of its own (a command could
+      `git init` one, and git on your machine would read it instead).
+
+    What lies outside the project is not in the sandbox at all.
     """
+    if git_layout.is_git_folder(project):
+        return ["--ro-bind", project, project]
+    steps = git_layout.pointed_at(project)
+    if not steps:
+        above = _repository_above(project)
+        if above is not None:
+            raise _refuse(
+                f"the project is a folder inside the git repository at {above!r} and has no "
+                "'.git' of its own: a command could create one (git init), and git on your "
+                "machine would then read that repository instead",
+                "Run the agent on the repository's top folder, or give the project a "
+                "repository of its own",
+            )
+        return []
     line: list[str] = []
-    for step in git_layout.pointed_at(project):
+    for step in steps:
         link = _links_on_the_way(project, step.written)
         if link is not None:
             shown = os.path.relpath(link, project)
-            raise SandboxRefused(
+            raise _refuse(
                 f"the project's {'.git' if shown == '.git' else shown} is a symbolic link "
                 f"(to {os.readlink(link)!r}) on the way to its git folder: a command could "
-                "replace it and the host's git would read a forged history, so commands are "
-                "not run in this folder. Make it a real folder (or a 'gitdir:' file naming "
-                "the folder), then run the command again."
+                "replace it and the host's git would read a forged history",
+                "Make it a real folder (or a 'gitdir:' file naming the folder), then run the "
+                "command again",
             )
-        if not git_layout.within(step.real, project) or not os.path.exists(step.real):
+        if not git_layout.within(step.real, project):
             continue
+        if not os.path.exists(step.real):
+            shown = os.path.relpath(step.written, project)
+            raise _refuse(
+                f"the project's git metadata names {shown!r} ({step.kind}), which does not "
+                "exist: a command could create it, with hooks and settings that git on your "
+                "machine would run",
+                "Create that git folder, or remove the '.git' that names it",
+            )
         folder = project
         for part in os.path.relpath(step.real, project).split(os.sep)[:-1]:
             folder = os.path.join(folder, part)
@@ -199,10 +246,10 @@ def _read_only_git(project: str) -> list[str]:
     return line
 
 
-def wrap(argv: list[str], project: str | os.PathLike[str], bwrap: str = "bwrap") -> list[str]:
-    """The command line that runs `argv` inside bubblewrap, with `project` writable."""
-    project = os.path.realpath(project)
-    line = [bwrap]
+@functools.cache
+def _system_options() -> tuple[str, ...]:
+    """The part of every command line that depends only on this machine (built once)."""
+    line: list[str] = []
     for folder in SYSTEM:
         if os.path.islink(folder):  # /bin -> usr/bin on most systems today
             line += ["--symlink", os.readlink(folder), folder]
@@ -220,7 +267,20 @@ def wrap(argv: list[str], project: str | os.PathLike[str], bwrap: str = "bwrap")
     for folder in _python_folders():
         if not _in_system(folder):
             line += ["--ro-bind", folder, folder]
-    line += ["--bind", project, project, *_read_only_git(project), "--chdir", project]
+    return tuple(line)
+
+
+def wrap(argv: list[str], project: str | os.PathLike[str], bwrap: str = "bwrap") -> list[str]:
+    """The command line that runs `argv` inside bubblewrap, with `project` writable.
+
+    The project's git layout is read for every command (a command may have changed it); what
+    the rest of the system looks like is read once."""
+    project = os.path.realpath(project)
+    return _line(argv, project, _read_only_git(project), bwrap)
+
+
+def _line(argv: list[str], project: str, git: list[str], bwrap: str) -> list[str]:
+    line = [bwrap, *_system_options(), "--bind", project, project, *git, "--chdir", project]
     line += ["--unshare-all", "--as-pid-1", "--die-with-parent", "--cap-drop", "ALL", "--"]
     return line + list(argv)
 
@@ -234,7 +294,7 @@ def problem() -> str | None:
     with tempfile.TemporaryDirectory() as folder:
         try:
             probe = subprocess.run(
-                wrap(["true"], folder, bwrap),
+                _line(["true"], os.path.realpath(folder), [], bwrap),  # any git layout aside
                 capture_output=True,
                 stdin=subprocess.DEVNULL,
                 timeout=20,

@@ -34,6 +34,7 @@ with a note; a process that also clears its environment escapes that search.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import signal
@@ -287,11 +288,16 @@ def run_command(
     marker = secrets.token_hex(8)
     report_read, report_write = os.pipe() if confined else (-1, -1)
     if confined:
-        argv = command_sandbox.wrap(
-            command_sandbox.watched(command, report_write),
-            cwd,
-            command_sandbox.bwrap_path() or "bwrap",
-        )
+        try:
+            argv = command_sandbox.wrap(
+                command_sandbox.watched(command, report_write),
+                cwd,
+                command_sandbox.bwrap_path() or "bwrap",
+            )
+        except BaseException:  # a layout the sandbox refuses: no descriptor left open
+            os.close(report_read)
+            os.close(report_write)
+            raise
     else:
         environment[MARKER] = marker
     started = time.monotonic()
@@ -321,7 +327,13 @@ def run_command(
     # waits on its full pipe instead of competing with the stopping.
     reader.pause()
     left_behind = not timed_out and not confined and group_alive(process.pid)
-    stop_group(process.pid)
+    if confined and not timed_out:
+        # bwrap returns only once the namespace's pid 1 is gone, and the kernel lets pid 1 go
+        # only once every other process in its namespace is: nothing is left to look for.
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+    else:
+        stop_group(process.pid)
     process.wait()
     if confined:
         left_behind = _reported_left_behind(report_read) and not timed_out

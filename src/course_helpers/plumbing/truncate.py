@@ -62,31 +62,6 @@ def _needs_escape(char: str) -> bool:
     return char in _INVISIBLE or unicodedata.category(char) in _ESCAPED_CATEGORIES
 
 
-@functools.cache
-def _candidates(kept: str) -> re.Pattern:
-    """The characters `visible()` looks at one by one (built once per `kept`); the rest of a
-    text is copied as it is.
-
-    In the first 65,536 code points, exactly those it may escape or must place (a combining
-    mark); beyond them every character, to be checked one by one (a class of scattered ranges
-    there would make every search slow).
-    """
-    codes = [
-        code
-        for code in range(0x10000)
-        if chr(code) not in kept
-        and (_needs_escape(chr(code)) or unicodedata.category(chr(code)) in _COMBINING)
-    ]
-    ranges: list[tuple[int, int]] = []
-    for code in codes:
-        if ranges and ranges[-1][1] == code - 1:
-            ranges[-1] = (ranges[-1][0], code)
-        else:
-            ranges.append((code, code))
-    parts = "".join(f"\\u{low:04x}-\\u{high:04x}" for low, high in ranges)
-    return re.compile(f"[{parts}]|[\\U00010000-\\U0010ffff]")
-
-
 def _escape(char: str) -> str:
     return char.encode("unicode_escape").decode("ascii")
 
@@ -126,38 +101,64 @@ def visible(text: str, *, keep_newlines: bool = False, keep_tabs: bool = False) 
     if text.isascii():  # the common case, fast: only the ASCII controls to escape
         return _ASCII_CONTROLS[kept].sub(_escaped, text)
 
-    def shown(match: re.Match) -> str:
-        char = match.group(0)
-        if _needs_escape(char):
-            return _escape(char)
-        if unicodedata.category(char) in _COMBINING and not _on_a_base(text, match.start()):
-            return _escape(char)
-        return char
-
-    return _candidates(kept).sub(shown, text)
+    return "".join(visible_pieces(text, keep_newlines=keep_newlines, keep_tabs=keep_tabs))
 
 
 def visible_pieces(text: str, *, keep_newlines: bool = False, keep_tabs: bool = False) -> list[str]:
     """What `visible()` writes for each character of `text`, one piece per character.
 
     `"".join(visible_pieces(text))` is `visible(text)`; the pieces let a caller keep whole
-    characters (never half of an escape) when it must stop at a given length.
+    characters (never half of an escape) when it must stop at a given length. The cost is
+    the same for any text (binary read as text included): one table look-up per character,
+    done in C, and Python only for each run of combining marks and each distinct character
+    beyond the first 65,536 code points.
     """
-    escaped = visible(text, keep_newlines=keep_newlines, keep_tabs=keep_tabs)
-    if len(escaped) == len(text):  # nothing escaped (every escape is longer than its character)
-        return list(text)
+    if not isinstance(text, str):
+        raise TypeError(f"visible_pieces() needs text (str), got {type(text).__name__}")
     kept = ("\n" if keep_newlines else "") + ("\t" if keep_tabs else "")
-    pieces = []
-    for index, char in enumerate(text):
-        if char in kept:
-            pieces.append(char)
-        elif _needs_escape(char) or (
-            unicodedata.category(char) in _COMBINING and not _on_a_base(text, index)
-        ):
-            pieces.append(_escape(char))
-        else:
-            pieces.append(char)
+    table = _escapes(kept)
+    if not text.isascii():
+        astral = set(_ASTRAL.findall(text))
+        if astral:
+            table = dict(table)
+            table.update((char, _escape(char)) for char in astral if _needs_escape(char))
+    pieces = list(map(table.get, text, text))
+    if text.isascii() or _marks().isdisjoint(text):
+        return pieces  # no combining mark
+    # One byte per character, 1 for a combining mark: the runs of 1 are the runs of marks.
+    for run in _RUN_OF_ONES.finditer(bytes(map(_marks().__contains__, text))):
+        start, end = run.span()
+        on_a_base = start > 0 and _draws(text[start - 1])
+        first = start + _MAX_STACKED_MARKS if on_a_base else start
+        if first < end:  # marks with nothing drawn under them (or too tall a pile): escaped
+            pieces[first:end] = map(_mark_escape, text[first:end])
     return pieces
+
+
+@functools.cache
+def _escapes(kept: str) -> dict[str, str]:
+    """Each character of the first 65,536 code points escaped wherever it is, with its escape."""
+    return {
+        chr(code): _escape(chr(code))
+        for code in range(0x10000)
+        if chr(code) not in kept and _needs_escape(chr(code))
+    }
+
+
+@functools.cache
+def _marks() -> frozenset[str]:
+    """Every combining mark (Mn, Me) of the planes that have any."""
+    return frozenset(
+        chr(code)
+        for block in (range(0x300, 0x20000), range(0xE0000, 0xE1000))
+        for code in block
+        if unicodedata.category(chr(code)) in _COMBINING
+    )
+
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_RUN_OF_ONES = re.compile(b"\x01+")
+_mark_escape = functools.cache(_escape)  # a few thousand combining marks at most
 
 
 def clip(text: str, width: int, *, marker: str = "...") -> str:

@@ -806,3 +806,101 @@ def test_per_turn_effort_in_a_system_message_follows_the_same_rules():
         "messages.2.output_config.effort 'max' is not supported when thinking is disabled on this "
         "model. Use effort 'high' or below, or enable thinking."
     )
+
+
+# ------------------------------------------- real clients' requests, replayed as they were sent
+
+# Captured from `benchmarks/real_clients/run.py` (the bodies exactly as each client sent them).
+CONTACT_TEXT = "Add a contact: Ada Lovelace, ada@example.com."
+CONTACT_SCHEMA = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "email": {"type": "string"}},
+    "required": ["name", "email"],
+}
+CAPTURED_FORMS = {
+    # langchain-anthropic 1.7.10, bind_tools([Contact], tool_choice="Contact")
+    "langchain": {
+        "max_tokens": 400,
+        "messages": [{"role": "user", "content": CONTACT_TEXT}],
+        "model": "claude-haiku-5-5",
+        "tool_choice": {"type": "tool", "name": "Contact"},
+        "tools": [{"name": "Contact", "input_schema": CONTACT_SCHEMA, "description": ""}],
+    },
+    # litellm 1.110, an OpenAI-style function forced by tool_choice
+    "litellm": {
+        "model": "claude-haiku-5-5",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": CONTACT_TEXT}]}],
+        "max_tokens": 400,
+        "tools": [
+            {
+                "name": "add_contact",
+                "input_schema": CONTACT_SCHEMA,
+                "type": "custom",
+                "description": "Add a person to the address book.",
+            }
+        ],
+        "tool_choice": {"type": "tool", "name": "add_contact"},
+    },
+}
+
+
+@pytest.mark.parametrize("client_name", list(CAPTURED_FORMS))
+def test_a_forced_form_gets_the_name_and_email_the_request_states(app, client_name):
+    status, answer = post(app, CAPTURED_FORMS[client_name])
+    assert status == 200
+    call = next(b for b in answer["content"] if b["type"] == "tool_use")
+    assert call["input"] == {"name": "Ada Lovelace", "email": "ada@example.com"}
+
+
+def test_instructors_json_mode_gets_the_name_and_email_the_request_states(app):
+    # instructor 1.17, Mode.ANTHROPIC_JSON: the schema is written into the system prompt.
+    schema = {
+        "properties": {
+            "name": {"title": "Name", "type": "string"},
+            "email": {"title": "Email", "type": "string"},
+        },
+        "required": ["name", "email"],
+        "title": "Contact",
+        "type": "object",
+    }
+    system = (
+        "\n            As a genius expert, your task is to understand the content and provide\n"
+        "            the parsed objects in json that match the following json_schema:\n\n"
+        f"            {json.dumps(schema, indent=2)}\n\n"
+        "            Make sure to return an instance of the JSON, not the schema itself\n"
+    )
+    sent = {
+        "max_tokens": 400,
+        "messages": [{"role": "user", "content": CONTACT_TEXT}],
+        "model": "claude-haiku-5-5",
+        "system": [{"type": "text", "text": system}],
+    }
+    status, answer = post(app, sent)
+    assert status == 200
+    said = "".join(b["text"] for b in answer["content"] if b["type"] == "text")
+    found = json.loads(said[said.index("{") : said.rindex("}") + 1])
+    assert found == {"name": "Ada Lovelace", "email": "ada@example.com"}
+
+
+def test_paris_and_in_tokyo_asks_for_both_cities(app):
+    # The Python SDK 2.15 and langchain-anthropic's first turn of a tool loop.
+    sent = {
+        "max_tokens": 400,
+        "messages": [{"role": "user", "content": "What's the weather in Paris and in Tokyo?"}],
+        "model": "claude-sonnet-5-5",
+        "tools": [
+            {
+                "name": "get_weather",
+                "description": "Current weather for a city.",
+                "input_schema": {
+                    "type": "object",
+                    "properties": {"city": {"type": "string"}},
+                    "required": ["city"],
+                },
+            }
+        ],
+    }
+    status, answer = post(app, sent)
+    assert status == 200
+    cities = [b["input"]["city"] for b in answer["content"] if b["type"] == "tool_use"]
+    assert cities == ["Paris", "Tokyo"]

@@ -161,6 +161,8 @@ def main() -> None:
         counts = ", ".join(f"{s}×{seen.count(s)}" for s in sorted(set(seen))) or "-"
         looped = len(seen) > LOOP
         mark = "yes" if r["ok"] and not looped else "NO"
+        if r.get("expect_error") and not looped:
+            mark = "refused, as the API refuses it"
         loops += looped
         rows.append(f"| {r['client']} | {r['check']} | {mark} | {len(seen)} ({counts}) | "
                     f"{str(r.get('note', '')).replace('|', '/')[:160]} |")

@@ -904,3 +904,63 @@ def test_paris_and_in_tokyo_asks_for_both_cities(app):
     assert status == 200
     cities = [b["input"]["city"] for b in answer["content"] if b["type"] == "tool_use"]
     assert cities == ["Paris", "Tokyo"]
+
+
+def _streamed_text(app: CourseModelApp, payload: dict) -> str:
+    reply = app.dispatch("POST", "/v1/messages", HEADERS, json.dumps(payload).encode())
+    assert reply.status == 200
+    events = b"".join(reply.chunks()).decode().split("\n\n")
+    data = [json.loads(e.split("data: ", 1)[1]) for e in events if "data: " in e]
+    return "".join(d["delta"].get("text", "") for d in data if d["type"] == "content_block_delta")
+
+
+def test_a_validation_retry_is_filled_from_the_persons_words_not_the_feedback(app):
+    # pydantic-ai 2.68, an output validator that raised ModelRetry once: the retry's user turn
+    # is the program's feedback, which says it is not the person speaking.
+    asked = "Paris, 18 C and sunny. Give me the weather report as data."
+    schema = {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "temperature_c": {"type": "number"},
+            "summary": {"type": "string"},
+        },
+        "additionalProperties": False,
+        "required": ["city", "temperature_c", "summary"],
+    }
+    first = json.dumps({"city": "Paris", "temperature_c": 18, "summary": asked})
+    sent = {
+        "max_tokens": 128000,
+        "messages": [
+            {"role": "user", "content": [{"text": asked, "type": "text"}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "thinking": "I have what I need to answer directly.",
+                        "signature": "sig_01z7i6sH56CHaaLw3FX1SGsPkEss7L56GNm75hXq6R",
+                        "type": "thinking",
+                    },
+                    {"text": first, "type": "text"},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "text": "Your previous response failed the application's validation "
+                        "(this is automated feedback, not a message from the user):\n"
+                        "<pyai:retry_feedback>\nGive the summary in a full sentence, please.\n"
+                        "</pyai:retry_feedback>",
+                        "type": "text",
+                    }
+                ],
+            },
+        ],
+        "model": "claude-haiku-5-5",
+        "output_config": {"format": {"type": "json_schema", "schema": schema}},
+        "stream": True,
+    }
+    found = json.loads(_streamed_text(app, sent))
+    assert found["city"] == "Paris" and found["temperature_c"] == 18
+    assert "validation" not in found["summary"] and "feedback" not in found["summary"]

@@ -165,7 +165,7 @@ def main() -> None:
             mark = "refused, as the API refuses it"
         loops += looped
         rows.append(f"| {r['client']} | {r['check']} | {mark} | {len(seen)} ({counts}) | "
-                    f"{str(r.get('note', '')).replace('|', '/')[:160]} |")
+                    f"{' '.join(str(r.get('note', '')).replace('|', '/').split())[:120]} |")
     passed = sum(1 for r in results if r["ok"] and len(statuses.get(f"{r['client']}:{r['check']}", [])) <= LOOP)
     rows.append("")
     rows.append(f"{passed} of {len(results)} checks usable; 5xx answers: {fives}; "

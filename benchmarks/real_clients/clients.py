@@ -12,7 +12,6 @@ import os
 import sys
 import tempfile
 import traceback
-from typing import Literal
 
 from pydantic import BaseModel, field_validator
 
@@ -371,17 +370,22 @@ def instructor_checks() -> None:
         run(
             "instructor",
             f"structured_{label}",
-            lambda h, m=mode: (
-                lambda r: (r.city == "Paris" and r.temperature_c == 18, r)
-            )(extract(h, m, Weather, WEATHER_TEXT)),
+            lambda h, m=mode: (lambda r: (r.city == "Paris" and r.temperature_c == 18, r))(
+                extract(h, m, Weather, WEATHER_TEXT)
+            ),
         )
     # A validation retry: the first answer's email is refused, the retry quotes the error.
     run(
         "instructor",
         "validation_retry",
         lambda h: (lambda r: (r.email.endswith("@example.com"), r))(
-            extract(h, instructor.Mode.ANTHROPIC_TOOLS, Checked, "Add Ada Lovelace, ada@lovelace.org"
-                    " (her address book entry must use the example.com domain).")
+            extract(
+                h,
+                instructor.Mode.ANTHROPIC_TOOLS,
+                Checked,
+                "Add Ada Lovelace, ada@lovelace.org"
+                " (her address book entry must use the example.com domain).",
+            )
         ),
     )
     del tries
@@ -395,8 +399,12 @@ def litellm_checks() -> None:
 
     def call(h, **kwargs):
         return litellm.completion(
-            model=f"anthropic/{MODEL}", api_base=URL, api_key=KEY, extra_headers=h,
-            max_tokens=400, **kwargs
+            model=f"anthropic/{MODEL}",
+            api_base=URL,
+            api_key=KEY,
+            extra_headers=h,
+            max_tokens=400,
+            **kwargs,
         )
 
     openai_tool = {
@@ -537,9 +545,7 @@ def llama_index_checks() -> None:
     from llama_index.llms.anthropic import Anthropic
 
     def llm(h):
-        return Anthropic(
-            model=MODEL, base_url=URL, api_key=KEY, default_headers=h, max_tokens=400
-        )
+        return Anthropic(model=MODEL, base_url=URL, api_key=KEY, default_headers=h, max_tokens=400)
 
     def plain(h):
         r = llm(h).complete("What is 2+2?")
@@ -560,8 +566,12 @@ def llama_index_checks() -> None:
         return calls[0].tool_kwargs.get("name") == "Ada Lovelace", calls[0].tool_kwargs
 
     def stream(h):
-        text = "".join(c.delta or "" for c in llm(h).stream_chat(
-            [ChatMessage(role="user", content="Say hello in one short sentence.")]))
+        text = "".join(
+            c.delta or ""
+            for c in llm(h).stream_chat(
+                [ChatMessage(role="user", content="Say hello in one short sentence.")]
+            )
+        )
         return bool(text), text
 
     def structured(h):
@@ -620,9 +630,13 @@ def claude_agent_checks() -> None:
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         }
         options = ClaudeAgentOptions(
-            model=MODEL, env=env, max_turns=6, mcp_servers={"desk": server}, cwd=home,
+            model=MODEL,
+            env=env,
+            max_turns=6,
+            mcp_servers={"desk": server},
+            cwd=home,
             setting_sources=[],
-            **kwargs
+            **kwargs,
         )
         texts, result = [], None
         async for message in query(prompt=prompt, options=options):
@@ -634,11 +648,14 @@ def claude_agent_checks() -> None:
 
     async def plain(h):
         said, result = await ask(h, "Say hello in one short sentence.")
-        return bool(said) and not (result and result.is_error), f"{said} / {result and result.subtype}"
+        return bool(said) and not (
+            result and result.is_error
+        ), f"{said} / {result and result.subtype}"
 
     async def loop(h):
         said, result = await ask(
-            h, "What's the weather in Paris and in Tokyo?",
+            h,
+            "What's the weather in Paris and in Tokyo?",
             allowed_tools=["mcp__desk__get_weather"],
         )
         ok = "Tokyo" in said and "sunny" in said and result and not result.is_error

@@ -121,7 +121,9 @@ def main() -> None:
     parser.add_argument("--only", default="", help="run only the clients whose name has this")
     parser.add_argument("--timeout", type=int, default=600)
     parser.add_argument(
-        "--model", default="claude-haiku-5-5", help="model id (claude-sonnet-5-5 refuses forced tools)"
+        "--model",
+        default="claude-haiku-5-5",
+        help="model id (claude-sonnet-5-5 refuses forced tools)",
     )
     args = parser.parse_args()
     out = Path(args.out)
@@ -164,41 +166,77 @@ def main() -> None:
         if r.get("expect_error") and not looped:
             mark = "refused, as the API refuses it"
         loops += looped
-        rows.append(f"| {r['client']} | {r['check']} | {mark} | {len(seen)} ({counts}) | "
-                    f"{' '.join(str(r.get('note', '')).replace('|', '/').split())[:120]} |")
-    passed = sum(1 for r in results if r["ok"] and len(statuses.get(f"{r['client']}:{r['check']}", [])) <= LOOP)
+        rows.append(
+            f"| {r['client']} | {r['check']} | {mark} | {len(seen)} ({counts}) | "
+            f"{' '.join(str(r.get('note', '')).replace('|', '/').split())[:120]} |"
+        )
+    passed = sum(
+        1
+        for r in results
+        if r["ok"] and len(statuses.get(f"{r['client']}:{r['check']}", [])) <= LOOP
+    )
     rows.append("")
-    rows.append(f"{passed} of {len(results)} checks usable; 5xx answers: {fives}; "
-                f"4xx answers to requests not meant to fail: {refused}; checks over {LOOP} requests: {loops}.")
+    rows.append(
+        f"{passed} of {len(results)} checks usable; 5xx answers: {fives}; "
+        f"4xx answers to requests not meant to fail: {refused}; checks over {LOOP} requests: {loops}."
+    )
     (out / "results.md").write_text("\n".join(rows) + "\n")
     print("\n".join(rows))
 
 
 def curl_checks(url: str, model: str) -> list[dict]:
     """curl: a plain question, a tool with a `name` property, a stream."""
-    headers = ["-H", "x-api-key: k", "-H", "anthropic-version: 2023-06-01", "-H",
-               "content-type: application/json"]
+    headers = [
+        "-H",
+        "x-api-key: k",
+        "-H",
+        "anthropic-version: 2023-06-01",
+        "-H",
+        "content-type: application/json",
+    ]
     base = {"model": model, "max_tokens": 300}
     bodies = {
         "plain": {**base, "messages": [{"role": "user", "content": "What is 2+2?"}]},
         "tool_name": {
             **base,
-            "tools": [{"name": "add_contact", "description": "Add a contact.", "input_schema": {
-                "type": "object", "properties": {"name": {"type": "string"},
-                                                 "email": {"type": "string"}},
-                "required": ["name", "email"]}}],
+            "tools": [
+                {
+                    "name": "add_contact",
+                    "description": "Add a contact.",
+                    "input_schema": {
+                        "type": "object",
+                        "properties": {"name": {"type": "string"}, "email": {"type": "string"}},
+                        "required": ["name", "email"],
+                    },
+                }
+            ],
             "tool_choice": {"type": "tool", "name": "add_contact"},
             "messages": [{"role": "user", "content": "Add Ada Lovelace, ada@example.com."}],
         },
-        "stream": {**base, "stream": True,
-                   "messages": [{"role": "user", "content": "Say hello in one short sentence."}]},
+        "stream": {
+            **base,
+            "stream": True,
+            "messages": [{"role": "user", "content": "Say hello in one short sentence."}],
+        },
     }
     results = []
     for check, sent in bodies.items():
         done = subprocess.run(
-            ["curl", "-sS", "-N", f"{url}/v1/messages", *headers, "-H", f"x-check: curl:{check}",
-             "-d", json.dumps(sent)],
-            capture_output=True, text=True, timeout=60, check=False,
+            [
+                "curl",
+                "-sS",
+                "-N",
+                f"{url}/v1/messages",
+                *headers,
+                "-H",
+                f"x-check: curl:{check}",
+                "-d",
+                json.dumps(sent),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
         )
         said = done.stdout
         if check == "plain":

@@ -40,8 +40,40 @@ _AFTER_PREPOSITION = re.compile(
 # A person's name: two or more capitalised words, the words that open a request left out.
 _PERSON = re.compile(r"\b[A-Z][a-z'-]+(?:\s+(?:[A-Z][a-z'-]+|de|van|von|da))*\s+[A-Z][a-z'-]+\b")
 _NOT_NAME_WORDS = frozenset(
-    "Add Create Please Save Make Register Put Store Record New Hi Hello Dear My The A An Our "
-    "Contact Name Call Email Send Book Set Update Remember Note Meet Ask Tell Invite".split()
+    [
+        "Add",
+        "Create",
+        "Please",
+        "Save",
+        "Make",
+        "Register",
+        "Put",
+        "Store",
+        "Record",
+        "New",
+        "Hi",
+        "Hello",
+        "Dear",
+        "My",
+        "The",
+        "A",
+        "An",
+        "Our",
+        "Contact",
+        "Name",
+        "Call",
+        "Email",
+        "Send",
+        "Book",
+        "Set",
+        "Update",
+        "Remember",
+        "Note",
+        "Meet",
+        "Ask",
+        "Tell",
+        "Invite",
+    ]
 )
 _NAME_FIELD = re.compile(
     r"(?:full|first|last|given|family|person|contact|customer|user|display)?_?name", re.I
@@ -220,7 +252,11 @@ def _from_text(
         if "email" in name.lower() or schema.get("format") == "email":
             email = _EMAIL.search(text)
             return email.group(0) if email else None
-        if _NAME_FIELD.fullmatch(name.replace("-", "_")) or name in ("fullName", "firstName", "lastName"):
+        if _NAME_FIELD.fullmatch(name.replace("-", "_")) or name in (
+            "fullName",
+            "firstName",
+            "lastName",
+        ):
             return _person_field(name, text)
         if schema.get("format") or schema.get("pattern"):
             return None

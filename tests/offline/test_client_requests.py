@@ -964,3 +964,80 @@ def test_a_validation_retry_is_filled_from_the_persons_words_not_the_feedback(ap
     found = json.loads(_streamed_text(app, sent))
     assert found["city"] == "Paris" and found["temperature_c"] == 18
     assert "validation" not in found["summary"] and "feedback" not in found["summary"]
+
+
+# openai-agents 0.24 (through litellm) and pydantic-ai 2.68: the tool under `auto`.
+ASKED_TOOL_BODIES = {
+    "openai-agents": {
+        "model": "claude-haiku-5-5",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": CONTACT_TEXT}]}],
+        "max_tokens": 400,
+        "tools": [
+            {
+                "name": "add_contact",
+                "input_schema": {
+                    "properties": {
+                        "name": {"title": "Name", "type": "string"},
+                        "email": {"title": "Email", "type": "string"},
+                    },
+                    "required": ["name", "email"],
+                    "type": "object",
+                    "additionalProperties": False,
+                },
+                "type": "custom",
+                "description": "Add a person to the address book.",
+            }
+        ],
+    },
+    "pydantic-ai": {
+        "max_tokens": 128000,
+        "messages": [{"role": "user", "content": [{"text": CONTACT_TEXT, "type": "text"}]}],
+        "model": "claude-haiku-5-5",
+        "tool_choice": {"type": "auto"},
+        "tools": [
+            {
+                "name": "add_contact",
+                "description": "Add a person to the address book.",
+                "input_schema": {**CONTACT_SCHEMA, "additionalProperties": False},
+            }
+        ],
+    },
+}
+
+
+@pytest.mark.parametrize("client_name", list(ASKED_TOOL_BODIES))
+def test_a_tool_the_person_asks_for_is_called_under_auto(app, client_name):
+    status, answer = post(app, ASKED_TOOL_BODIES[client_name])
+    assert status == 200 and answer["stop_reason"] == "tool_use"
+    call = next(b for b in answer["content"] if b["type"] == "tool_use")
+    assert call["name"] == "add_contact"
+    assert call["input"] == {"name": "Ada Lovelace", "email": "ada@example.com"}
+    history = ASKED_TOOL_BODIES[client_name]["messages"] + [
+        {"role": "assistant", "content": answer["content"]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": call["id"], "content": "added Ada Lovelace"}
+            ],
+        },
+    ]
+    status, final = post(app, {**ASKED_TOOL_BODIES[client_name], "messages": history})
+    assert status == 200 and final["stop_reason"] == "end_turn"
+    said = "".join(b["text"] for b in final["content"] if b["type"] == "text")
+    assert "added Ada Lovelace" in said
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What does add_contact do?",  # names the tool, states no contact
+        "Add a contact.",  # asks for it, states nothing to send
+        "Tell me about Ada Lovelace.",  # states a name, asks for nothing the tool does
+    ],
+)
+def test_no_call_without_the_ask_and_the_values(app, question):
+    sent = {**ASKED_TOOL_BODIES["openai-agents"]}
+    sent["messages"] = [{"role": "user", "content": question}]
+    status, answer = post(app, sent)
+    assert status == 200
+    assert not [b for b in answer["content"] if b["type"] == "tool_use"]

@@ -106,6 +106,14 @@ def fill(schema: Any, text: str, *, hint: str = "", asked: str = "") -> Any:
     return conform(found, schema, hint=hint)
 
 
+def stated(schema: Any, text: str, *, asked: str = "") -> dict:
+    """Only the fields of an object schema that `text` names (no placeholders): what a model
+    could send without guessing."""
+    numbers = _Numbers(sum_in(text), numbers_in(text))
+    found = _from_text(schema, text, schema, 0, numbers, prose=asked.strip()[:300])
+    return found if isinstance(found, dict) else {}
+
+
 def city_in(text: str) -> str | None:
     """The first city the text names: a known one, else a capitalised name after a preposition."""
     found = [

@@ -806,3 +806,238 @@ def test_per_turn_effort_in_a_system_message_follows_the_same_rules():
         "messages.2.output_config.effort 'max' is not supported when thinking is disabled on this "
         "model. Use effort 'high' or below, or enable thinking."
     )
+
+
+# ------------------------------------------- real clients' requests, replayed as they were sent
+
+# Captured from `benchmarks/real_clients/run.py` (the bodies exactly as each client sent them).
+CONTACT_TEXT = "Add a contact: Ada Lovelace, ada@example.com."
+CONTACT_SCHEMA = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "email": {"type": "string"}},
+    "required": ["name", "email"],
+}
+CAPTURED_FORMS = {
+    # langchain-anthropic 1.7.10, bind_tools([Contact], tool_choice="Contact")
+    "langchain": {
+        "max_tokens": 400,
+        "messages": [{"role": "user", "content": CONTACT_TEXT}],
+        "model": "claude-haiku-5-5",
+        "tool_choice": {"type": "tool", "name": "Contact"},
+        "tools": [{"name": "Contact", "input_schema": CONTACT_SCHEMA, "description": ""}],
+    },
+    # litellm 1.110, an OpenAI-style function forced by tool_choice
+    "litellm": {
+        "model": "claude-haiku-5-5",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": CONTACT_TEXT}]}],
+        "max_tokens": 400,
+        "tools": [
+            {
+                "name": "add_contact",
+                "input_schema": CONTACT_SCHEMA,
+                "type": "custom",
+                "description": "Add a person to the address book.",
+            }
+        ],
+        "tool_choice": {"type": "tool", "name": "add_contact"},
+    },
+}
+
+
+@pytest.mark.parametrize("client_name", list(CAPTURED_FORMS))
+def test_a_forced_form_gets_the_name_and_email_the_request_states(app, client_name):
+    status, answer = post(app, CAPTURED_FORMS[client_name])
+    assert status == 200
+    call = next(b for b in answer["content"] if b["type"] == "tool_use")
+    assert call["input"] == {"name": "Ada Lovelace", "email": "ada@example.com"}
+
+
+def test_instructors_json_mode_gets_the_name_and_email_the_request_states(app):
+    # instructor 1.17, Mode.ANTHROPIC_JSON: the schema is written into the system prompt.
+    schema = {
+        "properties": {
+            "name": {"title": "Name", "type": "string"},
+            "email": {"title": "Email", "type": "string"},
+        },
+        "required": ["name", "email"],
+        "title": "Contact",
+        "type": "object",
+    }
+    system = (
+        "\n            As a genius expert, your task is to understand the content and provide\n"
+        "            the parsed objects in json that match the following json_schema:\n\n"
+        f"            {json.dumps(schema, indent=2)}\n\n"
+        "            Make sure to return an instance of the JSON, not the schema itself\n"
+    )
+    sent = {
+        "max_tokens": 400,
+        "messages": [{"role": "user", "content": CONTACT_TEXT}],
+        "model": "claude-haiku-5-5",
+        "system": [{"type": "text", "text": system}],
+    }
+    status, answer = post(app, sent)
+    assert status == 200
+    said = "".join(b["text"] for b in answer["content"] if b["type"] == "text")
+    found = json.loads(said[said.index("{") : said.rindex("}") + 1])
+    assert found == {"name": "Ada Lovelace", "email": "ada@example.com"}
+
+
+def test_paris_and_in_tokyo_asks_for_both_cities(app):
+    # The Python SDK 2.15 and langchain-anthropic's first turn of a tool loop.
+    sent = {
+        "max_tokens": 400,
+        "messages": [{"role": "user", "content": "What's the weather in Paris and in Tokyo?"}],
+        "model": "claude-sonnet-5-5",
+        "tools": [
+            {
+                "name": "get_weather",
+                "description": "Current weather for a city.",
+                "input_schema": {
+                    "type": "object",
+                    "properties": {"city": {"type": "string"}},
+                    "required": ["city"],
+                },
+            }
+        ],
+    }
+    status, answer = post(app, sent)
+    assert status == 200
+    cities = [b["input"]["city"] for b in answer["content"] if b["type"] == "tool_use"]
+    assert cities == ["Paris", "Tokyo"]
+
+
+def _streamed_text(app: CourseModelApp, payload: dict) -> str:
+    reply = app.dispatch("POST", "/v1/messages", HEADERS, json.dumps(payload).encode())
+    assert reply.status == 200
+    events = b"".join(reply.chunks()).decode().split("\n\n")
+    data = [json.loads(e.split("data: ", 1)[1]) for e in events if "data: " in e]
+    return "".join(d["delta"].get("text", "") for d in data if d["type"] == "content_block_delta")
+
+
+def test_a_validation_retry_is_filled_from_the_persons_words_not_the_feedback(app):
+    # pydantic-ai 2.68, an output validator that raised ModelRetry once: the retry's user turn
+    # is the program's feedback, which says it is not the person speaking.
+    asked = "Paris, 18 C and sunny. Give me the weather report as data."
+    schema = {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "temperature_c": {"type": "number"},
+            "summary": {"type": "string"},
+        },
+        "additionalProperties": False,
+        "required": ["city", "temperature_c", "summary"],
+    }
+    first = json.dumps({"city": "Paris", "temperature_c": 18, "summary": asked})
+    sent = {
+        "max_tokens": 128000,
+        "messages": [
+            {"role": "user", "content": [{"text": asked, "type": "text"}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "thinking": "I have what I need to answer directly.",
+                        "signature": "sig_01z7i6sH56CHaaLw3FX1SGsPkEss7L56GNm75hXq6R",
+                        "type": "thinking",
+                    },
+                    {"text": first, "type": "text"},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "text": "Your previous response failed the application's validation "
+                        "(this is automated feedback, not a message from the user):\n"
+                        "<pyai:retry_feedback>\nGive the summary in a full sentence, please.\n"
+                        "</pyai:retry_feedback>",
+                        "type": "text",
+                    }
+                ],
+            },
+        ],
+        "model": "claude-haiku-5-5",
+        "output_config": {"format": {"type": "json_schema", "schema": schema}},
+        "stream": True,
+    }
+    found = json.loads(_streamed_text(app, sent))
+    assert found["city"] == "Paris" and found["temperature_c"] == 18
+    assert "validation" not in found["summary"] and "feedback" not in found["summary"]
+
+
+# openai-agents 0.24 (through litellm) and pydantic-ai 2.68: the tool under `auto`.
+ASKED_TOOL_BODIES = {
+    "openai-agents": {
+        "model": "claude-haiku-5-5",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": CONTACT_TEXT}]}],
+        "max_tokens": 400,
+        "tools": [
+            {
+                "name": "add_contact",
+                "input_schema": {
+                    "properties": {
+                        "name": {"title": "Name", "type": "string"},
+                        "email": {"title": "Email", "type": "string"},
+                    },
+                    "required": ["name", "email"],
+                    "type": "object",
+                    "additionalProperties": False,
+                },
+                "type": "custom",
+                "description": "Add a person to the address book.",
+            }
+        ],
+    },
+    "pydantic-ai": {
+        "max_tokens": 128000,
+        "messages": [{"role": "user", "content": [{"text": CONTACT_TEXT, "type": "text"}]}],
+        "model": "claude-haiku-5-5",
+        "tool_choice": {"type": "auto"},
+        "tools": [
+            {
+                "name": "add_contact",
+                "description": "Add a person to the address book.",
+                "input_schema": {**CONTACT_SCHEMA, "additionalProperties": False},
+            }
+        ],
+    },
+}
+
+
+@pytest.mark.parametrize("client_name", list(ASKED_TOOL_BODIES))
+def test_a_tool_the_person_asks_for_is_called_under_auto(app, client_name):
+    status, answer = post(app, ASKED_TOOL_BODIES[client_name])
+    assert status == 200 and answer["stop_reason"] == "tool_use"
+    call = next(b for b in answer["content"] if b["type"] == "tool_use")
+    assert call["name"] == "add_contact"
+    assert call["input"] == {"name": "Ada Lovelace", "email": "ada@example.com"}
+    history = ASKED_TOOL_BODIES[client_name]["messages"] + [
+        {"role": "assistant", "content": answer["content"]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": call["id"], "content": "added Ada Lovelace"}
+            ],
+        },
+    ]
+    status, final = post(app, {**ASKED_TOOL_BODIES[client_name], "messages": history})
+    assert status == 200 and final["stop_reason"] == "end_turn"
+    said = "".join(b["text"] for b in final["content"] if b["type"] == "text")
+    assert "added Ada Lovelace" in said
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What does add_contact do?",  # names the tool, states no contact
+        "Add a contact.",  # asks for it, states nothing to send
+        "Tell me about Ada Lovelace.",  # states a name, asks for nothing the tool does
+    ],
+)
+def test_no_call_without_the_ask_and_the_values(app, question):
+    sent = {**ASKED_TOOL_BODIES["openai-agents"]}
+    sent["messages"] = [{"role": "user", "content": question}]
+    status, answer = post(app, sent)
+    assert status == 200
+    assert not [b for b in answer["content"] if b["type"] == "tool_use"]

@@ -40,6 +40,11 @@ def text_of(blocks: list[dict]) -> str:
 
 
 _WRAPPED = re.compile(r"<([A-Za-z][\w-]*)(?:\s[^>]*)?>.*?</\1>", re.DOTALL)
+# A user turn a program writes to ask for a retry: it says it is not the person speaking.
+_FEEDBACK = re.compile(
+    r"automated feedback|not a message from the user|failed (?:the application's )?validation",
+    re.IGNORECASE,
+)
 _FENCED = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 _QUOTE_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
 _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|([nrt])|(['\"\\]))")
@@ -277,6 +282,20 @@ class Conversation:
         `>` quote lines. Scenario triggers read this, never a system prompt, a tool list or
         quoted text."""
         return own_words(self.last_user_text, self.model_texts)
+
+    @cached_property
+    def asked_text(self) -> str:
+        """The person's own words to fill a value from: those of the last user text that is
+        the person speaking. A retry a program writes ("Your previous response failed the
+        application's validation (this is automated feedback, not a message from the user)")
+        asks for the same answer again; the words to fill it from are the person's before it."""
+        for message in reversed(self.messages):
+            if message.get("role") != "user":
+                continue
+            said = text_of([b for b in blocks_of(message) if b.get("type") == "text"]).strip()
+            if said and not _FEEDBACK.search(said):
+                return own_words(said, self.model_texts)
+        return self.person_text
 
     @cached_property
     def model_texts(self) -> list[str]:

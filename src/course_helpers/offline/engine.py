@@ -155,7 +155,7 @@ class CourseModel:
                 schema = (conv.tool(name) or {}).get("input_schema") or {}
                 said = written(content) if answer_tool and name == answer_tool["name"] else ""
                 said = "" if scenarios.is_fallback(said) else said
-                value = fill(schema, request_text(conv), hint=said, asked=conv.person_text)
+                value = fill(schema, request_text(conv), hint=said, asked=conv.asked_text)
                 calls = [policy.tool_use(name, **(value if isinstance(value, dict) else {}))]
             # A forced tool call starts the turn at once: no text before it.
             content = calls
@@ -285,7 +285,7 @@ def _structured(conv: Conversation, reply: Reply) -> Reply:
         parsed = _json_or_none(said)
         if parsed is None:
             said = "" if scenarios.is_fallback(said) else said
-            document = fill(schema, request_text(conv), hint=said, asked=conv.person_text)
+            document = fill(schema, request_text(conv), hint=said, asked=conv.asked_text)
         else:
             document = conform(parsed, schema, hint=said)
         others = [b for b in content if b["type"] not in ("text",)]

@@ -37,6 +37,48 @@ _AFTER_PREPOSITION = re.compile(
     r"\b(?:in|at|for|to|from|near|about|visit|visiting)\s+"
     r"([A-Z][a-z]+(?:[ -](?:[A-Z][a-z]+|de|da|del))*)"
 )
+# A person's name: two or more capitalised words, the words that open a request left out.
+_PERSON = re.compile(r"\b[A-Z][a-z'-]+(?:\s+(?:[A-Z][a-z'-]+|de|van|von|da))*\s+[A-Z][a-z'-]+\b")
+_NOT_NAME_WORDS = frozenset(
+    [
+        "Add",
+        "Create",
+        "Please",
+        "Save",
+        "Make",
+        "Register",
+        "Put",
+        "Store",
+        "Record",
+        "New",
+        "Hi",
+        "Hello",
+        "Dear",
+        "My",
+        "The",
+        "A",
+        "An",
+        "Our",
+        "Contact",
+        "Name",
+        "Call",
+        "Email",
+        "Send",
+        "Book",
+        "Set",
+        "Update",
+        "Remember",
+        "Note",
+        "Meet",
+        "Ask",
+        "Tell",
+        "Invite",
+    ]
+)
+_NAME_FIELD = re.compile(
+    r"(?:full|first|last|given|family|person|contact|customer|user|display)?_?name", re.I
+)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _NOT_PLACES = frozenset({"English", "French", "German", "Python", "Celsius", "Fahrenheit"})
 _NUMBER = r"-?\d+(?:\.\d+)?"
 _OPERATOR_WORDS = {"plus": "+", "minus": "-", "times": "*", "×": "*", "divided by": "/"}
@@ -64,6 +106,14 @@ def fill(schema: Any, text: str, *, hint: str = "", asked: str = "") -> Any:
     return conform(found, schema, hint=hint)
 
 
+def stated(schema: Any, text: str, *, asked: str = "") -> dict:
+    """Only the fields of an object schema that `text` names (no placeholders): what a model
+    could send without guessing."""
+    numbers = _Numbers(sum_in(text), numbers_in(text))
+    found = _from_text(schema, text, schema, 0, numbers, prose=asked.strip()[:300])
+    return found if isinstance(found, dict) else {}
+
+
 def city_in(text: str) -> str | None:
     """The first city the text names: a known one, else a capitalised name after a preposition."""
     found = [
@@ -78,6 +128,33 @@ def city_in(text: str) -> str | None:
         if match.group(1) not in _NOT_PLACES:
             return match.group(1)
     return None
+
+
+def person_in(text: str) -> str | None:
+    """The first person's name the text gives ("Add Ada Lovelace" gives "Ada Lovelace"): two or
+    more capitalised words, not a known city, without the words that open a request."""
+    for match in _PERSON.finditer(text):
+        words = match.group(0).split()
+        while words and words[0] in _NOT_NAME_WORDS:
+            words = words[1:]
+        name = " ".join(words)
+        if len(words) >= 2 and name not in KNOWN_CITIES:
+            return name
+    return None
+
+
+def _person_field(name: str, text: str) -> str | None:
+    """A name field's value: the person's name, or its first or last word for a first or last
+    name field."""
+    person = person_in(text)
+    if person is None:
+        return None
+    lowered = name.lower()
+    if lowered.startswith(("first", "given")):
+        return person.split()[0]
+    if lowered.startswith(("last", "family")):
+        return person.split()[-1]
+    return person
 
 
 def sum_in(text: str) -> int | float | None:
@@ -180,6 +257,15 @@ def _from_text(
             return city_in(text) or example_for(schema, name=name, root=root)
         if "unit" in name.lower():
             return next((word for word in _UNIT_WORDS if _mentions(text, word)), None)
+        if "email" in name.lower() or schema.get("format") == "email":
+            email = _EMAIL.search(text)
+            return email.group(0) if email else None
+        if _NAME_FIELD.fullmatch(name.replace("-", "_")) or name in (
+            "fullName",
+            "firstName",
+            "lastName",
+        ):
+            return _person_field(name, text)
         if schema.get("format") or schema.get("pattern"):
             return None
         if _CONDITIONS_FIELD.search(described):

@@ -65,7 +65,7 @@ def answer_through_output_tool(conv: Conversation, reply: Reply) -> Reply:
         value = conform(json.loads(said), tool["input_schema"], hint=said)
     except ValueError:
         said = "" if scenarios.is_fallback(said) else said
-        value = fill(tool["input_schema"], request_text(conv), hint=said, asked=conv.person_text)
+        value = fill(tool["input_schema"], request_text(conv), hint=said, asked=conv.asked_text)
     arguments = value if isinstance(value, dict) else {}
     others = [block for block in reply.content if block["type"] != "text"]
     return Reply(
@@ -115,6 +115,6 @@ def answer_in_prompted_json(conv: Conversation, reply: Reply) -> Reply:
         document = conform(json.loads(said), schema, hint=said)
     except ValueError:
         said = "" if scenarios.is_fallback(said) else said
-        document = fill(schema, request_text(conv), hint=said, asked=conv.person_text)
+        document = fill(schema, request_text(conv), hint=said, asked=conv.asked_text)
     text = json.dumps(document, ensure_ascii=False)
     return Reply([policy.text(text)], reply.stop_reason, None, reply.thinking)

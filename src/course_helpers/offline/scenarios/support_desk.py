@@ -10,6 +10,18 @@ the same facts lead to the same decision), the tools offered and the instruction
 asks which approach sent the request, or reads a key only one approach writes. What a customer types, a
 `Facts (JSON):` heading included, stays in the ticket's block: ticket, never facts (`section`).
 
+**When the desk engages** (`is_support_request`), by one rule for every caller: the person's
+ticket (the first text block of the first user message) asks a shop for something, that is, it
+names an order id or speaks of an order, a delivery, a refund, an account or the shop's policy
+(`asks_the_shop`); and the request puts the model at this shop's desk, that is, one of the
+desk's tools is offered (`look_up_order`, `look_up_customer`, `search_kb`, `refund`, or the
+workflows' forms `triage_ticket`, `plan_subtasks`), or the first sentence of the instructions
+states the model's role as support for the shop: it speaks to the model ("You ...", "Act as
+..."), names support, customers or tickets, and the instructions name Kettle & Co
+(`states_desk_role`). Anything else is not the desk's: a question about something else gets the
+plain answer any request gets, whatever the instructions say, and a "support" further down
+another program's instructions engages nothing.
+
 The ticket is read as a list of requests (`split_requests`: its sentences, joined while the
 category stays), each with its category, order ids, item and refund reason read from its words
 (`triage_form`; order ids in any case, "a1001" is A1001) and the ticket's email. Rule 6 answers a request that holds worker answers;
@@ -81,6 +93,8 @@ from course_helpers.offline.scenarios.support_desk_reading import (
     STOPWORDS,
     Known,
     approval_word,
+    asks_the_shop,
+    at_the_desk,
     checks_completeness,
     known_from,
     negated,
@@ -392,9 +406,10 @@ def merge(answers: object, system: str = "") -> str:
 
 
 def is_support_request(conv: Conversation) -> bool:
-    """A Kettle & Co support request: that is what the instructions say, and a ticket is given."""
-    system = conv.system
-    return "Kettle & Co" in system and "support" in system.lower() and bool(ticket_of(conv))
+    """Whether the desk engages (the rule at the top of this module): the person's ticket asks
+    the shop for something (`asks_the_shop`) and the request puts the model at this shop's desk
+    (`at_the_desk`)."""
+    return asks_the_shop(ticket_of(conv)) and at_the_desk(conv)
 
 
 @scenario(

@@ -11,7 +11,13 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from course_helpers.fixtures.support_desk import FACTS_HEADING, SIGN_OFF, TICKET_HEADING
+from course_helpers.fixtures.support_desk import (
+    FACTS_HEADING,
+    PLAN_TOOL_NAME,
+    SIGN_OFF,
+    TICKET_HEADING,
+    TRIAGE_TOOL_NAME,
+)
 from course_helpers.offline.conversation import Conversation, blocks_of
 
 ORDER_ID = re.compile(r"\b[Aa]\d{4}\b")
@@ -188,6 +194,40 @@ def requests_of(ticket: str) -> list[dict]:
     email = _EMAIL.search(ticket)
     shared = email.group(0) if email else None
     return [{"text": part, **triage_form(part, shared)} for part in split_requests(ticket)]
+
+
+# -- whether the desk engages ------------------------------------------------------------------
+
+SHOP = "Kettle & Co"
+# The desk's own tools: its four operations and the workflows' two forms.
+DESK_TOOLS = ("look_up_order", "look_up_customer", "search_kb", "refund")
+DESK_FORMS = (TRIAGE_TOOL_NAME, PLAN_TOOL_NAME)
+# A role sentence speaks to the model ("You are ...", "Act as ...", "Your job is ...").
+_ADDRESSED = re.compile(r"^(?:you\b|act as\b|your (?:role|job|task)\b|as (?:the|a|an)\b)")
+_SUPPORT_ROLE = re.compile(r"\b(?:support|customers?|customer's|tickets?|help ?desk)\b")
+
+
+def asks_the_shop(ticket: str) -> bool:
+    """Whether a ticket asks a shop for something: it names an order id, or its words are about
+    an order, a delivery, a refund, an account or the shop's policy (`categorise` is not
+    "other")."""
+    return bool(order_ids_in(ticket)) or categorise(ticket) != "other"
+
+
+def states_desk_role(system: str) -> bool:
+    """Whether the instructions make the model this shop's support: their first sentence (the
+    role) speaks to the model and names support, customers or tickets, and the instructions name
+    the shop. A "support" further down, or in another program's role, does not count."""
+    first = re.split(r"(?<=[.!?:])\s+|\n", system.strip(), maxsplit=1)[0].strip().lower()
+    addressed = bool(_ADDRESSED.match(first))
+    return addressed and bool(_SUPPORT_ROLE.search(first)) and SHOP.lower() in system.lower()
+
+
+def at_the_desk(conv: Conversation) -> bool:
+    """Whether the request puts the model at this shop's desk: one of the desk's tools or forms
+    is offered, or the instructions state the role (`states_desk_role`)."""
+    offered = any(conv.offers(name) for name in (*DESK_TOOLS, *DESK_FORMS))
+    return offered or states_desk_role(conv.system)
 
 
 def first_user_blocks(conv: Conversation) -> list[str]:

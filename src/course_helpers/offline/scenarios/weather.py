@@ -37,7 +37,9 @@ from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
 from course_helpers.offline.russian import cities_in_russian, writes_russian
 
 _CITY = r"[A-Z][a-zA-Z\-']+(?: [A-Z][a-zA-Z\-']+)?"
-_PLACES = rf"\b(?:in|for|at)\s+({_CITY}(?:\s*(?:,|and|&)\s*{_CITY})*)"
+# "in Paris and Tokyo", "in Paris, and in Tokyo": the preposition may be said again.
+_PLACES = rf"\b(?:in|for|at)\s+({_CITY}(?:\s*(?:,|and|&)\s*(?:,?\s*and\s+)?(?:(?:in|for|at)\s+)?{_CITY})*)"
+_JOINS = r"\s*(?:,|\band\b|&)\s*(?:\band\b\s*)?(?:\b(?:in|for|at)\s+)?"
 _TOPIC = re.compile(
     r"\b(?:weather|temperature|rain\w*|snow\w*|sunny|forecasts?)\b"
     r"|\b(?:погод|температур|дожд|снег|солнечн|прогноз)\w*",
@@ -66,7 +68,7 @@ def cities_in(question: str) -> list[str]:
     match = re.search(_PLACES, question)
     if not match:
         return cities_in_russian(question) if writes_russian(question) else []
-    return [c.strip() for c in re.split(r"\s*(?:,|\band\b|&)\s*", match.group(1)) if c.strip()]
+    return [c.strip() for c in re.split(_JOINS, match.group(1)) if c.strip()]
 
 
 def places_as_written(question: str) -> str | None:

@@ -66,9 +66,11 @@ NB_CHECKED = $(or $(NB_PATHS),$(error no notebook name starts with $(NB)))
 NARROW_TESTS := tests/test_every_model.py tests/test_live_path.py tests/test_reluctant_model.py \
 	tests/test_workshop_tables.py
 # What else a change to a notebook can break: its Russian cells, the saved modules (promotion),
-# hygiene of the stored files, lint, the exercises and the loop's quoted lines.
+# hygiene of the stored files, lint, the exercises, the loop's quoted lines, and the package's
+# layout (no import cycle, no module over 450 lines).
 CHECK_TESTS := tests/test_translations.py tests/test_notebook_hygiene.py tests/test_promotion.py \
-	tests/test_lint.py tests/test_exercises.py tests/test_loop.py
+	tests/test_lint.py tests/test_exercises.py tests/test_loop.py \
+	tests/test_package_layout.py
 
 test: $(TEST_STAMP)
 	$(if $(NB),$(BIN)/python -m course_tools.make_exercises --check)

@@ -24,7 +24,12 @@ PARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("browser: stepper, transcript, Russian", ("tests/browser/",)),
     (
         "notebooks on the other models",
-        ("tests/test_every_model.py", "tests/test_live_path.py", "tests/test_reluctant_model.py"),
+        (
+            "tests/test_every_model.py",
+            "tests/test_live_path.py",
+            "tests/test_reluctant_model.py",
+            "tests/test_lesson10_other_model.py",
+        ),
     ),
     ("exercise variants", ("tests/test_exercise_variants", "tests/exercise_variants/")),
     ("exercise checks", ("tests/test_exercises.py",)),

@@ -489,3 +489,32 @@ def clear_with_a_negative_slice(messages, keep=2):
 def test_a_clear_that_keeps_everything_at_keep_0_fails():
     text = failure_of(check_clear_results, clear_with_a_negative_slice)
     assert "keep=0" in text and "was not cleared" in text, text
+
+
+def learner_clear_with_len_minus_keep(messages, keep=2):
+    """rs[:len(rs) - keep]: with keep above the number of results, the end is negative."""
+    calls = _calls(messages)
+    places = _places(messages)
+    for i, j in places[: len(places) - keep]:
+        blocks = content_blocks(messages[i])
+        blocks[j] = {**blocks[j], "content": _stub(calls[blocks[j]["tool_use_id"]])}
+        messages[i] = {"role": "user", "content": blocks}
+
+
+def test_a_clear_that_clears_when_keep_exceeds_the_results_fails():
+    text = failure_of(check_clear_results, learner_clear_with_len_minus_keep)
+    assert "keep=9, more than the 7 results" in text and "negative" in text, text
+
+
+def learner_cut_that_deletes(messages, keep_turns=2):
+    idx = [i for i, m in enumerate(messages) if m["role"] == "assistant"]
+    if len(idx) <= keep_turns:
+        return None
+    cut = idx[-keep_turns]
+    del messages[:cut]
+    return cut
+
+
+def test_a_cut_that_edits_the_callers_history_fails():
+    text = failure_of(check_choose_cut, learner_cut_that_deletes)
+    assert "changed the history it was given" in text and "no del" in text, text

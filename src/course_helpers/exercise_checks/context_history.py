@@ -149,7 +149,9 @@ def _what(message: dict) -> str:
     kinds = [read_field(b, "type") for b in message["content"]]
     if message["role"] == "user" and kinds == ["text"]:
         return "the person's words"
-    return f"a {message['role']} message of {', '.join(map(str, kinds))}"
+    role = str(message["role"])
+    article = "an" if role[:1] in ("a", "e", "i", "o", "u") else "a"
+    return f"{article} {role} message of {', '.join(map(str, kinds))}"
 
 
 def first_difference(saved: list, resumed: list) -> tuple[str, str] | None:

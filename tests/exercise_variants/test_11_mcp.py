@@ -159,7 +159,7 @@ def right_joined_string(call_tool):
         result, failed = None, None
         try:
             result = call_tool(call.name, dict(call.input))
-        except BaseException as problem:  # noqa: BLE001 - a learner may catch everything
+        except Exception as problem:  # noqa: BLE001 - a learner may catch every error
             failed = f"{type(problem).__name__}: {problem}"
         if failed is not None:
             return {
@@ -322,9 +322,9 @@ def test_correct_run_tools_pass(function, capsys):
     [
         (wrong_no_catch, "raised MCPError"),
         (wrong_first_block_only, "lacks ['Grace | 27540']"),
-        (wrong_ignores_is_error, "is_error=None, expected True"),
+        (wrong_ignores_is_error, "is_error=None: a failure must say is_error: True"),
         (wrong_repr_content, "repr of the result"),
-        (wrong_error_not_marked, "is_error=None, expected True"),
+        (wrong_error_not_marked, "is_error=None: a failure must say is_error: True"),
         (wrong_generic_error_text, "lacks ['Connection closed']"),
         (wrong_fixed_id, "not 'toolu_query'"),
     ],
@@ -608,3 +608,128 @@ def test_more_wrong_safe_queries_fail_naming_the_mistake(function, named):
 def test_an_authorizer_without_mode_ro_passes(capsys):
     check_read_only_query(right_authorizer_without_mode_ro)
     assert "passed" in capsys.readouterr().out
+
+
+# -- mistakes that passed before (a learner's solutions, written from the exercise text) -------
+
+
+def learner_mutates_the_server_schema(t):
+    s = t.input_schema
+    s.setdefault("required", [])
+    s["additionalProperties"] = False
+    return {"name": t.name, "description": t.description or "", "input_schema": s}
+
+
+def test_a_conversion_that_edits_the_servers_schema_fails():
+    message = failure_of(check_tool_conversion, learner_mutates_the_server_schema)
+    assert "changed the MCP tool's own input_schema" in message, message
+
+
+def _learner_run_tool(call_tool, *, catch, failed_flag, content=None):
+    def run_tool(call):
+        try:
+            r = call_tool(call.name, call.input)
+        except catch as e:
+            return {"type": "tool_result", "tool_use_id": call.id, "content": str(e),
+                    "is_error": failed_flag}  # fmt: skip
+        text = content(r) if content else "".join(b.text for b in r.content if b.type == "text")
+        return {"type": "tool_result", "tool_use_id": call.id, "content": text,
+                "is_error": r.is_error}  # fmt: skip
+
+    return run_tool
+
+
+def learner_is_error_yes(call_tool):
+    return _learner_run_tool(call_tool, catch=Exception, failed_flag="yes")
+
+
+def learner_is_error_one(call_tool):
+    return _learner_run_tool(call_tool, catch=Exception, failed_flag=1)
+
+
+def learner_catches_base_exception(call_tool):
+    return _learner_run_tool(call_tool, catch=BaseException, failed_flag=True)
+
+
+def learner_structured_instead(call_tool):
+    import json
+
+    def content(r):
+        if r.structured_content:
+            return json.dumps(r.structured_content)
+        return "".join(b.text for b in r.content if b.type == "text")
+
+    return _learner_run_tool(call_tool, catch=Exception, failed_flag=True, content=content)
+
+
+@pytest.mark.parametrize(
+    ("function", "named"),
+    [
+        (learner_is_error_yes, "is_error='yes': a failure must say is_error: True, the boolean"),
+        (learner_is_error_one, "is_error=1: a failure must say is_error: True, the boolean"),
+        (learner_catches_base_exception, "run_tool caught KeyboardInterrupt (Ctrl-C)"),
+        (learner_structured_instead, "lacks ['name | spent', 'Grace | 27540']"),
+    ],
+)
+def test_run_tools_that_passed_before_fail_naming_the_mistake(function, named):
+    message = failure_of(check_mcp_run_tool, function)
+    assert named in message, message
+
+
+def _learner_query(db_path, sql, *, rows_of, header=True, on_error=None):
+    allowed = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION,
+               sqlite3.SQLITE_RECURSIVE}  # fmt: skip
+    uri = Path(db_path).resolve().as_uri() + "?mode=ro"
+    with closing(sqlite3.connect(uri, uri=True)) as c:
+        c.set_authorizer(lambda a, *r: sqlite3.SQLITE_OK if a in allowed else sqlite3.SQLITE_DENY)
+        try:
+            cur = c.execute(sql)
+        except sqlite3.Error as e:
+            if on_error is None:
+                raise ToolError(str(e)) from e
+            return on_error(e)
+        rows = rows_of(cur)
+        head = [" | ".join(d[0] for d in cur.description)] if header else []
+        return "\n".join(head + [" | ".join(map(str, r)) for r in rows])
+
+
+def learner_only_first_row(db_path, sql):
+    return _learner_query(db_path, sql, rows_of=lambda cur: [cur.fetchone()])
+
+
+def learner_at_most_two_rows(db_path, sql):
+    return _learner_query(db_path, sql, rows_of=lambda cur: cur.fetchall()[:2])
+
+
+def learner_no_header(db_path, sql):
+    return _learner_query(db_path, sql, rows_of=lambda cur: cur.fetchall(), header=False)
+
+
+def learner_generic_tool_error(db_path, sql):
+    def refuse(error):
+        raise ToolError("query refused")
+
+    return _learner_query(db_path, sql, rows_of=lambda cur: cur.fetchall(), on_error=refuse)
+
+
+def learner_swallows_the_refusal(db_path, sql):
+    def swallow(error):
+        print(error)
+        return ""
+
+    return _learner_query(db_path, sql, rows_of=lambda cur: cur.fetchall(), on_error=swallow)
+
+
+@pytest.mark.parametrize(
+    ("function", "named"),
+    [
+        (learner_only_first_row, "returned 1 of the 6 rows"),
+        (learner_at_most_two_rows, "returned 2 of the 6 rows"),
+        (learner_no_header, "no header line naming the columns ['id', 'name', 'city']"),
+        (learner_generic_tool_error, "ToolError('query refused'), without the database's words"),
+        (learner_swallows_the_refusal, "DELETE raised nothing"),
+    ],
+)
+def test_safe_queries_that_passed_before_fail_naming_the_mistake(function, named, capsys):
+    message = failure_of(check_read_only_query, function)
+    assert named in message, message

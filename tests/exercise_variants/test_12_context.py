@@ -489,3 +489,165 @@ def clear_with_a_negative_slice(messages, keep=2):
 def test_a_clear_that_keeps_everything_at_keep_0_fails():
     text = failure_of(check_clear_results, clear_with_a_negative_slice)
     assert "keep=0" in text and "was not cleared" in text, text
+
+
+def learner_clear_with_len_minus_keep(messages, keep=2):
+    """rs[:len(rs) - keep]: with keep above the number of results, the end is negative."""
+    calls = _calls(messages)
+    places = _places(messages)
+    for i, j in places[: len(places) - keep]:
+        blocks = content_blocks(messages[i])
+        blocks[j] = {**blocks[j], "content": _stub(calls[blocks[j]["tool_use_id"]])}
+        messages[i] = {"role": "user", "content": blocks}
+
+
+def test_a_clear_that_clears_when_keep_exceeds_the_results_fails():
+    text = failure_of(check_clear_results, learner_clear_with_len_minus_keep)
+    assert "keep=9, more than the 7 results" in text and "negative" in text, text
+
+
+def learner_cut_that_deletes(messages, keep_turns=2):
+    idx = [i for i, m in enumerate(messages) if m["role"] == "assistant"]
+    if len(idx) <= keep_turns:
+        return None
+    cut = idx[-keep_turns]
+    del messages[:cut]
+    return cut
+
+
+def test_a_cut_that_edits_the_callers_history_fails():
+    text = failure_of(check_choose_cut, learner_cut_that_deletes)
+    assert "changed the history it was given" in text and "no del" in text, text
+
+
+# -- save and resume: a learner's solutions that passed before -----------------------------------
+
+
+def _learner_save(change=lambda block: block, keep=slice(None), **dumps):
+    def save(path, messages):
+        def plain(b):
+            d = b if isinstance(b, dict) else b.model_dump(mode="json", exclude_none=True)
+            return change(dict(d))
+
+        data = [
+            {
+                "role": m["role"],
+                "content": m["content"]
+                if isinstance(m["content"], str)
+                else [plain(b) for b in m["content"]],
+            }
+            for m in messages
+        ][keep]
+        encoding = dumps.pop("encoding", "utf-8")
+        Path(path).write_text(json.dumps(data, **dumps), encoding=encoding, errors="replace")
+
+    return save
+
+
+def _of_type(kind, change):
+    return lambda d: change(d) if d.get("type") == kind else d
+
+
+def _learner_resume(checked=slice(None)):
+    def resume(path):
+        ms = json.loads(Path(path).read_text(encoding="utf-8"))
+        for m in ms[checked]:
+            for b in [] if isinstance(m["content"], str) else m["content"]:
+                if b.get("type") == "thinking" and not b.get("signature"):
+                    raise ValueError("a thinking block has no signature")
+        if p := pairing_problems(ms):
+            raise ValueError(p)
+        return ms
+
+    return resume
+
+
+def _strip_texts(m):
+    return {**m, "content": m["content"].strip()} if isinstance(m["content"], str) else m
+
+
+def _save_stripping_the_persons_words(path, messages):
+    _learner_save()(path, [_strip_texts(m) for m in messages])
+
+
+LEARNER_SESSIONS = {
+    "tool inputs dropped": (
+        _learner_save(_of_type("tool_use", lambda d: {**d, "input": {}})),
+        "a tool_use block: its input is {}",
+    ),
+    "results emptied": (
+        _learner_save(_of_type("tool_result", lambda d: {**d, "content": "(not saved)"})),
+        "a tool_result block: its content is [{'type': 'text', 'text': '(not saved)'}]",
+    ),
+    "texts cut to 10 characters": (
+        _learner_save(_of_type("text", lambda d: {**d, "text": d["text"][:10]})),
+        "a text block: its text is 'Before I s'",
+    ),
+    "the first two messages left out": (
+        _learner_save(keep=slice(2, None)),
+        "it has 15 messages, but 17 were saved; the first that differs is messages[0], the "
+        "person's words",
+    ),
+    "the person's words stripped": (
+        _save_stripping_the_persons_words,
+        "messages[2].content[0], a text block: its text is 'Write the report to",
+    ),
+    "thinking texts stripped": (
+        _learner_save(_of_type("thinking", lambda d: {**d, "thinking": d["thinking"].strip()})),
+        "save changed the text of 7 of the 7 thinking blocks",
+    ),
+    "a space after each thought": (
+        _learner_save(_of_type("thinking", lambda d: {**d, "thinking": d["thinking"] + " "})),
+        "save changed the text of 7 of the 7 thinking blocks",
+    ),
+    "signatures cut to 20 characters": (
+        _learner_save(_of_type("thinking", lambda d: {**d, "signature": d["signature"][:20]})),
+        "save changed 7 of the 7 thinking signatures",
+    ),
+    "written as latin-1": (
+        _learner_save(ensure_ascii=False, encoding="latin-1"),
+        "but it is not UTF-8 text",
+    ),
+}
+
+
+@pytest.mark.parametrize("label", LEARNER_SESSIONS)
+def test_a_save_that_changes_the_history_fails_naming_what_changed(label):
+    save, named = LEARNER_SESSIONS[label]
+    text = failure_of(check_sessions, save, _learner_resume())
+    assert named in text, text
+
+
+def test_a_changed_signature_is_told_from_a_missing_one_and_from_changed_text():
+    missing = failure_of(check_sessions, save_without_signatures, resume_right)
+    cut = failure_of(
+        check_sessions, LEARNER_SESSIONS["signatures cut to 20 characters"][0], resume_right
+    )
+    stripped = failure_of(
+        check_sessions, LEARNER_SESSIONS["thinking texts stripped"][0], resume_right
+    )
+    assert "lost 7 of the 7 thinking signatures" in missing and "Field required" in missing
+    # the signature is still there: the API says it is invalid, not that a field is missing
+    assert "Invalid `signature` in `thinking` block" in cut and "Field required" not in cut
+    assert "signature seals that text" in stripped and "signatures" not in stripped.split(";")[0]
+
+
+def test_a_resume_that_checks_the_first_messages_only_fails():
+    text = failure_of(check_sessions, save_right, _learner_resume(checked=slice(None, 4)))
+    assert "the 2nd of its 7 thinking blocks lost its signature" in text, text
+    assert "messages.5.content.0.thinking.signature: Field required" in text, text
+
+
+def test_the_sessions_data_is_not_all_ascii_and_its_thoughts_have_surrounding_whitespace():
+    from course_helpers.exercise_checks.context_history import session_history
+
+    history = session_history()
+    thoughts = [
+        read_field(b, "thinking")
+        for m in history
+        for b in content_blocks(m)
+        if read_field(b, "type") == "thinking"
+    ]
+    assert thoughts and all(t != t.strip() and not t.isascii() for t in thoughts)
+    assert history[2]["content"] != history[2]["content"].strip()
+    assert not history[2]["content"].isascii()

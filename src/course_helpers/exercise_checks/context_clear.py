@@ -25,7 +25,8 @@ def check_clear_results(clear_results: Callable[..., Any]) -> None:
     original = halfway_history()
     first_result = results_of(original)[0][2]  # a dict: the course's dispatcher built it
     first_result["is_error"] = True  # a failed call: its stub must still say it failed
-    for keep in (2, 1, 0):
+    more = len(results_of(original)) + 2  # more than there are results: nothing is cleared
+    for keep in (2, 1, 0, more):
         history = copy.deepcopy(original)  # the caller's history, kept for later
         kept = copy.deepcopy(as_plain(history))
         messages = list(history)  # a new list of the same messages, as list(history) makes
@@ -104,6 +105,14 @@ def _check_cleared(before: list, after: list, keep: int) -> None:
     }
     cleared = max(0, len(old_results) - keep)  # not [:-keep]: with keep=0 that is empty
     for (i, j, old), (_, _, new) in zip(old_results[cleared:], new_results[cleared:], strict=True):
+        if old != new and keep > len(old_results):
+            fail(
+                f"with keep={keep}, more than the {len(old_results)} results the history holds, "
+                f"the result at messages[{i}].content[{j}] was cleared: every result is among "
+                "the newest `keep`, so none should change.",
+                "clear results[:max(0, len(results) - keep)]: with keep above the count, "
+                "len(results) - keep is negative, and a negative slice end still clears some.",
+            )
         if old != new:
             fail(
                 f"with keep={keep}, the result at messages[{i}].content[{j}] is one of the newest "

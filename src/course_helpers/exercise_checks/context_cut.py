@@ -5,6 +5,7 @@ One job: `check_choose_cut`, with the requirements listed in `exercise_checks.co
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -50,7 +51,16 @@ def check_choose_cut(choose_cut: Callable[..., Any]) -> None:
     __tracebackhide__ = True
     for label, messages in _histories():
         for keep_turns in (1, 2):
-            cut = run_learner(choose_cut, list(messages), keep_turns, name="choose_cut")
+            history = copy.deepcopy(messages)  # the caller's own list, not a copy of it
+            cut = run_learner(choose_cut, history, keep_turns, name="choose_cut")
+            if as_plain(history) != as_plain(messages):
+                fail(
+                    f"choose_cut(messages, {keep_turns}) changed the history it was given on "
+                    f"{label} ({len(messages)} messages, now {len(history)}): the caller then "
+                    "takes messages[cut:] of what is left and loses the turns it meant to keep.",
+                    "only read `messages` and return the index: no del, pop, slice assignment or "
+                    "edit of its messages.",
+                )
             _check_cut(label, messages, keep_turns, cut)
     short = _histories()[1][1][:3]
     cut = run_learner(choose_cut, short, 1, name="choose_cut")

@@ -20,32 +20,22 @@ from course_helpers.exercise_checks.common import (
     fail_if_not_written,
     passed,
     run_learner,
+    short_repr,
 )
-from course_helpers.exercise_checks.context_common import fresh_client, halfway_history, refusal
+from course_helpers.exercise_checks.context_common import fresh_client, refusal
+from course_helpers.exercise_checks.context_history import (
+    changed,
+    first_difference,
+    session_history,
+    thinking_damage,
+    thinking_dicts,
+    thinking_places,
+    with_saved_thinking,
+)
 from course_helpers.fixtures.long_task import SYSTEM, Workspace, long_task_tools, succeeded
 from course_helpers.lessons.agent import run_agent
-from course_helpers.lessons.pairing import content_blocks, pairing_problems, read_field
-
-
-def _thinking(messages: list) -> list[tuple[str, str]]:
-    return [
-        (str(read_field(b, "thinking")), str(read_field(b, "signature")))
-        for m in messages
-        for b in content_blocks(m)
-        if read_field(b, "type") == "thinking"
-    ]
-
-
-def _damage(data: Any, block_type: str, change: Callable[[dict], None]) -> bool:
-    """Change the first block of `block_type` in the JSON data, in place; True if one was."""
-    if isinstance(data, dict):
-        if data.get("type") == block_type:
-            change(data)
-            return True
-        return any(_damage(value, block_type, change) for value in data.values())
-    if isinstance(data, list):
-        return any(_damage(value, block_type, change) for value in data)
-    return False
+from course_helpers.lessons.pairing import pairing_problems
+from course_helpers.offline.validation.rules import INVALID_SIGNATURE, THINKING_MODIFIED
 
 
 def _refuses(resume: Callable[..., Any], path: Path) -> Any:
@@ -62,41 +52,14 @@ _REFUSED = object()
 
 
 def check_sessions(save: Callable[..., Any], resume: Callable[..., Any]) -> None:
-    """Exercise 3: a session saved to JSON, resumed, refused when broken."""
+    """Exercise 3: a session saved to JSON, resumed as it was, refused when broken."""
     __tracebackhide__ = True
-    messages = halfway_history()
+    messages = session_history()
     with tempfile.TemporaryDirectory(prefix="course-12-check-") as folder:
         path = Path(folder) / "session.json"
         run_learner(save, path, messages, name="save")
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            fail(
-                f"save(path, messages) did not write a JSON file there: {error}.",
-                "write json.dumps(...) of the history as request params to `path`.",
-            )
-        if "Block(" in path.read_text(encoding="utf-8"):
-            fail(
-                "the file save wrote holds SDK objects as strings (such as 'ThinkingBlock(...)'): "
-                "json.dumps(..., default=str) writes their repr, which no one can send again.",
-                "turn each SDK block into a dict first: "
-                "block.model_dump(mode='json', exclude_none=True).",
-            )
-        signatures = [signature for _, signature in _thinking(messages)]
-        missing = [s for s in signatures if s not in path.read_text(encoding="utf-8")]
-        if missing:
-            unsigned = as_plain(messages)
-            for message in unsigned:
-                for block in content_blocks(message):
-                    if isinstance(block, dict) and block.get("type") == "thinking":
-                        block.pop("signature", None)
-            fail(
-                f"the file save wrote lost {len(missing)} of the {len(signatures)} thinking "
-                f"signatures; a history resumed from it is refused: {refusal(unsigned)}. That is "
-                "a resumed history missing a thinking signature.",
-                "save every block whole: dump SDK objects with "
-                "block.model_dump(mode='json', exclude_none=True), signature included.",
-            )
+        data = _read_json(path)
+        _check_thinking_saved(messages, data)
         try:
             resumed = resume(path)
         except (CheckFailed, NotWrittenYet) as error:
@@ -115,26 +78,7 @@ def check_sessions(save: Callable[..., Any], resume: Callable[..., Any]) -> None
                 "return the messages themselves, ready for messages=... (from a wrapper object, "
                 "its list of messages).",
             )
-        said = refusal(as_plain(resumed))
-        if said is not None:
-            lost = len(_thinking(messages)) != len(_thinking(resumed)) or any(
-                not signature for _, signature in _thinking(resumed)
-            )
-            mistake = (
-                "the resumed history lost a thinking block's signature"
-                if lost or "signature" in said
-                else "the resumed history breaks a rule the original kept"
-            )
-            fail(
-                f"the API refuses the resumed history: {said}. That is because {mistake}.",
-                "save every block whole: dump SDK objects with "
-                "block.model_dump(mode='json', exclude_none=True), thinking and signature included.",
-            )
-        if _thinking(resumed) != _thinking(messages):
-            fail(
-                "the resumed history's thinking blocks differ from the ones the model wrote.",
-                "keep the text and the signature of every thinking block exactly as they came.",
-            )
+        _check_same_history(messages, resumed)
         workspace = Workspace()
         run = run_agent(
             fresh_client(),
@@ -148,41 +92,187 @@ def check_sessions(save: Callable[..., Any], resume: Callable[..., Any]) -> None
                 f"the resumed session did not finish the task ({run.ending}: {run.final_text[:90]!r}).",
                 "resume must return the whole history, in order, as it was saved.",
             )
-        broken = Path(folder) / "unsigned.json"
+        _check_each_unsigned_refused(resume, Path(folder), data)
+        _check_unpaired_refused(resume, Path(folder), data)
+    passed("save and resume")
+
+
+def _read_json(path: Path) -> Any:
+    __tracebackhide__ = True
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        fail(
+            f"save wrote {path.name}, but it is not UTF-8 text ({error}): a JSON file is, and "
+            "the person's words and the model's thoughts hold characters such as 'é', '«' and '€'.",
+            "write json.dumps(...) of the history as UTF-8: "
+            "path.write_text(json.dumps(...), encoding='utf-8').",
+        )
+    except OSError as error:
+        fail(
+            f"save(path, messages) did not write a file there: {error}.",
+            "write json.dumps(...) of the history as request params to `path`.",
+        )
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        several = "Extra data" in str(error)
+        fail(
+            f"save(path, messages) did not write a JSON file there: {error}."
+            + (" The file holds several JSON documents (JSON Lines?), not one." if several else ""),
+            "write one JSON document: json.dumps(...) of the whole history (a list, or an object "
+            "holding it) to `path`.",
+        )
+    if "Block(" in text:
+        fail(
+            "the file save wrote holds SDK objects as strings (such as 'ThinkingBlock(...)'): "
+            "json.dumps(..., default=str) writes their repr, which no one can send again.",
+            "turn each SDK block into a dict first: "
+            "block.model_dump(mode='json', exclude_none=True).",
+        )
+    return data
+
+
+def _check_thinking_saved(messages: list, data: Any) -> None:
+    """Every thinking block is in the file as the model wrote it: tell what was lost or changed."""
+    __tracebackhide__ = True
+    damage = thinking_damage(messages, data)
+    if damage is None:
+        return
+    places = thinking_places(messages)
+    total = len(places)
+    if damage.kind == "left out":
+        if not damage.saved and all(sig in json.dumps(data) for sig in _signatures(messages)):
+            return  # a format of its own, with the signatures in it: resume is judged below
+        fail(
+            f"the file save wrote holds {len(damage.saved)} of the {total} thinking blocks the "
+            "model wrote.",
+            "save every block of every message, thinking blocks included: "
+            "block.model_dump(mode='json', exclude_none=True).",
+        )
+    said = refusal(with_saved_thinking(messages, damage.saved))
+    first = damage.indexes[0]
+    i, j = places[first]
+    if said is None:  # a signature the course model did not write: it cannot check it
+        last = max(k for k, m in enumerate(messages) if m["role"] == "assistant")
+        said = f"400 messages.{i}.content.{j}: " + (
+            THINKING_MODIFIED if i == last else INVALID_SIGNATURE
+        ).rstrip(".")
+    old = as_plain(messages[i]["content"][j])
+    new = damage.saved[first]
+    count = f"{len(damage.indexes)} of the {total}"
+    if damage.kind == "signature missing":
+        fail(
+            f"the file save wrote lost {count} thinking signatures (the first in messages[{i}]); "
+            f"a history resumed from it is refused: {said}. That is a resumed history missing a "
+            "thinking signature.",
+            "save every block whole: dump SDK objects with "
+            "block.model_dump(mode='json', exclude_none=True), signature included.",
+        )
+    if damage.kind == "text changed":
+        fail(
+            f"save changed the text of {count} thinking blocks (the first, in messages[{i}], "
+            f"{changed(old['thinking'], new.get('thinking'))}); the signature seals that text, "
+            f"so the API refuses the history: {said}.",
+            "write each thinking block's text exactly as it came, whitespace and non-ASCII "
+            "characters included: no strip(), and the file in UTF-8.",
+        )
+    fail(
+        f"save changed {count} thinking signatures (the first, in messages[{i}], is "
+        f"{short_repr(new.get('signature'), 40)} instead of {short_repr(old['signature'], 40)}); "
+        f"the API checks each signature against its block and refuses the history: {said}.",
+        "write each signature whole, as it came: it is opaque, never shorten, re-encode or "
+        "rebuild it.",
+    )
+
+
+def _signatures(messages: list) -> list[str]:
+    return [as_plain(messages[i]["content"][j])["signature"] for i, j in thinking_places(messages)]
+
+
+def _check_same_history(messages: list, resumed: list) -> None:
+    """The resumed history is the saved one, block by block."""
+    __tracebackhide__ = True
+    difference = first_difference(messages, resumed)
+    said = refusal(as_plain(resumed))
+    if difference is None and said is None:
+        return
+    verdict = (
+        f"the API refuses it: {said}"
+        if said is not None
+        else "the API accepts it, but it is not the conversation the model had"
+    )
+    if difference is None:
+        fail(
+            f"the API refuses the resumed history: {said}. That is because the resumed history "
+            "breaks a rule the original kept.",
+            "save every block whole: dump SDK objects with "
+            "block.model_dump(mode='json', exclude_none=True), thinking and signature included.",
+        )
+    where, hint = difference
+    fail(f"the resumed history differs from the one saved: {where}; {verdict}.", hint)
+
+
+def _check_each_unsigned_refused(resume: Callable[..., Any], folder: Path, data: Any) -> None:
+    """A file whose thinking block lost its signature is refused, whichever block it is."""
+    __tracebackhide__ = True
+    count = len(thinking_dicts(data))
+    if count == 0:
+        fail("the saved file has no thinking block with a signature in it.", "save them whole.")
+    for k in range(count):
         damaged = copy.deepcopy(data)
-        if not _damage(damaged, "thinking", lambda block: block.pop("signature", None)):
-            fail("the saved file has no thinking block with a signature in it.", "save them whole.")
-        broken.write_text(json.dumps(damaged), encoding="utf-8")
+        thinking_dicts(damaged)[k].pop("signature", None)
+        broken = folder / f"unsigned-{k + 1}.json"
+        broken.write_text(json.dumps(damaged, ensure_ascii=False), encoding="utf-8")
         accepted = _refuses(resume, broken)
+        which = f"the {_ordinal(k + 1)} of its {count} thinking blocks"
         if accepted is None:
             fail(
-                "resume returned None for a file whose thinking block lost its signature; a "
-                "caller that does not test for None goes on with no history at all.",
+                f"resume returned None for a file in which {which} lost its signature; a caller "
+                "that does not test for None goes on with no history at all.",
                 "raise an exception (a ValueError is fine) that says what is wrong.",
             )
         if accepted is not _REFUSED:
             said = refusal(as_plain(accepted)) or "nothing (it was accepted)"
             fail(
-                "resume accepted a file whose thinking block lost its signature; sending it, the "
+                f"resume accepted a file in which {which} lost its signature; sending it, the "
                 f"API says: {said}.",
-                "check every thinking block has its signature (and every tool_use its result) "
-                "before returning, and raise an exception that says what is wrong.",
+                "check every thinking block of every message has its signature (and every "
+                "tool_use its result) before returning, and raise an exception that says what "
+                "is wrong.",
             )
-        stray = Path(folder) / "unpaired.json"
-        unpaired = copy.deepcopy(data)
-        if not _damage(
-            unpaired, "tool_result", lambda block: block.update(tool_use_id="toolu_none")
-        ):
-            fail("the saved file has no tool_result block in it.", "save every message whole.")
-        stray.write_text(json.dumps(unpaired), encoding="utf-8")
-        accepted = _refuses(resume, stray)
-        if accepted is not _REFUSED:
-            problems = pairing_problems(accepted) if isinstance(accepted, list) else []
-            fail(
-                "resume accepted a file in which a tool_result answers no tool_use (pairing_problems "
-                f"says: {problems[0] if problems else 'nothing, on what resume returned'}); the API "
-                "refuses such a history with a 400.",
-                "run pairing_problems on the messages before returning, and raise an exception "
-                "that names the problem when it finds one.",
-            )
-    passed("save and resume")
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def _check_unpaired_refused(resume: Callable[..., Any], folder: Path, data: Any) -> None:
+    __tracebackhide__ = True
+    stray = folder / "unpaired.json"
+    unpaired = copy.deepcopy(data)
+    if not _damage(unpaired, "tool_result", lambda block: block.update(tool_use_id="toolu_none")):
+        fail("the saved file has no tool_result block in it.", "save every message whole.")
+    stray.write_text(json.dumps(unpaired, ensure_ascii=False), encoding="utf-8")
+    accepted = _refuses(resume, stray)
+    if accepted is not _REFUSED:
+        problems = pairing_problems(accepted) if isinstance(accepted, list) else []
+        fail(
+            "resume accepted a file in which a tool_result answers no tool_use (pairing_problems "
+            f"says: {problems[0] if problems else 'nothing, on what resume returned'}); the API "
+            "refuses such a history with a 400.",
+            "run pairing_problems on the messages before returning, and raise an exception "
+            "that names the problem when it finds one.",
+        )
+
+
+def _damage(data: Any, block_type: str, change: Callable[[dict], None]) -> bool:
+    """Change the first block of `block_type` in the JSON data, in place; True if one was."""
+    if isinstance(data, dict):
+        if data.get("type") == block_type:
+            change(data)
+            return True
+        return any(_damage(value, block_type, change) for value in data.values())
+    if isinstance(data, list):
+        return any(_damage(value, block_type, change) for value in data)
+    return False

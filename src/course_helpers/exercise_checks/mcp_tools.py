@@ -1,10 +1,12 @@
 """Checks for notebook 11, Take tools from an MCP server.
 
-Requirements, one per line (each proven both ways in tests/exercise_variants/test_11_mcp.py):
+Requirements, one per line (each proven both ways in tests/exercise_variants/test_11_mcp.py;
+the third check lives in `exercise_checks.mcp_query`):
 
 `check_tool_conversion(to_anthropic)`, `to_anthropic(mcp_tool) -> dict`:
 - the definition has the tool's `name` and its `input_schema`, the server's schema unchanged
-  (`required` and nested properties kept), under the key the API reads (`input_schema`);
+  (`required` and nested properties kept; compared with a deep copy taken before the call, and
+  the MCP tool's own schema is not edited), under the key the API reads (`input_schema`);
 - the description is the server's text; a tool without one gets "" or no description;
 - nothing else goes in: the API refuses fields it does not know (`annotations`, `title`,
   `output_schema`, `_meta`...).
@@ -13,26 +15,29 @@ Requirements, one per line (each proven both ways in tests/exercise_variants/tes
 `call_tool(name, arguments)` is a tools/call that returns an MCP `CallToolResult` or raises:
 - it calls the tool the block names with the block's input, and answers with a `tool_result`
   for the block's id;
-- the result's content carries the text of every text block, not the repr of the result;
-- `is_error` follows the result's `is_error`;
+- the result's content carries the text of every text block (not the repr of the result, not
+  its `structured_content`);
+- `is_error` follows the result's `is_error`: exactly `True` for a failure (the API refuses a
+  non-boolean), `False` or left out for a success;
 - a tools/call that raises (a crashed server, a timeout) is an `is_error` result whose text
-  keeps the exception's words; `run_tool` never raises.
+  keeps the exception's words; `run_tool` never raises, but lets Ctrl-C (KeyboardInterrupt)
+  through.
 
 `check_read_only_query(safe_query)`, `safe_query(db_path, sql) -> str`:
-- a SELECT returns its rows as text, and so does a read that starts with WITH;
+- a SELECT returns a header naming every column and then every row, a line each, and so does
+  a read that starts with WITH (compared with what sqlite itself returns);
 - DELETE, UPDATE, ATTACH (no new file), PRAGMA writable_schema and a second statement are
-  refused with the SDK's `ToolError` (its text reaches the model), and the file is unchanged.
+  refused with the SDK's `ToolError` holding the words of the `sqlite3.Error` it was raised
+  from (its text reaches the model), and the file is unchanged; a refusal swallowed into a
+  returned text is named as such.
 """
 
 from __future__ import annotations
 
-import hashlib
-import tempfile
+import copy
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, ImageContent, TextContent, Tool, ToolAnnotations
 
@@ -44,7 +49,7 @@ from course_helpers.exercise_checks.common import (
     short_repr,
     tool_call_block,
 )
-from course_helpers.fixtures.shop_db import build_shop_db
+from course_helpers.exercise_checks.mcp_query import check_read_only_query
 
 ALLOWED_FIELDS = {"name", "description", "input_schema"}
 
@@ -76,7 +81,15 @@ def check_tool_conversion(to_anthropic: Callable) -> None:
     __tracebackhide__ = True
     for mcp_tool in _sample_tools():
         label = f"to_anthropic({mcp_tool.name!r} tool)"
+        servers = copy.deepcopy(mcp_tool.input_schema)  # the server's schema, before the call
         definition = run_learner(to_anthropic, mcp_tool, name="to_anthropic")
+        if mcp_tool.input_schema != servers:
+            fail(
+                f"{label} changed the MCP tool's own input_schema, the server's object: it is now "
+                f"{short_repr(mcp_tool.input_schema)}.",
+                "do not edit mcp_tool.input_schema (no setdefault, no item assignment on it): "
+                "pass it on as it is, or edit a copy.deepcopy() of it if you must.",
+            )
         if not isinstance(definition, dict):
             fail(
                 f"{label} returned a {type(definition).__name__}, not a dict.",
@@ -96,7 +109,7 @@ def check_tool_conversion(to_anthropic: Callable) -> None:
                 "the API reads the schema from the key input_schema (MCP's inputSchema, the "
                 "SDK's mcp_tool.input_schema).",
             )
-        if definition["input_schema"] != mcp_tool.input_schema:
+        if definition["input_schema"] != servers:
             fail(
                 f"{label} changed the server's schema: {short_repr(definition['input_schema'])}.",
                 "pass mcp_tool.input_schema on as it is: the server checks calls against it.",
@@ -116,7 +129,8 @@ def _results() -> dict[str, Any]:
             content=[
                 TextContent(type="text", text="name | spent"),
                 TextContent(type="text", text="Grace | 27540"),
-            ]
+            ],
+            structured_content={"rows": [{"name": "Grace", "spent": 27540}]},
         ),
         "refused": CallToolResult(
             content=[
@@ -178,6 +192,8 @@ def check_mcp_run_tool(make_run_tool: Callable) -> None:
             raise MCPError(-32000, "Connection closed")
         if name == "slow":
             raise TimeoutError("no answer in 10 seconds")
+        if name == "interrupted":
+            raise KeyboardInterrupt  # the person pressed Ctrl-C while the server worked
         return results[name]
 
     run_tool = run_learner(make_run_tool, call_tool, name="make_run_tool")
@@ -188,6 +204,7 @@ def check_mcp_run_tool(make_run_tool: Callable) -> None:
         ("crash", {"sql": "SELECT 1"}, True, ["Connection closed"]),
         ("slow", {}, True, ["no answer in 10 seconds"]),
     ]
+    _check_ctrl_c(run_tool, asked)
     for name, arguments, is_error, texts in cases:
         block = tool_call_block(name, f"toolu_{name}", **arguments)
         asked.clear()
@@ -250,92 +267,46 @@ def check_mcp_run_tool(make_run_tool: Callable) -> None:
                 f"{label}: the content {short_repr(text)} lacks {short_repr(missing)}.",
                 "the content is the text of every text block (an exception's own words for a failure).",
             )
-        if bool(result.get("is_error")) is not is_error:
+        flag = result.get("is_error")
+        if is_error and flag is not True:
             fail(
-                f"{label} has is_error={result.get('is_error')!r}, expected {is_error}.",
-                "is_error is the CallToolResult's is_error (isError on the wire), and True for a "
-                "call_tool that raised.",
+                f"{label} has is_error={flag!r}: a failure must say is_error: True, the boolean "
+                "(the API answers 400 'is_error: Input should be a valid boolean' to anything "
+                "else, and a false or missing one tells the model the call worked).",
+                "set is_error=True for a call_tool that raised, and result.is_error (a bool) for "
+                "a CallToolResult.",
+            )
+        if not is_error and flag not in (False, None):
+            fail(
+                f"{label} has is_error={flag!r} for a call that worked (the result's is_error is "
+                "False).",
+                "is_error is the CallToolResult's is_error (isError on the wire): False here, or "
+                "leave it out.",
             )
     passed("check_mcp_run_tool")
 
 
-HOSTILE = {
-    "DELETE": "DELETE FROM orders",
-    "UPDATE": "UPDATE orders SET status = 'delivered'",
-    "ATTACH": "ATTACH DATABASE '{folder}/attached.db' AS other",
-    "PRAGMA writable_schema": "PRAGMA writable_schema = ON",
-    "a second statement": "SELECT 1; DELETE FROM orders",
-}
-
-
-def check_read_only_query(safe_query: Callable) -> None:
-    """11 · `safe_query(db_path, sql)`: reads run, every write is refused by the database."""
+def _check_ctrl_c(run_tool: Callable, asked: list) -> None:
+    """Ctrl-C while call_tool waits must reach the person: run_tool lets it through."""
     __tracebackhide__ = True
-    with tempfile.TemporaryDirectory(prefix="mcp-check-") as name:
-        folder = Path(name)
-        db = build_shop_db(folder)
-        digest = hashlib.sha256(db.read_bytes()).hexdigest()
-        for sql, expected in [
-            ("SELECT name FROM customers WHERE id = 2", "Grace Hopper"),
-            (
-                "WITH big AS (SELECT * FROM orders WHERE total_cents > 10000) SELECT count(*) AS n FROM big",
-                "3",
-            ),
-        ]:
-            try:
-                text = safe_query(db, sql)
-            except NotWrittenYet:
-                fail(
-                    "safe_query is not written yet (it still raises NotWrittenYet).",
-                    "replace the placeholder under '# YOUR CODE HERE', run that cell, then this check.",
-                )
-            except Exception as error:
-                if "not authorized" in str(error):
-                    fail(
-                        f"safe_query refused a read, {sql!r}: your authorizer denied it ({error}).",
-                        "the authorizer must return sqlite3.SQLITE_OK (0) for SQLITE_SELECT, "
-                        "SQLITE_READ, SQLITE_FUNCTION, SQLITE_RECURSIVE; True is 1, SQLITE_DENY.",
-                    )
-                fail(
-                    f"safe_query refused a read, {sql!r}: {type(error).__name__}: {error}.",
-                    "let sqlite decide what is a write (mode=ro and an authorizer), not the SQL's first word.",
-                )
-            if not isinstance(text, str) or expected not in text:
-                fail(
-                    f"safe_query({sql!r}) returned {short_repr(text)}, without {expected!r}.",
-                    "return the rows as text (a header line, then one line per row).",
-                )
-        for label, template in HOSTILE.items():
-            sql = template.format(folder=folder)
-            try:
-                returned = safe_query(db, sql)
-            except ToolError:
-                returned = None
-            except Exception as error:
-                fail(
-                    f"{label} was refused with {type(error).__name__}: {error}.",
-                    "raise ToolError(...) with the database's words: the SDK reports any other "
-                    "exception to the model as 'Error executing tool' and nothing more.",
-                )
-            if isinstance(returned, str) and any(
-                word in returned.lower() for word in ("not authorized", "denied", "one statement")
-            ):
-                fail(
-                    f"{label} was refused, but safe_query returned the refusal as text: "
-                    f"{short_repr(returned)}.",
-                    "raise ToolError(...) with the database's words: a returned text is a "
-                    "success to the client (is_error false), not an error result.",
-                )
-            if returned is not None:
-                fail(
-                    f"{label} ran: safe_query({sql[:40]!r}) returned {short_repr(returned)}.",
-                    "open the file with mode=ro and set an authorizer that allows only reads.",
-                )
-            if (folder / "attached.db").exists():
-                fail(
-                    "ATTACH created a new file next to the database.",
-                    "mode=ro alone does not stop ATTACH: add an authorizer that denies it.",
-                )
-        if hashlib.sha256(db.read_bytes()).hexdigest() != digest:
-            fail("the database file changed.", "open it read-only: file:...?mode=ro with uri=True.")
-    passed("check_read_only_query")
+    block = tool_call_block("interrupted", "toolu_interrupted")
+    asked.clear()
+    try:
+        result = run_tool(block)
+    except KeyboardInterrupt:
+        return
+    except NotWrittenYet:
+        return  # the loop below says it is not written yet
+    except Exception:
+        return  # the loop below names what went wrong
+    if not asked:
+        return  # it never called call_tool: the loop below says so
+    fail(
+        "run_tool caught KeyboardInterrupt (Ctrl-C) from call_tool and returned "
+        f"{short_repr(result)}: the person who pressed Ctrl-C to stop the agent cannot.",
+        "catch Exception, not BaseException (nor a bare except:): KeyboardInterrupt must get "
+        "through, as in notebook 05.",
+    )
+
+
+__all__ = ["check_mcp_run_tool", "check_read_only_query", "check_tool_conversion"]

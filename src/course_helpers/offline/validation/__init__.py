@@ -196,7 +196,9 @@ Written in the API's pydantic style (``path: message``), from pydantic's own tex
 - ``system: Input should be a valid list``, ``system.N.type: Input should be 'text'``,
   ``system.N.text: Field required``; ``stop_sequences: Input should be a valid list``,
   ``stop_sequences.N: Input should be a valid string``; ``stream: Input should be a valid
-  boolean``; ``temperature: Input should be a valid number`` / ``... greater than or equal
+  boolean``; ``...tool_result.is_error: Input should be a valid boolean`` (the SDK types it
+  ``bool``: a string such as ``"yes"`` or a number is refused; ``null``, which the SDK sends
+  as it is, counts as leaving the field out, as for ``cache_control``); ``temperature: Input should be a valid number`` / ``... greater than or equal
   to 0`` / ``... less than or equal to 1``.
 - Tools: ``tools: Input should be a valid list``, ``tools.N: Input should be a valid
   dictionary``, ``tools.N.custom.name: Field required``, ``tools.N.custom.input_schema:

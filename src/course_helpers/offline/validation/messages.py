@@ -185,6 +185,9 @@ def _check_tool_result_block(path: str, block: dict, surface: Surface) -> None:
         raise fail(f"{path}.tool_use_id: Field required")
     if not isinstance(block["tool_use_id"], str):
         raise fail(f"{path}.tool_use_id: Input should be a valid string")
+    is_error = block.get("is_error")
+    if is_error is not None and not isinstance(is_error, bool):  # "yes", 1: not a boolean
+        raise fail(f"{path}.is_error: Input should be a valid boolean")
     if "content" not in block:
         return  # no content: an empty result, which the API accepts
     content = block["content"]

@@ -185,6 +185,51 @@ def test_none_is_no_marker(client, kit):
     assert usage.cache_creation_input_tokens == usage.cache_read_input_tokens == 0
 
 
+# -- TTL order: no `1h` breakpoint after a `5m` one, the automatic one coming last -----------
+TTL_ORDER = (
+    "a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. "
+    "Note that blocks are processed in the following order: `tools`, `system`, `messages`."
+)
+
+
+def _system(*ttls: str | None) -> list[dict]:
+    blocks = []
+    for n, ttl in enumerate(ttls):
+        marker = AUTO if ttl is None else {**AUTO, "ttl": ttl}
+        blocks.append(
+            {"type": "text", "text": f"Part {n}. " + LONG_SYSTEM, "cache_control": marker}
+        )
+    return blocks
+
+
+def test_a_one_hour_automatic_breakpoint_after_a_five_minute_marker_is_refused(client, kit):
+    for earlier in (None, "5m"):
+        kwargs = _request(kit, [kit.user("Hello")], system=_system(earlier))
+        kwargs["cache_control"] = {**AUTO, "ttl": "1h"}
+        assert _refusal(client.messages.create, **kwargs) == f"cache_control.ttl: {TTL_ORDER}"
+
+
+def test_a_five_minute_automatic_breakpoint_after_a_one_hour_marker_is_accepted(client, kit):
+    kwargs = _request(kit, [kit.user("Hello")], system=_system("1h"))
+    usage = client.messages.create(**kwargs).usage
+    assert usage.cache_creation.ephemeral_1h_input_tokens > 0
+    assert usage.cache_creation.ephemeral_5m_input_tokens > 0
+    assert usage.cache_creation_input_tokens == _count(client, kwargs)
+
+
+def test_block_markers_follow_the_same_order(client, kit):
+    refused = _request(kit, [kit.user("Hello")], system=_system("5m", "1h"))
+    del refused["cache_control"]
+    assert _refusal(client.messages.create, **refused) == f"system.1.cache_control.ttl: {TTL_ORDER}"
+    tool = {**kit.GET_WEATHER, "cache_control": AUTO}
+    late = {"type": "text", "text": "Hello", "cache_control": {**AUTO, "ttl": "1h"}}
+    across = _request(kit, [kit.user([late])], system=LONG_SYSTEM, tools=[tool])
+    del across["cache_control"]
+    wording = f"messages.0.content.0.cache_control.ttl: {TTL_ORDER}"
+    assert _refusal(client.messages.create, **across) == wording
+    client.messages.create(**{**refused, "system": _system("1h", "5m")})
+
+
 # -- which block is the last cacheable one -----------------------------------------------------
 def _where(body: dict) -> object:
     parts = segments(body)

@@ -1,10 +1,10 @@
 """Course machinery (offline course model): the rules that read several fields, and the model's.
 
 One job: what is refused once every field has a valid shape: an unknown model (404),
-`tool_choice` against `tools`, the shape and count of `cache_control` breakpoints, then the rules of the
-model (`models.CATALOGUE`, sources in docs/models.md) in the documented order, the thinking
-block that must open the last assistant tool turn, and assistant prefill. The wording of each
-message and its source: the package docstring.
+`tool_choice` against `tools`, the shape, count and TTL order of `cache_control` breakpoints,
+then the rules of the model (`models.CATALOGUE`, sources in docs/models.md) in the documented
+order, the thinking block that must open the last assistant tool turn, and assistant prefill.
+The wording of each message and its source: the package docstring.
 """
 
 from __future__ import annotations

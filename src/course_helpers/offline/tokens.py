@@ -11,7 +11,10 @@ Prompt caching follows the documented rules in a simplified form:
 - a request reads the longest prefix that an earlier request wrote (looking back from each
   breakpoint over the preceding block boundaries) and writes the prefixes of its breakpoints
   beyond that;
-- entries live five minutes (or an hour with `"ttl": "1h"`), refreshed on every read.
+- entries live five minutes (or an hour with `"ttl": "1h"`), refreshed on every read;
+- a top-level `cache_control` (automatic caching) puts one more breakpoint on the last
+  cacheable block of the request, so it moves forward as the conversation grows; thinking
+  blocks and empty text are not cacheable and are skipped (see `automatic_breakpoint`).
 """
 
 from __future__ import annotations
@@ -91,14 +94,50 @@ class Segment:
         return _json(_unmarked(self.value))
 
 
+# Blocks that cannot carry a breakpoint: the automatic one goes on the block before them.
+UNCACHEABLE_BLOCKS = ("thinking", "redacted_thinking")
+
+
+def _ttl(marker: object) -> str | None:
+    if isinstance(marker, dict) and marker.get("type") == "ephemeral":
+        return marker.get("ttl") or "5m"
+    return None
+
+
+def _cacheable(part: Segment) -> bool:
+    value = part.value
+    block = value.get("b") if isinstance(value, dict) and "m" in value else value
+    if isinstance(block, str):
+        return bool(block)
+    if not isinstance(block, dict):
+        return False
+    if block.get("type") in UNCACHEABLE_BLOCKS:
+        return False
+    return not (block.get("type") == "text" and not block.get("text"))
+
+
+def automatic_breakpoint(body: dict, parts: list[Segment]) -> int | None:
+    """Where a top-level `cache_control` puts its breakpoint: the last cacheable block.
+
+    The prompt is read in cache order (tools, system, messages), so the last cacheable block
+    is the last content block of the last message that can carry a marker, else the end of
+    the system prompt, else the last tool. A block that already carries its own marker keeps
+    it (same place, one prefix).
+    """
+    if _ttl(body.get("cache_control")) is None:
+        return None
+    for index in range(len(parts) - 1, -1, -1):
+        if _cacheable(parts[index]):
+            return index
+    return None
+
+
 def segments(body: dict) -> list[Segment]:
     """The prompt as a list of blocks in cache order: tools, then system, then messages."""
     parts: list[Segment] = []
 
     def add(value: object, tokens: int, marker: object) -> None:
-        ttl = None
-        if isinstance(marker, dict) and marker.get("type") == "ephemeral":
-            ttl = marker.get("ttl") or "5m"
+        ttl = _ttl(marker)
         # The marker is not part of the cached text: a block keeps its cache key when the
         # breakpoint moves on to a later block (the "moving end" of a conversation).
         parts.append(Segment(value, tokens, ttl))
@@ -120,6 +159,9 @@ def segments(body: dict) -> list[Segment]:
             tokens = block_tokens(block) + (MESSAGE_OVERHEAD if position == 0 else 0)
             marker = block.get("cache_control") if isinstance(block, dict) else None
             add({"m": index, "role": message.get("role"), "b": block}, tokens, marker)
+    point = automatic_breakpoint(body, parts)
+    if point is not None and parts[point].breakpoint is None:
+        parts[point].breakpoint = _ttl(body["cache_control"])
     return parts
 
 

@@ -24,7 +24,8 @@ shape errors come before meaning errors, and earlier messages before later ones)
 3. Meaning: blocks allowed per role, empty content, empty and whitespace-only text blocks, tool
    pairing
    (duplicate ids, missing results, orphan results, duplicate results), tool blocks without
-   ``tools``, ``tool_choice`` against ``tools``, at most 4 ``cache_control`` blocks; then the
+   ``tools``, ``tool_choice`` against ``tools``, at most 4 ``cache_control`` blocks and their TTL
+   order (no ``1h`` after a ``5m``); then the
    rules of the model
    (``models.CATALOGUE``, sources in docs/models.md), in this order: budget thinking with a
    forced ``tool_choice`` (every model), the thinking types the model accepts, thinking budget
@@ -79,6 +80,11 @@ Rules and the real reports their wording comes from
   The list of expected tags is built from the SDK's ``ContentBlockParam`` union.
 - ``A maximum of 4 blocks with cache_control may be provided. Found 5.``:
   tghamm/Anthropic.SDK#50, Wei-Shaw/sub2api#176.
+- ``messages.0.content.4.cache_control.ttl: a ttl='1h' cache_control block must not come
+  after a ttl='5m' cache_control block. Note that blocks are processed in the following order:
+  `tools`, `system`, `messages`.``: cnighswonger/claude-code-cache-fix#44,
+  headroomlabs-ai/headroom#2939 (the path has no block type tag). The top-level automatic
+  breakpoint comes last; its path, ``cache_control.ttl``, is not confirmed (docs/models.md).
 - ``thinking.enabled.budget_tokens: Input should be greater than or equal to 1024``:
   danny-avila/LibreChat#8346. ```max_tokens` must be greater than
   `thinking.budget_tokens`.``: quoted as a full error body in public tests.

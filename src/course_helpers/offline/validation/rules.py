@@ -1,10 +1,10 @@
 """Course machinery (offline course model): the rules that read several fields, and the model's.
 
 One job: what is refused once every field has a valid shape: an unknown model (404),
-`tool_choice` against `tools`, the shape and count of `cache_control` breakpoints, then the rules of the
-model (`models.CATALOGUE`, sources in docs/models.md) in the documented order, the thinking
-block that must open the last assistant tool turn, and assistant prefill. The wording of each
-message and its source: the package docstring.
+`tool_choice` against `tools`, the shape, count and TTL order of `cache_control` breakpoints,
+then the rules of the model (`models.CATALOGUE`, sources in docs/models.md) in the documented
+order, the thinking block that must open the last assistant tool turn, and assistant prefill.
+The wording of each message and its source: the package docstring.
 """
 
 from __future__ import annotations
@@ -49,6 +49,10 @@ PREFILL_TRAILING_WHITESPACE = (
 )
 TOOLS_UNDEFINED = "Requests which include `tool_use` or `tool_result` blocks must define tools."
 EFFORT_UNSUPPORTED = "This model does not support the effort parameter."
+TTL_ORDER = (
+    "a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. "
+    "Note that blocks are processed in the following order: `tools`, `system`, `messages`."
+)
 
 
 def check_model_known(model: str) -> None:
@@ -76,30 +80,42 @@ def check_tool_choice_against_tools(body: dict) -> None:
         raise fail(f"tool_choice.tool.name: Tool '{choice['name']}' not found in provided tools")
 
 
-def _cache_control_carriers(body: dict) -> Iterator[tuple[str, Any]]:
-    """Everything that can carry a `cache_control` breakpoint, with its path in the body."""
-    yield "", body
+def _cache_control_carriers(body: dict) -> Iterator[tuple[str, str, Any]]:
+    """Everything that can carry a `cache_control` breakpoint, in the order the API reads them.
+
+    Each comes with two paths: the one shape errors name (with the block's type, as pydantic
+    writes it) and the plain one the TTL-order error names (`messages.0.content.4.`).
+    """
+    yield "", "", body
     for index, tool in enumerate(body.get("tools") or []):
-        yield f"tools.{index}.{tool.get('type') or 'custom'}.", tool
+        yield f"tools.{index}.{tool.get('type') or 'custom'}.", f"tools.{index}.", tool
     if isinstance(body.get("system"), list):
         for index, block in enumerate(body["system"]):
-            yield f"system.{index}.", block
+            yield f"system.{index}.", f"system.{index}.", block
     for number, message in enumerate(body["messages"]):
         content = message.get("content")  # a system message may carry only `output_config`
         if not isinstance(content, list):
             continue
         for position, block in enumerate(content):
-            path = f"messages.{number}.content.{position}.{block['type']}."
-            yield path, block
+            plain = f"messages.{number}.content.{position}."
+            path = f"{plain}{block['type']}."
+            yield path, plain, block
             if block["type"] == "tool_result" and isinstance(block.get("content"), list):
                 for inner, nested in enumerate(block["content"]):
-                    yield f"{path}content.{inner}.{nested.get('type')}.", nested
+                    tagged = f"{path}content.{inner}.{nested.get('type')}."
+                    yield tagged, f"{plain}content.{inner}.", nested
 
 
 def check_cache_control(body: dict) -> None:
-    """Each `cache_control` is an ephemeral breakpoint with a TTL the API offers; at most four."""
+    """Each `cache_control` is an ephemeral breakpoint with a TTL the API offers; at most four.
+
+    The top-level marker (automatic caching) counts as one of the four. Its shape is checked
+    first; its breakpoint lands on the last cacheable block, after every block marker, which
+    is where the TTL order (no `1h` after a `5m`) checks it.
+    """
     found = 0
-    for path, carrier in _cache_control_carriers(body):
+    markers: list[tuple[str, str]] = []  # (plain path, ttl) of the block markers, in order
+    for path, plain, carrier in _cache_control_carriers(body):
         marker = carrier.get("cache_control") if isinstance(carrier, dict) else None
         if marker is None:
             continue
@@ -111,11 +127,26 @@ def check_cache_control(body: dict) -> None:
         if marker.get("ttl") is not None and marker["ttl"] not in CACHE_TTLS:
             listed = " or ".join(f"'{ttl}'" for ttl in CACHE_TTLS)
             raise fail(f"{path}cache_control.{CACHE_CONTROL_TYPE}.ttl: Input should be {listed}")
+        if carrier is not body:
+            markers.append((plain, marker.get("ttl") or "5m"))
     if found > MAX_CACHE_CONTROL_BLOCKS:
         raise fail(
             f"A maximum of {MAX_CACHE_CONTROL_BLOCKS} blocks with cache_control may be "
             f"provided. Found {found}."
         )
+    automatic = body.get("cache_control")
+    if automatic is not None:
+        markers.append(("", automatic.get("ttl") or "5m"))
+    _check_ttl_order(markers)
+
+
+def _check_ttl_order(markers: list[tuple[str, str]]) -> None:
+    """A `1h` breakpoint may not follow a `5m` one (tools, then system, then messages)."""
+    seen_short = False
+    for plain, ttl in markers:
+        if ttl == "1h" and seen_short:
+            raise fail(f"{plain}cache_control.ttl: {TTL_ORDER}")
+        seen_short = seen_short or ttl == "5m"
 
 
 def check_model_rules(body: dict, spec: ModelSpec) -> None:

@@ -108,9 +108,32 @@ def test_the_report_goes_to_the_file_the_person_asks_for(answer):
     assert CULPRIT in workspace.written["reports/new.md"]
 
 
-def test_a_path_the_person_rules_out_is_never_a_target():
-    _, workspace = run(session(TASK, "Do not write the report to `reports/old.md`."))
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Do not write the report to `reports/old.md`.",
+        "Anywhere but `reports/old.md`.",
+        "Не пиши отчёт в `reports/old.md`.",
+        "Пожалуйста, не в `reports/old.md`.",
+    ],
+)
+def test_a_path_the_person_rules_out_is_never_a_target(answer):
+    result, workspace = run(session(TASK, answer))
     assert workspace.written == {}
+    assert "where you want the report" in result.final_text
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Запиши отчёт в `reports/new.md`.",
+        "Пожалуйста, `reports/new.md`, а не `notes/old.md`.",
+        "Вместо `notes/old.md` положи отчёт в `reports/new.md`.",
+    ],
+)
+def test_a_russian_answer_names_the_report_file_too(answer):
+    _, workspace = run(session(TASK, answer))
+    assert list(workspace.written) == ["reports/new.md"]
 
 
 # -- what a summary keeps --------------------------------------------------------------------------
@@ -160,6 +183,17 @@ KEEPS = {
             False,
         ),
         ("Recap the session for me, with the tools you called.", False, True),
+        (
+            "Сведи разговор выше в сводку для себя: она заменит эти итерации. Сохрани каждую "
+            "просьбу и каждое ограничение человека его словами; свои выводы с файлом, где каждый "
+            "найден; уже использованные файлы и инструменты; и что осталось сделать. "
+            "Не вызывай инструменты.",
+            True,
+            True,
+        ),
+        ("Подытожь разговор. Сохрани только просьбы человека.", True, False),
+        ("Кратко перескажи разговор. Не включай вызовы инструментов.", True, False),
+        ("Сведи разговор в сводку, без просьб человека.", False, True),
     ],
 )
 def test_a_summary_keeps_what_its_prompt_asks_for(early_history, prompt, person, calls):
@@ -204,6 +238,26 @@ def test_a_summary_or_a_no_tool_answer_never_claims_more_reading_than_the_histor
         ("Read `src/billing/lines.py` first, then write the report to `a/new.md`.", "a/new.md"),
         ("I will look at `a/old.md` myself later.", None),
         ("Do not write the report to `a/old.md`.", None),
+        # A path's own letters are not the person's words: `reports/` does not say "report".
+        ("I will look at `reports/old.md` myself later.", None),
+        ("Look at `not/x.md`, then write the report to `a/new.md`.", "a/new.md"),
+        ("Anywhere but `reports/a.md`.", None),
+        ("Put the report anywhere but `reports/a.md`.", None),
+        ("Any file other than `reports/a.md` will do.", None),
+        ("Anywhere except `reports/a.md`.", None),
+        ("Write the report anywhere other than `a/old.md`, say `a/new.md`.", "a/new.md"),
+        # Russian answers, by the same rule.
+        ("Не пиши отчёт в `reports/a.md`.", None),
+        ("Не записывай ничего в `reports/a.md`.", None),
+        ("Пожалуйста, `a/new.md`, а не `a/old.md`.", "a/new.md"),
+        ("Не в `a/old.md`, а в `a/new.md`.", "a/new.md"),
+        ("Вместо `a/old.md` — `a/new.md`.", "a/new.md"),
+        ("Положи отчёт в `a/new.md` вместо `a/old.md`.", "a/new.md"),
+        ("Запиши отчёт в `docs/rounding.md`.", "docs/rounding.md"),
+        ("Сохрани отчёт в docs/rounding.md, пожалуйста.", "docs/rounding.md"),
+        ("Не записывай в `a/old.md`, запиши отчёт в `a/new.md`.", "a/new.md"),
+        ("Пиши отчёт куда угодно, кроме `reports/a.md`.", None),
+        ("Посмотри `reports/old.md` потом сам.", None),
     ],
 )
 def test_the_report_path_reading(words, path):
@@ -236,6 +290,11 @@ def test_what_asks_for_the_work(words, asks):
         ("Summarise README.md for me.", False),
         ("Give me a summary of the article above.", False),
         ("Summarise the history of Rome.", False),
+        ("Сведи разговор выше в сводку для себя.", True),
+        ("Подытожь, что мы сделали.", True),
+        ("Кратко перескажи переписку до сих пор.", True),
+        ("Перескажи статью выше.", False),
+        ("Сведи `README.md` в сводку.", False),
     ],
 )
 def test_what_asks_for_a_summary_of_the_conversation(words, asks):

@@ -144,3 +144,16 @@ def test_a_sentence_the_phrase_book_lacks_stays_english_and_says_so():
     said = answer_in_russian("Hello! Something the book has never seen.")
     assert said.splitlines()[0].startswith("(Офлайн-модель курса знает по-русски не все фразы")
     assert said.splitlines()[1] == "Привет! Something the book has never seen."
+
+
+def test_a_reply_that_quotes_an_answer_with_the_notice_shows_the_notice_once():
+    quoted = answer_in_russian("Something the book has never seen.")
+    said = answer_in_russian(f"Hello,\n\n{quoted}\n\nKettle & Co support")
+    assert said.count("знает по-русски не все фразы") == 1
+    assert said.splitlines()[0].startswith("(Офлайн-модель курса знает по-русски не все фразы")
+    assert "Something the book has never seen." in said
+
+
+def test_the_fallback_says_it_plays_the_course_scenarios(client):
+    said = _said(_ask(client, "Как устроен агентный цикл в операционной системе Plan 9?"))
+    assert "разыгрываю только сценарии курса" in said, said

@@ -82,7 +82,7 @@ PHRASES: list[tuple[str, str]] = [
     ),
     (
         r"I only play the course's scenarios, so I cannot really answer that\.",
-        "Я играю только сценарии курса, поэтому по-настоящему ответить на это не могу.",
+        "Я разыгрываю только сценарии курса, поэтому по-настоящему ответить на это не могу.",
     ),
     (r'You asked: "(.*)"\.', r'Вы спросили: "\1".'),
     (r"Here is what I can do:", "Вот что я умею:"),
@@ -201,7 +201,10 @@ def _translate(sentence: str) -> str | None:
 
 def answer_in_russian(value: str) -> str:
     """The reply said in Russian, sentence by sentence, through the phrase book."""
-    missing = False
+    # A reply that already holds the notice (a subagent's answer quoted in it) shows it once.
+    missing = UNTRANSLATED in value
+    kept = [line for line in value.splitlines() if line.strip() != UNTRANSLATED]
+    value = "\n".join(line.replace(UNTRANSLATED, "").rstrip() for line in kept)
     lines = []
     for line in value.splitlines():
         prefix = "- " if line.startswith("- ") else ""

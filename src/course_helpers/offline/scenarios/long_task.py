@@ -22,8 +22,9 @@ it:
   sit (their own message, or a summary that quotes them); when no such words are left, it asks
   where the report should go instead of writing it. The person's words are read by the rule of
   `long_task_reading.report_path`: a path in backticks or bare, in a clause about the report or
-  about writing, not ruled out ("do not write to `x`") and not inside someone else's quoted
-  words; the last one named wins. "Write the report to `reports/x.md`", "write the report to
+  about writing, not ruled out ("do not write to `x`", "anywhere but `x`", «не пиши в `x`»)
+  and not inside someone else's quoted words; the last one named wins. Russian answers are read
+  by the same rule («Запиши отчёт в `reports/x.md`», «`reports/x.md`, а не `notes/x.md`»). "Write the report to `reports/x.md`", "write the report to
   reports/x.md", "Use `reports/x.md` for the report", "The file `reports/x.md`, please" and
   "Put it in `reports/x.md`" all name `reports/x.md`;
 - when it may not call a tool (`tool_choice` none) it says how many of the files it has read, and
@@ -31,7 +32,7 @@ it:
 
 **Summaries.** When the last message's own words ask for a summary of the conversation
 ("Summarise the conversation so far", "Please write a summary of the chat history above", "Recap
-the session": a summary verb and the conversation as its object), it answers in words, labelled
+the session", «Сведи разговор выше в сводку»: a summary verb and the conversation as its object), it answers in words, labelled
 as the course model's summary, with what the request asks it to keep
 (`long_task_reading.summary_wants`): the person's requests and constraints (their words,
 quoted), its own findings (its earlier sentences), the files and tools used (the calls it made).

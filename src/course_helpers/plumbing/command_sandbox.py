@@ -107,7 +107,8 @@ CLEAN = "clean"  # what WATCH writes when nothing was left
 # alone costs more than bubblewrap's own start), and starts the command with posix_spawn. The command gets no descriptor but 0, 1 and 2, and its
 # parent ($PPID) is a plain bash between the two, with only the allow-listed environment, whose
 # own messages ("Killed" when a signal ends the command) go nowhere.
-WATCH = """
+WATCH = (
+    """
 import os, sys, _signal
 _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
 report = int(sys.argv[1])
@@ -170,7 +171,10 @@ for _ in range(ROUNDS):
         break
 os.write(report, said.encode())
 os._exit(128 - status if status < 0 else status)
-""".replace("LEFT", LEFT_BEHIND).replace("CLEAN", CLEAN).replace("ROUNDS", "20")
+""".replace("LEFT", LEFT_BEHIND)
+    .replace("CLEAN", CLEAN)
+    .replace("ROUNDS", "20")
+)
 
 
 def bwrap_path() -> str | None:

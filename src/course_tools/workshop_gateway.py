@@ -223,8 +223,8 @@ class GatewayHandler(HeadReader, UpstreamRelay, BaseHTTPRequestHandler):
             raise Refused(
                 403,
                 "permission_error",
-                f"workshop budget: this request may use up to max_tokens {max_tokens:,} tokens "
-                f"out, plus its input, and {left:,} of your {budget:,} are left",
+                f"workshop budget: this request may use up to {max_tokens:,} tokens out "
+                f"(max_tokens) plus its input, and {left:,} of your {budget:,} are left",
             )
         counted = self._count_input(route, checks.counted_part(request))
         worst = counted + max_tokens

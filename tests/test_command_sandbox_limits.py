@@ -129,3 +129,35 @@ def test_a_process_that_keeps_changing_its_pid_is_reported_every_time(tmp_path):
         result = run_command(command, cwd=tmp_path, sandbox="bubblewrap", timeout=10)
         assert result.background_stopped
         assert "left processes running in the background" in result.as_tool_text()
+
+
+def test_a_set_uid_program_left_in_the_project_loses_the_bit(tmp_path):
+    """As root, `chmod u+s` of a file of one's own needs no capability: the program would run as
+    root outside the sandbox. run_command clears the bits once the namespace has ended."""
+    project = tmp_path / "project"
+    project.mkdir()
+    command = (
+        "cp /bin/sh ./suidsh && chmod 4755 ./suidsh && mkdir -p deep/er && "
+        "cp /bin/true deep/er/t && chmod 2755 deep/er/t && ls -l suidsh deep/er/t | cut -c1-10"
+    )
+    result = run_command(command, cwd=project, sandbox="bubblewrap")
+    assert result.output.split() == ["-rwxr-sr-x", "-rwsr-xr-x"], "the bits were set inside"
+    modes = [(project / name).stat().st_mode & 0o6000 for name in ("suidsh", "deep/er/t")]
+    # As another user a set-uid file of one's own runs as oneself: the bits are left alone.
+    assert modes == ([0, 0] if os.geteuid() == 0 else [0o4000, 0o2000])
+
+
+def test_clearing_the_set_id_bits_follows_no_link(tmp_path):
+    outside = tmp_path / "outside"
+    outside.write_text("#!/bin/sh\n")
+    outside.chmod(0o4755)
+    project = tmp_path / "project"
+    (project / "sub").mkdir(parents=True)
+    (project / "sub" / "tool").write_text("#!/bin/sh\n")
+    (project / "sub" / "tool").chmod(0o6755)
+    (project / "link").symlink_to(outside)
+    (project / "folder-link").symlink_to(tmp_path)
+    cleared = command_sandbox.clear_set_id_bits(project)
+    assert cleared == [str(project / "sub" / "tool")]
+    assert (project / "sub" / "tool").stat().st_mode & 0o7777 == 0o755
+    assert outside.stat().st_mode & 0o7777 == 0o4755

@@ -272,6 +272,16 @@ def no_server_tools(request: dict) -> None:
         )
 
 
+def over_budget(may_use: str, left: int, budget: int) -> Refused:
+    """The 403 for a request whose worst case (`may_use`, in words) passes what is left."""
+    return Refused(
+        403,
+        "permission_error",
+        f"workshop budget: this request may use up to {may_use} and {left:,} of your "
+        f"{budget:,} are left",
+    )
+
+
 def counted_part(request: dict) -> dict:
     """The part of a Messages request that count_tokens measures: everything that is input."""
     return {key: request[key] for key in COUNTED_FIELDS if key in request}

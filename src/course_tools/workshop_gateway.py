@@ -220,24 +220,15 @@ class GatewayHandler(HeadReader, UpstreamRelay, BaseHTTPRequestHandler):
         budget = ledger.budget_of(name)
         left = max(0, budget - ledger.spent(name) - ledger.held(name))
         if max_tokens > left:  # refused before the input is counted: no upstream call at all
-            raise Refused(
-                403,
-                "permission_error",
-                f"workshop budget: this request may use up to {max_tokens:,} tokens out "
-                f"(max_tokens) plus its input, and {left:,} of your {budget:,} are left",
-            )
+            said = f"{max_tokens:,} tokens out (max_tokens) plus its input,"
+            raise checks.over_budget(said, left, budget)
         counted = self._count_input(route, checks.counted_part(request))
         worst = counted + max_tokens
         self._hold = ledger.reserve(name, worst)
         if self._hold is None:
-            budget = ledger.budget_of(name)
             left = max(0, budget - ledger.spent(name) - ledger.held(name))
-            raise Refused(
-                403,
-                "permission_error",
-                f"workshop budget: this request may use up to {worst:,} tokens ({counted:,} in, "
-                f"max_tokens {max_tokens:,} out) and {left:,} of your {budget:,} are left",
-            )
+            said = f"{worst:,} tokens ({counted:,} in, max_tokens {max_tokens:,} out)"
+            raise checks.over_budget(said, left, budget)
         ledger.count_call(name, route.name)
         self._forward("POST", route, checks.canonical(request), self._hold)
 

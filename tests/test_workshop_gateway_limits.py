@@ -98,6 +98,17 @@ def test_direct_count_tokens_calls_are_limited_per_participant(upstream, gateway
     assert counts_seen(upstream) == 4
 
 
+def test_a_participant_whose_budget_is_spent_counts_nothing_upstream(upstream, gateway):
+    server = gateway(url_of(upstream), budget=70)
+    assert post(server, ask(max_tokens=50))[0] == 200  # COUNTED + 50: all 70 spent
+    for _ in range(5):
+        status, _, answer = count_as(server, ADA)
+        assert status == 403 and is_envelope(answer, "permission_error")
+        assert "none of your 70 tokens are left" in answer["error"]["message"]
+    assert counts_seen(upstream) == 1  # the Messages call's own count
+    assert count_as(server, BOB)[0] == 200
+
+
 def test_the_count_tokens_limit_frees_a_call_as_the_minute_slides():
     now = [1000.0]
     rate = CallRate(2, clock=lambda: now[0])

@@ -272,14 +272,14 @@ def no_server_tools(request: dict) -> None:
         )
 
 
-def over_budget(may_use: str, left: int, budget: int) -> Refused:
-    """The 403 for a request whose worst case (`may_use`, in words) passes what is left."""
-    return Refused(
-        403,
-        "permission_error",
-        f"workshop budget: this request may use up to {may_use} and {left:,} of your "
-        f"{budget:,} are left",
-    )
+def over_budget(may_use: str | None, left: int, budget: int) -> Refused:
+    """The 403 for a request whose worst case (`may_use`, in words) passes what is left; for
+    a count_tokens call (`may_use` None) once the budget is spent."""
+    if may_use is None:
+        said = f"none of your {budget:,} tokens are left, so nothing is counted either"
+    else:
+        said = f"this request may use up to {may_use} and {left:,} of your {budget:,} are left"
+    return Refused(403, "permission_error", f"workshop budget: {said}")
 
 
 def counted_part(request: dict) -> dict:

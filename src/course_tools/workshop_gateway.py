@@ -36,7 +36,8 @@ For each request, in this order, before anything reaches the API:
   a body that names a key twice, is not UTF-8, holds an unpaired surrogate or is nested too
   deep is refused, and what is forwarded is the gateway's own serialisation of the object it
   checked; a count_tokens body gets the same checks, `max_tokens` apart, and a participant
-  makes at most `--count-tokens-per-minute` (30) of them a minute: else 429 with retry-after;
+  makes at most `--count-tokens-per-minute` (30) of them a minute (else 429 with
+  retry-after), and none once their budget is spent (403);
 - for a Messages call, a `max_tokens` larger than what is left of the budget is refused
   (403) before anything is counted; then the worst case (the input, counted by the API's
   count_tokens, plus `max_tokens`) is held against the participant's `--budget` before forwarding, and refused
@@ -150,7 +151,10 @@ class GatewayHandler(HeadReader, UpstreamRelay, BaseHTTPRequestHandler):
                 self._messages(participant.name, route, body)
             else:
                 if route.name == "count_tokens":  # what Messages refuses, count_tokens does too
-                    self.server.count_rate.check(participant.name)
+                    ledger, name = self.server.ledger, participant.name
+                    if ledger.spent(name) >= ledger.budget_of(name):  # nothing left to plan for
+                        raise checks.over_budget(None, 0, ledger.budget_of(name))
+                    self.server.count_rate.check(name)
                     request = checks.json_body(body)
                     checks.no_thread(request)
                     checks.no_server_tools(request)

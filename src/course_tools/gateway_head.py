@@ -13,6 +13,7 @@ from __future__ import annotations
 import email.parser
 import http.client
 import io
+import re
 import socket
 import time
 
@@ -53,6 +54,24 @@ HTTP_LAYER_ERRORS = {
 METHODS = frozenset({"GET", "POST", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
+# A header line is a name of token characters, a colon, a value (RFC 9110 §5.1, RFC 9112 §5).
+# Whitespace between the name and the colon (`Transfer-Encoding : chunked`) and a line folded
+# onto the one before (obs-fold, a line starting with a space or a tab) are refused with a 400
+# (RFC 9112 §5.1 and §5.2): read one way here and another way upstream, either could smuggle
+# a header past the checks.
+HEADER_NAME = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+MALFORMED_HEADER = (
+    "a header line is malformed: a name with whitespace before its colon, or a line folded "
+    "onto the one before (obs-fold)"
+)
+
+
+def malformed_header(line: bytes) -> bool:
+    """True for a header line whose name is not a token followed at once by ':', or obs-fold."""
+    name, colon, _ = line.partition(b":")
+    return not colon or HEADER_NAME.fullmatch(name) is None
+
+
 MAX_HEADER_LINE = 65_536
 MAX_HEADERS = 100
 MAX_HEAD = 65_536  # the request line and every header line together, before any token
@@ -73,6 +92,7 @@ class HeadReader:
         self._body_read = False
         self._sent = False
         self._hold: Hold | None = None
+        self.head_problem: str | None = None  # a 400's own message, else HTTP_LAYER_ERRORS's
         self._name: str | None = None
         self.command, self.request_version = "", "HTTP/1.1"
         self.requestline, self.path, self.headers = "", "", None
@@ -118,6 +138,8 @@ class HeadReader:
             problem = 505 if words[2].startswith("HTTP/") else 400
         if problem is None and any(ord(c) < 32 or ord(c) == 127 for c in " ".join(words)):
             problem = 400  # a control character in the request line: never read, never logged
+        if problem is None and any(malformed_header(header) for header in header_lines):
+            problem, self.head_problem = 400, MALFORMED_HEADER
         if problem is None:
             self.command, self.path, version = words
             connection = (self.headers.get("connection") or "").lower()

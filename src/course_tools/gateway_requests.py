@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode
 
@@ -56,8 +60,10 @@ class Refused(Exception):
         message: str,
         logged: str | None = None,
         details: dict | None = None,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(message)
+        self.retry_after = retry_after  # seconds, sent as the retry-after header the SDK reads
         self.status = status
         self.kind = kind
         self.message = message
@@ -266,6 +272,57 @@ def no_server_tools(request: dict) -> None:
         )
 
 
+def over_budget(may_use: str | None, left: int, budget: int) -> Refused:
+    """The 403 for a request whose worst case (`may_use`, in words) passes what is left; for
+    a count_tokens call (`may_use` None) once the budget is spent."""
+    if may_use is None:
+        said = f"none of your {budget:,} tokens are left, so nothing is counted either"
+    else:
+        said = f"this request may use up to {may_use} and {left:,} of your {budget:,} are left"
+    return Refused(403, "permission_error", f"workshop budget: {said}")
+
+
 def counted_part(request: dict) -> dict:
     """The part of a Messages request that count_tokens measures: everything that is input."""
     return {key: request[key] for key in COUNTED_FIELDS if key in request}
+
+
+# A participant's direct count_tokens calls, per minute. The endpoint costs no tokens, so no
+# budget bounds it, but the room's key has a count_tokens rate limit of its own, which every
+# Messages call through the gateway needs: one participant must not spend it for everyone.
+COUNT_TOKENS_PER_MINUTE = 30
+
+
+class CallRate:
+    """At most `limit` calls per participant in any `window` seconds (kept in memory only)."""
+
+    def __init__(
+        self, limit: int, window: float = 60.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.limit, self.window, self.clock = limit, window, clock
+        self._lock = threading.Lock()
+        self._calls: dict[str, deque[float]] = {}
+
+    def admit(self, name: str) -> float:
+        """0 if `name` may make one more call now (counted), else seconds until one may."""
+        with self._lock:
+            now = self.clock()
+            calls = self._calls.setdefault(name, deque())
+            while calls and calls[0] <= now - self.window:
+                calls.popleft()
+            if len(calls) >= self.limit:
+                return max(0.001, calls[0] + self.window - now)
+            calls.append(now)
+            return 0.0
+
+    def check(self, name: str) -> None:
+        """Count one call of `name`'s, or refuse it (429, with the seconds to wait)."""
+        wait = self.admit(name)
+        if wait:
+            raise Refused(
+                429,
+                "rate_limit_error",
+                f"workshop gateway: at most {self.limit} count_tokens calls a minute per "
+                f"participant; try again in {wait:.0f} s",
+                retry_after=wait,
+            )

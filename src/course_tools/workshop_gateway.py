@@ -21,7 +21,8 @@ For each request, in this order, before anything reaches the API:
   `--evict-after` seconds) is closed to make room, and only when there is none does a
   newcomer get a 529 (`course_tools.gateway_connections`);
 - its head (request line and headers) must arrive within `--head-timeout` seconds in all (and
-  `--client-timeout` if shorter), and be at most 64 KiB in all: else 408, or 431;
+  `--client-timeout` if shorter), and be at most 64 KiB in all: else 408, or 431; a header
+  line with whitespace before its colon, or folded onto the one before, is a 400;
 - the workshop token (`Authorization: Bearer`, as SDK 2.x sends it, or `x-api-key`) must be in
   the token file, which is reread at every request (delete a line to revoke): else 401;
 - the route must be one of an exact list (`POST /v1/messages`, `POST /v1/messages/count_tokens`,
@@ -34,9 +35,12 @@ For each request, in this order, before anything reaches the API:
   (`fallbacks`, `context_management`, anything not on `gateway_requests.BOUNDED_FIELDS`);
   a body that names a key twice, is not UTF-8, holds an unpaired surrogate or is nested too
   deep is refused, and what is forwarded is the gateway's own serialisation of the object it
-  checked; a count_tokens body gets the same checks, `max_tokens` apart;
-- for a Messages call, the worst case (the input, counted by the API's count_tokens, plus
-  `max_tokens`) is held against the participant's `--budget` before forwarding, and refused
+  checked; a count_tokens body gets the same checks, `max_tokens` apart, and a participant
+  makes at most `--count-tokens-per-minute` (30) of them a minute (else 429 with
+  retry-after), and none once their budget is spent (403);
+- for a Messages call, a `max_tokens` larger than what is left of the budget is refused
+  (403) before anything is counted; then the worst case (the input, counted by the API's
+  count_tokens, plus `max_tokens`) is held against the participant's `--budget` before forwarding, and refused
   (403) when spent + held + worst case would pass it (the participant's own budget, when the
   token file gives one). The answer's `usage` then replaces the hold; an error answer releases
   it; an answer whose usage is unknown (a body or a stream cut off, or no answer at all once
@@ -77,7 +81,7 @@ from course_tools.gateway_connections import (
 )
 from course_tools.gateway_head import HTTP_LAYER_ERRORS, METHODS, HeadReader
 from course_tools.gateway_ledger import Ledger
-from course_tools.gateway_requests import Refused, Route
+from course_tools.gateway_requests import COUNT_TOKENS_PER_MINUTE, CallRate, Refused, Route
 from course_tools.gateway_tokens import TokenFile
 from course_tools.gateway_upstream import UpstreamRelay
 
@@ -131,7 +135,8 @@ class GatewayHandler(HeadReader, UpstreamRelay, BaseHTTPRequestHandler):
             if problem is not None:
                 self.close_connection = True
                 kind = "timeout_error" if problem == 408 else "invalid_request_error"
-                raise Refused(problem, kind, HTTP_LAYER_ERRORS[problem])
+                message = self.head_problem or HTTP_LAYER_ERRORS[problem]
+                raise Refused(problem, kind, message)
             self._line += f" {method}"
             if participant is None:
                 raise Refused(401, "authentication_error", "invalid workshop token")
@@ -146,6 +151,10 @@ class GatewayHandler(HeadReader, UpstreamRelay, BaseHTTPRequestHandler):
                 self._messages(participant.name, route, body)
             else:
                 if route.name == "count_tokens":  # what Messages refuses, count_tokens does too
+                    ledger, name = self.server.ledger, participant.name
+                    if ledger.spent(name) >= ledger.budget_of(name):  # nothing left to plan for
+                        raise checks.over_budget(None, 0, ledger.budget_of(name))
+                    self.server.count_rate.check(name)
                     request = checks.json_body(body)
                     checks.no_thread(request)
                     checks.no_server_tools(request)
@@ -211,19 +220,19 @@ class GatewayHandler(HeadReader, UpstreamRelay, BaseHTTPRequestHandler):
         checks.no_server_tools(request)
         checks.only_bounded_fields(request)
         max_tokens = checks.checked_max_tokens(request, self.server.max_tokens)
+        ledger = self.server.ledger
+        budget = ledger.budget_of(name)
+        left = max(0, budget - ledger.spent(name) - ledger.held(name))
+        if max_tokens > left:  # refused before the input is counted: no upstream call at all
+            said = f"{max_tokens:,} tokens out (max_tokens) plus its input,"
+            raise checks.over_budget(said, left, budget)
         counted = self._count_input(route, checks.counted_part(request))
         worst = counted + max_tokens
-        ledger = self.server.ledger
         self._hold = ledger.reserve(name, worst)
         if self._hold is None:
-            budget = ledger.budget_of(name)
             left = max(0, budget - ledger.spent(name) - ledger.held(name))
-            raise Refused(
-                403,
-                "permission_error",
-                f"workshop budget: this request may use up to {worst:,} tokens ({counted:,} in, "
-                f"max_tokens {max_tokens:,} out) and {left:,} of your {budget:,} are left",
-            )
+            said = f"{worst:,} tokens ({counted:,} in, max_tokens {max_tokens:,} out)"
+            raise checks.over_budget(said, left, budget)
         ledger.count_call(name, route.name)
         self._forward("POST", route, checks.canonical(request), self._hold)
 
@@ -235,6 +244,8 @@ class GatewayHandler(HeadReader, UpstreamRelay, BaseHTTPRequestHandler):
         self.send_header("content-length", str(len(data)))
         if refused.status == 400 and "max_tokens" in refused.message:
             self.send_header("x-workshop-max-tokens-cap", str(self.server.max_tokens))
+        if refused.retry_after is not None:
+            self.send_header("retry-after", str(max(1, round(refused.retry_after))))
         if not self._body_read:  # the body was not read: this connection cannot be reused
             self.close_connection = True
         if self.close_connection:
@@ -275,9 +286,11 @@ class Gateway(ThreadingHTTPServer):
         idle_timeout: float = 5.0,
         head_timeout: float = 10.0,
         evict_after: float = EVICT_AFTER,
+        count_tokens_per_minute: int = COUNT_TOKENS_PER_MINUTE,
         log: Callable[[str], None] = _print,
     ) -> None:
         self.log = log
+        self.count_rate = CallRate(count_tokens_per_minute)
         self.upstream = upstream.rstrip("/")
         self.api_key = api_key
         self.participants = TokenFile(tokens, log=log)
@@ -388,6 +401,12 @@ def main(argv: list[str] | None = None) -> None:
         help="seconds after which a connection still without a valid token gives its slot to "
         "a newcomer when every slot is taken",
     )
+    parser.add_argument(
+        "--count-tokens-per-minute",
+        type=int,
+        default=COUNT_TOKENS_PER_MINUTE,
+        help="direct count_tokens calls a minute per participant (more get a 429)",
+    )
     args = parser.parse_args(argv)
     api_key = os.environ.get("ANTHROPIC_API_KEY", "")
     if not api_key:
@@ -408,6 +427,7 @@ def main(argv: list[str] | None = None) -> None:
         max_per_client=args.max_per_client,
         head_timeout=args.head_timeout,
         evict_after=args.evict_after,
+        count_tokens_per_minute=args.count_tokens_per_minute,
     )
     host, port = gateway.server_address[:2]
     print(f"Workshop gateway on http://{host}:{port} for {len(gateway.participants)} participants")

@@ -11,10 +11,12 @@ Scrubbing the environment and killing the group are not isolation.
 command in new Linux namespaces. `wrap()` builds its command line:
 
 - the project folder is the only writable place. Of the rest of the system only the programs
-  and their settings are there, read-only (`/usr`, `/bin`, `/lib*`, `/etc`, minus the password
-  hashes), with the Python that runs the course so that `python -m pytest` works. Everything
-  else is absent: other projects, the course's own folder, `/srv`, `/mnt`, `/var`, `/run`; `/tmp`
-  and the home folders are empty folders in memory;
+  and their settings are there, read-only (`/usr`, `/bin`, `/lib*`, `/etc`, minus every file
+  and folder in it that others may not read, password hashes and their backups included), with the Python that runs the course so that `python -m pytest` works. Everything
+  else is absent: other projects, the course's own folder, `/srv`, `/mnt`, `/var`, `/run`; `/tmp`,
+  `/dev/shm` and the home folders are empty folders in memory of at most SCRATCH_LIMIT
+  (256 MiB) each, and the rest (`/`, `/dev`) is read-only, so a command cannot fill the
+  machine's memory; the project folder itself is on disk, with no limit of its own;
 - no network: a network namespace with only a loopback interface;
 - its own process namespace and its own `/proc`: no process of yours is visible, so there is
   no parent environment to read and no parent to kill; when the namespace's first process (the
@@ -36,9 +38,12 @@ command in new Linux namespaces. `wrap()` builds its command line:
   own (a command could `git init` one for the host's git to read).
 
 The command runs under a small Python program, `WATCH`, which is the namespace's first
-process (pid 1). It waits for the command, then looks in the sandbox's own `/proc` for anything
-the command left running: that is the only moment to look, since when pid 1 ends the kernel
-kills the rest without a word. It writes what it saw ("clean" or "left-behind") to a pipe, so
+process (pid 1). It waits for the command, then looks for anything the command left running:
+that is the only moment to look, since when pid 1 ends the kernel kills the rest without a
+word. It asks the kernel whether any other process is left in the namespace (`kill(-1, 0)`
+from pid 1, after reaping those that ended), and reads the sandbox's own `/proc` to tell a
+running one from one that is ending; a process that keeps changing its pid (fork, exit, fork)
+can slip past a scan of `/proc`, never past the kernel's answer. It writes what it saw ("clean" or "left-behind") to a pipe, so
 `run_command` can say "left processes running in the background; they were stopped", as the
 plain runner does. The command cannot silence or forge that report:
 
@@ -64,6 +69,7 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -73,8 +79,21 @@ from course_helpers.plumbing import git_layout
 
 # What the command sees of the system, read-only: programs, libraries and their settings.
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
-HIDDEN_FILES = ("/etc/shadow", "/etc/gshadow")  # password hashes, readable by root
-EMPTY = ("/tmp", "/root", "/home")  # present, but empty and in memory
+# Hidden whatever their mode: the password hashes and the copies passwd and useradd keep of
+# them. Every other file or folder under /etc that others may not read is hidden too
+# (`hidden_under`), since root (the course's user on some machines) owns them all.
+HIDDEN_FILES = (
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/security/opasswd",
+)
+EMPTY = ("/tmp", "/root", "/home", "/dev/shm")  # present, but empty and in memory
+# Each of those in-memory folders holds at most this much (bubblewrap's --size), so a command
+# cannot fill the machine's memory through them; the root folder and /dev are read-only. The
+# project folder is on disk and is not limited.
+SCRATCH_LIMIT = 256 * 1024 * 1024
 # Kernel settings under /proc that root could change (/proc/sys/kernel/core_pattern runs a
 # program of its choice as the machine's root); bwrap does not always cover them.
 PROC_READ_ONLY = ("/proc/sys", "/proc/sysrq-trigger")
@@ -88,7 +107,8 @@ CLEAN = "clean"  # what WATCH writes when nothing was left
 # alone costs more than bubblewrap's own start), and starts the command with posix_spawn. The command gets no descriptor but 0, 1 and 2, and its
 # parent ($PPID) is a plain bash between the two, with only the allow-listed environment, whose
 # own messages ("Killed" when a signal ends the command) go nowhere.
-WATCH = """
+WATCH = (
+    """
 import os, sys, _signal
 _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
 report = int(sys.argv[1])
@@ -106,30 +126,55 @@ if not undumpable():
 between = 'exec {e}>&2 2>/dev/null; bash -c "$1" 2>&"$e" {e}>&-; exit "$?"'
 child = os.posix_spawnp("bash", ["bash", "-c", between, "bash", sys.argv[2]], os.environ)
 status = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
-said = "CLEAN"
-for name in os.listdir("/proc"):
-    if not name.isdigit() or name == "1":
-        continue
-    # Every thread counts: a process whose main thread exited alone reads as a zombie while
-    # its other threads still run.
-    try:
-        tasks = os.listdir("/proc/" + name + "/task")
-    except OSError:
-        continue  # ended while we looked
-    for task in tasks:
+def others():  # is any process but this one in the namespace? Zombies of ours are reaped first
+    while True:
         try:
-            with open("/proc/" + name + "/task/" + task + "/stat", "rb") as file:
-                state = file.read().rsplit(b")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if state not in (b"Z", b"X"):
-            said = "LEFT"
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                break
+        except ChildProcessError:
             break
-    if said != "CLEAN":
+    try:
+        os.kill(-1, 0)  # the kernel's own answer, atomic: ESRCH when no other process exists
+    except ProcessLookupError:
+        return False
+    except OSError:
+        pass
+    return True
+def running():  # does a scan of /proc find a task that is not a zombie?
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or name == "1":
+            continue
+        # Every thread counts: a process whose main thread exited alone reads as a zombie
+        # while its other threads still run.
+        try:
+            tasks = os.listdir("/proc/" + name + "/task")
+        except OSError:
+            continue  # ended while we looked
+        for task in tasks:
+            try:
+                with open("/proc/" + name + "/task/" + task + "/stat", "rb") as file:
+                    state = file.read().rsplit(b")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if state not in (b"Z", b"X"):
+                return True
+    return False
+# A scan can miss a process that keeps changing its pid (forks, then exits); the kernel's answer
+# cannot. Something still there after ROUNDS scans that saw nothing running is a process that
+# hops: left behind all the same.
+said = "LEFT"
+for _ in range(ROUNDS):
+    if not others():
+        said = "CLEAN"
+        break
+    if running():
         break
 os.write(report, said.encode())
 os._exit(128 - status if status < 0 else status)
-""".replace("LEFT", LEFT_BEHIND).replace("CLEAN", CLEAN)
+""".replace("LEFT", LEFT_BEHIND)
+    .replace("CLEAN", CLEAN)
+    .replace("ROUNDS", "20")
+)
 
 
 def bwrap_path() -> str | None:
@@ -255,19 +300,60 @@ def _system_options() -> tuple[str, ...]:
             line += ["--symlink", os.readlink(folder), folder]
         elif os.path.isdir(folder):
             line += ["--ro-bind", folder, folder]
-    for hidden in HIDDEN_FILES:
-        if os.path.exists(hidden):
-            line += ["--ro-bind", "/dev/null", hidden]
-    line += ["--dev", "/dev", "--proc", "/proc"]
+    line += hiding_options("/etc")
+    line += ["--dev", "/dev", "--remount-ro", "/dev", "--proc", "/proc"]
     for path in PROC_READ_ONLY:
         if os.path.exists(path):
             line += ["--ro-bind", path, path]
     for folder in EMPTY:
-        line += ["--tmpfs", folder]
+        line += ["--size", str(SCRATCH_LIMIT), "--tmpfs", folder]
     for folder in _python_folders():
         if not _in_system(folder):
             line += ["--ro-bind", folder, folder]
-    return tuple(line)
+    return tuple(line + ["--remount-ro", "/"])  # bwrap's own root (a tmpfs) is not writable
+
+
+def hidden_under(etc: str = "/etc") -> tuple[list[str], list[str]]:
+    """The files and the folders under `etc` that the sandbox hides: (files, folders).
+
+    Every file or folder that others may not read (mode & 0o004 == 0), found by one walk that
+    does not follow links, plus HIDDEN_FILES (named relative to /etc) that exist. Inside a hidden
+    folder nothing more is listed: the whole folder is hidden."""
+    files: list[str] = []
+    folders: list[str] = []
+    pending = [etc]
+    while pending:
+        try:
+            entries = list(os.scandir(pending.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            readable = info.st_mode & 0o004
+            if stat.S_ISDIR(info.st_mode):
+                (pending if readable else folders).append(entry.path)
+            elif not readable and not stat.S_ISLNK(info.st_mode):
+                files.append(entry.path)
+    for named in HIDDEN_FILES:
+        path = os.path.join(etc, os.path.relpath(named, "/etc"))
+        if os.path.lexists(path) and not os.path.islink(path) and path not in files:
+            files.append(path)
+    return sorted(files), sorted(folders)
+
+
+def hiding_options(etc: str = "/etc") -> list[str]:
+    """bwrap options that hide `hidden_under(etc)`: /dev/null over each file, an empty read-only
+    folder over each folder."""
+    files, folders = hidden_under(etc)
+    line: list[str] = []
+    for path in files:
+        line += ["--ro-bind", "/dev/null", path]
+    for path in folders:
+        line += ["--size", "4096", "--tmpfs", path, "--remount-ro", path]
+    return line
 
 
 def wrap(argv: list[str], project: str | os.PathLike[str], bwrap: str = "bwrap") -> list[str]:
@@ -283,6 +369,43 @@ def _line(argv: list[str], project: str, git: list[str], bwrap: str) -> list[str
     line = [bwrap, *_system_options(), "--bind", project, project, *git, "--chdir", project]
     line += ["--unshare-all", "--as-pid-1", "--die-with-parent", "--cap-drop", "ALL", "--"]
     return line + list(argv)
+
+
+def clear_set_id_bits(project: str | os.PathLike[str]) -> list[str]:
+    """Clear the set-uid and set-gid bits of every regular file in `project`; what was cleared.
+
+    As root, `chmod u+s` of a file of one's own needs no capability, so a command could leave a
+    program in the project that runs as root outside the sandbox (inside, every mount is
+    nosuid). `run_command` calls this after each command, once the namespace has ended, when
+    the course runs as root: one walk of the project, no link followed."""
+    cleared: list[str] = []
+    pending = [os.fspath(project)]
+    while pending:
+        try:
+            entries = list(os.scandir(pending.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                pending.append(entry.path)
+            elif stat.S_ISREG(info.st_mode) and info.st_mode & (stat.S_ISUID | stat.S_ISGID):
+                try:
+                    handle = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+                except OSError:
+                    continue
+                try:
+                    mode = os.fstat(handle).st_mode
+                    os.fchmod(handle, stat.S_IMODE(mode) & ~(stat.S_ISUID | stat.S_ISGID))
+                    cleared.append(entry.path)
+                except OSError:
+                    pass
+                finally:
+                    os.close(handle)
+    return cleared
 
 
 @functools.cache

@@ -337,6 +337,8 @@ def run_command(
     process.wait()
     if confined:
         left_behind = _reported_left_behind(report_read) and not timed_out
+        if os.geteuid() == 0:  # a set-uid-root program left in the project would run as root
+            command_sandbox.clear_set_id_bits(os.path.realpath(cwd))
     escaped = 0 if confined else stop_escaped(marker)
     complete = reader.finish(READER_WAIT)
     duration = time.monotonic() - started

@@ -425,7 +425,7 @@ def test_06_control_wrong_variants_fail_with_their_own_hint() -> None:
                 "it never asked again with more room",
             ),
             "forgets the raised limit at the next call": (
-                make_controller(reset_each_call=True),
+                make_controller(recover_doubling_dicts, reset_each_call=True),  # 34, 68, 34...
                 "once raised, it went back to",
             ),
             "uncapped": (make_controller(recover_uncapped), "the API refuses that request"),

@@ -373,11 +373,8 @@ def check_ask_in_full(ask_in_full: Callable) -> None:
             "call(s): it stopped before using all the calls it was allowed.",
             "make up to max_calls calls in all, the first one included.",
         )
-    if (
-        len(history) > 1
-        and read_field(history[-1], "role") == "user"
-        and read_field(history[-2], "role") == "assistant"
-    ):
+    roles = [read_field(m, "role") for m in history[-2:]]
+    if roles == ["assistant", "user"]:
         fail(
             "with max_calls=2, the history ends with a user message after the last part: a "
             "request to continue that no call will answer (the next run would add a second "

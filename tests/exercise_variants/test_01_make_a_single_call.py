@@ -114,7 +114,9 @@ def complete_returns_reason(response):
 GO_ON = "Continue exactly where you stopped, without repeating yourself."
 
 
-def make_in_full(*, go_on="continue", joiner="", limit=True, keep=True):
+def make_in_full(
+    *, go_on="continue", joiner="", limit=True, keep=True, only_last=False, ask_last=False
+):
     def ask_in_full(client, history, text, *, max_tokens=300, max_calls=6):
         history.append({"role": "user", "content": text})
         parts, calls = [], 0
@@ -123,10 +125,16 @@ def make_in_full(*, go_on="continue", joiner="", limit=True, keep=True):
             sent = history if keep else [history[0], *history[2::2]]
             response = client.messages.create(model=MODEL, max_tokens=max_tokens, messages=sent)
             history.append({"role": "assistant", "content": response.content})
-            parts.append(text_of(response))
+            if only_last:
+                parts = [text_of(response)]  # made anew each call: only the latest part is kept
+            else:
+                parts.append(text_of(response))
             if go_on == "never" or response.stop_reason != "max_tokens":
                 break
-            if limit and calls == max_calls:
+            if limit and calls == max_calls and not ask_last:
+                break  # ask_last: asks to continue after the last part, then stops
+            if ask_last and calls == max_calls:
+                history.append({"role": "user", "content": GO_ON})
                 break
             if go_on == "continue":
                 history.append({"role": "user", "content": GO_ON})
@@ -360,6 +368,18 @@ WRONG = {
         "the whole conversation as the text of one user message",
     ),
 }
+
+
+WRONG["in full keeps only the last part"] = (
+    check_ask_in_full,
+    make_in_full(only_last=True),
+    "the other parts were dropped",
+)
+WRONG["in full asks to continue after its last call"] = (
+    check_ask_in_full,
+    make_in_full(ask_last=True),
+    "ends with a user message after the last part",
+)
 
 
 WRONG_AGAIN = {

@@ -60,6 +60,25 @@ def turn_right_new_list(messages, response):
     ]
 
 
+def turn_answers_in_reverse(messages, response):
+    """The results in the reverse order of the calls: accepted, as by the API, which pairs each
+    result with its call by tool_use_id (exercise 13.2 accepts any order too)."""
+    turn = turn_right_new_list(messages, response)
+    REVERSED.append(len(turn[-1]["content"]))
+    turn[-1]["content"].reverse()
+    return turn
+
+
+REVERSED: list[int] = []  # how many results each reversed turn held
+
+
+def test_results_in_reverse_pass_on_parallel_calls(capsys) -> None:
+    REVERSED.clear()
+    check_tool_turn(turn_answers_in_reverse)
+    assert "passed" in capsys.readouterr().out
+    assert max(REVERSED) > 1, REVERSED  # parallel calls, or the order would not show
+
+
 def turn_skips_failures(messages, response):
     messages.append({"role": "assistant", "content": response.content})
     results = []
@@ -373,6 +392,7 @@ WRONG_AGAIN = {
 
 RIGHT = {
     "tool turn as a new list": (check_tool_turn, turn_right_new_list),
+    "tool turn answering the calls in reverse": (check_tool_turn, turn_answers_in_reverse),
     "tool turn with the error's words": (check_tool_turn, make_turn_answers()),
     "fix with groupby": (check_fix_history, fix_right_groupby),
     "fix on a deep copy": (check_fix_history, fix_deep_copy_first),

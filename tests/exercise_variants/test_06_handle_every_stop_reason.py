@@ -253,8 +253,12 @@ def make_controller(
     on_refusal=drop_refused_turn,
     refusal="raise",
     keep_changes=True,
+    reset_each_call=False,
 ):
     """A `control(sample, *, max_tokens, ceiling)` built from switches: the default is correct.
+
+    reset_each_call: True starts every call from the first max_tokens again (a raised limit is
+    forgotten at the next turn);
 
     on_cut_call: "recover" | "run" (passed to the loop as a call) | "hand back" (to the loop);
     at_ceiling: "raise" | "retry" (with the ceiling) | "hand back";
@@ -270,6 +274,8 @@ def make_controller(
 
         def sample_controlled(messages, **changes):
             nonlocal limit
+            if reset_each_call:
+                limit = max_tokens
             last = None
             while True:
                 if other_client is not None:
@@ -417,6 +423,10 @@ def test_06_control_wrong_variants_fail_with_their_own_hint() -> None:
             "ignores the raised limit": (
                 make_controller(use_raised_limit=False),
                 "it never asked again with more room",
+            ),
+            "forgets the raised limit at the next call": (
+                make_controller(recover_doubling_dicts, reset_each_call=True),  # 34, 68, 34...
+                "once raised, it went back to",
             ),
             "uncapped": (make_controller(recover_uncapped), "the API refuses that request"),
             "retries at the ceiling": (

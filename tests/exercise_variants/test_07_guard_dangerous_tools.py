@@ -37,12 +37,33 @@ def resolve_right(root, path):
 
 def resolve_right_commonpath(root, path):
     if os.path.isabs(path) or path.startswith("~"):
-        raise ValueError(f"{path!r}: give a path relative to the project")
+        raise PathRefused(f"{path!r}: give a path relative to the project")
     root = os.path.realpath(root)
     real = os.path.realpath(os.path.join(root, os.path.expanduser(path)))
     if os.path.commonpath([root, real]) != root:
-        raise ValueError(f"{path!r} is outside {root}")
+        raise PathRefused(f"{path!r} is outside {root}")
     return Path(real)
+
+
+def resolve_value_error_for_absolute(root, path):
+    """PathRefused for a way out, but a plain ValueError for an absolute path."""
+    if path.startswith(("/", "~")):
+        raise ValueError("absolute")
+    root = Path(os.path.realpath(root))
+    real = Path(os.path.realpath(root / path))
+    if real != root and root not in real.parents:
+        raise PathRefused(f"{path!r} leads outside the project")
+    return real
+
+
+def resolve_refuses_in_silence(root, path):
+    if path.startswith(("/", "~")):
+        raise PathRefused()  # no message: the model cannot tell why
+    root = Path(root).resolve()
+    real = (root / path).resolve()
+    if not real.is_relative_to(root):
+        raise PathRefused()
+    return real
 
 
 def resolve_unresolved_result(root, path):
@@ -293,6 +314,11 @@ WRONG = {
     ),
     "resolve reads path[0]": (check_path_guard, resolve_first_character, "raised IndexError"),
     "resolve expands ~": (check_path_guard, resolve_expands_home, "never expand them"),
+    "resolve: a plain ValueError for an absolute path": (
+        check_path_guard,
+        resolve_value_error_for_absolute,
+        "refused with ValueError ('absolute'), not PathRefused",
+    ),
     "gate: allowed == True": (check_gate, gate_equals_true(), "1 == True"),
     "gate: one Counter for every gate": (
         check_gate,
@@ -309,6 +335,11 @@ WRONG = {
 
 WRONG_AGAIN = {
     "resolve returns None": (check_path_guard, resolve_returns_none, "returned 'None'"),
+    "resolve refuses with no message": (
+        check_path_guard,
+        resolve_refuses_in_silence,
+        "PathRefused with no message",
+    ),
     "resolve from the working folder": (
         check_path_guard,
         resolve_from_the_working_folder,
@@ -334,3 +365,13 @@ globals().update(
 def test_the_gate_check_says_when_decide_is_not_written_yet() -> None:
     with pytest.raises(CheckFailed, match="decide is not written yet"):
         check_gate(UnwrittenGate)
+
+
+def test_the_gate_hints_name_one_repair() -> None:
+    """A gate that drops the policy's who, and one that trusts a truthy answer, are told the same
+    repair: following one hint never breaks the other rule."""
+    repair = "Decision(decision.allowed is True, decision.reason, decision.who)"
+    for gate in (make_gate(keep="own"), make_gate(yes="bool")):
+        with pytest.raises(CheckFailed) as failure:
+            check_gate(gate)
+        assert repair in str(failure.value).split("Hint: ")[1], str(failure.value)

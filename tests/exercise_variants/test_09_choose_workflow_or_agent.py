@@ -42,6 +42,25 @@ def right_loop(desk, orders, max_hops=3):
     return found
 
 
+def wrong_reads_a_key_it_does_not_have(desk, orders, max_hops=3):
+    """right_loop, but the orders' id read as order["id"]: a KeyError of its own code."""
+    found, seen = [], {o["id"] for o in orders}
+    for order in orders:
+        found.append(order)
+        current = order
+        for _ in range(max_hops):
+            next_id = current.get("replaced_by")
+            if not next_id or next_id in seen:
+                break
+            seen.add(next_id)
+            try:
+                current = desk.look_up_order(next_id)
+            except LookupError:
+                break
+            found.append(current)
+    return found
+
+
 def right_recursive(desk, orders, max_hops=3):
     result: list[dict] = []
 
@@ -232,6 +251,7 @@ def test_correct_with_replacements_pass(function, capsys):
         (wrong_no_hop_limit, "max_hops=2"),
         (wrong_no_memory, "points back to C1"),
         (wrong_crashes_on_missing, "raised LookupError"),
+        (wrong_reads_a_key_it_does_not_have, "own code raised KeyError ('id'), not the desk"),
         (wrong_only_replacements, "the order the ticket names is missing"),
         (wrong_duplicates, "both replaced by E3"),
         (wrong_looks_up_everything, "without replaced_by it looked up"),

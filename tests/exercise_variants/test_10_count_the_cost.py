@@ -146,6 +146,7 @@ def make_budget_loop(
     stop_unanswered=False,
     streamed=False,
     per_turn=False,
+    with_system=True,
 ):
     def run_on_budget(client, messages, tools, *, system, limit, max_steps=40):
         registry = {t.name: t for t in tools}
@@ -162,6 +163,8 @@ def make_budget_loop(
                 if spent + margin * next_call > limit:
                     return "budget_limit"
             request = {"model": MODEL, "max_tokens": 1024, "system": system, "tools": definitions}
+            if not with_system:
+                del request["system"]  # the handbook never reaches the model
             if streamed:
                 with client.messages.stream(**request, messages=messages) as stream:
                     response = stream.get_final_message()
@@ -270,5 +273,6 @@ def test_10_run_on_budget_wrong_variants_fail_with_their_own_hint() -> None:
                 make_budget_loop(stop_unanswered=True),
                 "cost far more than its estimate",
             ),
+            "no system prompt": (make_budget_loop(with_system=False), "without a system prompt"),
         },
     )

@@ -12,6 +12,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from functools import partial
 
+import anthropic
 import pytest
 
 from course_helpers.client import MODEL
@@ -22,6 +23,7 @@ from course_helpers.exercise_checks import (
 )
 from course_helpers.lessons.agent import run_agent
 from course_helpers.lessons.cost import Budget
+from course_helpers.lessons.cost.budget import OverBudget
 from course_helpers.lessons.dispatch import dispatch
 from course_helpers.lessons.loop import StepLimitReached, agent_loop, sampler
 from course_helpers.lessons.subagents import SubagentStopped
@@ -165,6 +167,80 @@ def test_a_stop_raised_as_another_error_is_named(variant, raised):
     assert "raise SubagentStopped(" in text, text
 
 
+def _run(client, prompt, tools, system, max_steps, approve):
+    return run_agent(
+        client,
+        messages=[{"role": "user", "content": prompt}],
+        tools=tools,
+        system=system,
+        max_steps=max_steps,
+        approve=approve,
+    )
+
+
+def answers_a_refusal(client, prompt, tools, *, system, max_steps=8, approve=None):
+    run = _run(client, prompt, tools, system, max_steps, approve)
+    if run.ending in ("end_turn", "stop_sequence", "refusal", "max_tokens"):
+        return run.final_text  # a refusal's final text is empty
+    raise SubagentStopped(f"ended with {run.ending}")
+
+
+def stops_only_at_the_step_limit(client, prompt, tools, *, system, max_steps=8, approve=None):
+    run = _run(client, prompt, tools, system, max_steps, approve)
+    if run.ending == "step_limit":
+        raise SubagentStopped("hit the step limit")
+    return run.final_text
+
+
+def answers_a_cut_off(client, prompt, tools, *, system, max_steps=8, approve=None):
+    run = _run(client, prompt, tools, system, max_steps, approve)
+    if run.ending in ("end_turn", "max_tokens"):
+        return run.final_text
+    raise SubagentStopped(f"the subagent ended with {run.ending}: {run.detail}")
+
+
+def answers_an_api_error(client, prompt, tools, *, system, max_steps=8, approve=None):
+    run = _run(client, prompt, tools, system, max_steps, approve)
+    if run.ending in ("end_turn", "error"):
+        return run.final_text
+    raise SubagentStopped(f"the subagent ended with {run.ending}: {run.detail}")
+
+
+def misspells_a_field(client, prompt, tools, *, system, max_steps=8, approve=None):
+    run = _run(client, prompt, tools, system, max_steps, approve)
+    if run.ending == "end_turn":
+        return run.final_text
+    raise SubagentStopped(f"stopped after {run.stepz} calls")  # 'stepz': AttributeError
+
+
+def names_only_the_step_limit(client, prompt, tools, *, system, max_steps=8, approve=None):
+    run = _run(client, prompt, tools, system, max_steps, approve)
+    if run.ending == "end_turn":
+        return run.final_text
+    raise SubagentStopped("the step limit stopped it" if run.ending == "step_limit" else "stopped")
+
+
+@pytest.mark.parametrize(
+    ("variant", "expected"),
+    [
+        (answers_a_refusal, "when the model refused the subagent had no answer"),
+        (stops_only_at_the_step_limit, "when the model refused the subagent had no answer"),
+        (answers_a_cut_off, "cut off at max_tokens the subagent had no answer"),
+        (answers_an_api_error, "when the API failed (529 overloaded) the subagent had no answer"),
+        (misspells_a_field, "own code failed with AttributeError"),
+        (
+            names_only_the_step_limit,
+            "does not say how the subagent ended (run.ending is 'refusal')",
+        ),
+    ],
+    ids=["refusal", "step-limit-only", "max_tokens", "api-error", "typo", "vague"],
+)
+def test_every_ending_is_tried(variant, expected):
+    text = failure_of(check_run_subagent, variant)
+    assert expected in text, text
+    assert "Traceback" not in text, text
+
+
 def test_a_limit_not_passed_on_is_named():
     assert "pass max_steps" in failure_of(check_run_subagent, ignores_max_steps)
 
@@ -197,6 +273,10 @@ def with_the_plain_loop(client, prompt, tools, *, system, max_steps=8, approve=N
         )
     except StepLimitReached as limit:
         raise SubagentStopped(f"the subagent stopped at its step limit: {limit}") from limit
+    except anthropic.APIError as error:
+        raise SubagentStopped(f"the subagent failed: the API said {error}") from error
+    if response.stop_reason != "end_turn":
+        raise SubagentStopped(f"the subagent stopped with stop_reason {response.stop_reason}")
     return "".join(b.text for b in response.content if b.type == "text")
 
 
@@ -269,7 +349,6 @@ def test_answer_turn_mistakes_each_get_their_own_message():
         {
             "sequential": (one_after_another, "did not run at the same time"),
             "separate messages": (separate_messages, "ONE user message"),
-            "finish order": (as_they_finish, "the order the subagents finished"),
             "text first": (text_before_results, "before the results"),
             "not joined": (returns_before_the_results, "still running"),
             "twice": (runs_each_call_twice, "a call ran twice"),
@@ -306,7 +385,19 @@ def test_answer_turn_right_in_other_ways_passes(capsys):
         with ThreadPoolExecutor(max_workers=len(calls)) as pool:
             return {"role": "user", "content": list(pool.map(run_tool, calls))}
 
-    for right in (with_threads, with_a_queue, with_map):
+    def sorted_by_id(run_tool, calls):
+        with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+            results = list(pool.map(run_tool, calls))
+        return {"role": "user", "content": sorted(results, key=lambda r: r["tool_use_id"])}
+
+    def reversed_calls(run_tool, calls):
+        with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+            futures = [pool.submit(run_tool, c) for c in calls]
+        return {"role": "user", "content": [f.result() for f in reversed(futures)]}
+
+    # Results in another order than the calls' are right: the API pairs them by tool_use_id.
+    rights = (with_threads, with_a_queue, with_map, as_they_finish, sorted_by_id, reversed_calls)
+    for right in rights:
         check_answer_turn(right)
         assert "passed" in capsys.readouterr().out
 
@@ -355,6 +446,87 @@ def out_of_budget_as_a_runtime_error(client, prompt, tools, *, system, budget):
     if run.ending != "end_turn":
         raise RuntimeError(f"the subagent ended with {run.ending}: {run.detail}")
     return run.final_text
+
+
+def _on_budget(client, prompt, tools, system, wrap):
+    return run_agent(
+        client,
+        messages=[{"role": "user", "content": prompt}],
+        tools=tools,
+        system=system,
+        wrap_sample=wrap,
+    )
+
+
+def raises_the_raw_over_budget(client, prompt, tools, *, system, budget):
+    run = _on_budget(client, prompt, tools, system, budget)
+    if run.ending == "budget_limit":
+        raise OverBudget(str(budget))  # the loop's signal, not the subagent's error
+    return _ending(run)
+
+
+def stops_without_saying_why(client, prompt, tools, *, system, budget):
+    run = _on_budget(client, prompt, tools, system, budget)
+    if run.ending == "end_turn":
+        return run.final_text
+    raise SubagentStopped("the subagent stopped early")
+
+
+def pays_twice(client, prompt, tools, *, system, budget):
+    def wrap(sample):
+        inner = budget(sample)  # pays once...
+
+        def sample_and_pay(messages, **changes):
+            response = inner(messages, **changes)
+            budget.pay(response.usage)  # ...and once more
+            return response
+
+        return sample_and_pay
+
+    return _ending(_on_budget(client, prompt, tools, system, wrap))
+
+
+@pytest.mark.parametrize(
+    ("variant", "expected"),
+    [
+        (raises_the_raw_over_budget, "raised the Budget's own OverBudget"),
+        (stops_without_saying_why, "does not say that the budget stopped it"),
+        (pays_twice, "every call was paid more than once"),
+    ],
+    ids=["raw-OverBudget", "no-reason", "paid-twice"],
+)
+def test_a_budget_stop_is_judged_by_what_was_raised(variant, expected):
+    text = failure_of(check_shared_budget, variant)
+    assert expected in text, text
+
+
+def says_the_limit_in_its_own_words(client, prompt, tools, *, system, budget):
+    run = _on_budget(client, prompt, tools, system, budget)
+    if run.ending == "end_turn":
+        return run.final_text
+    if run.ending == "budget_limit":
+        raise SubagentStopped("the subagent stopped: the tree's spending limit was reached")
+    raise SubagentStopped(f"the subagent stopped: {run.ending}")
+
+
+def quotes_the_budget(client, prompt, tools, *, system, budget):
+    run = _on_budget(client, prompt, tools, system, budget)
+    if run.ending == "end_turn":
+        return run.final_text
+    raise SubagentStopped(f"stopped: {run.detail}")  # "N of M billed-equivalent tokens spent"
+
+
+def raises_from_the_over_budget(client, prompt, tools, *, system, budget):
+    run = _on_budget(client, prompt, tools, system, budget)
+    if run.ending == "end_turn":
+        return run.final_text
+    raise SubagentStopped("the subagent could not go on") from run.error
+
+
+def test_a_budget_stop_said_another_way_passes(capsys):
+    for right in (says_the_limit_in_its_own_words, quotes_the_budget, raises_from_the_over_budget):
+        check_shared_budget(right)
+        assert "passed" in capsys.readouterr().out
 
 
 def test_shared_budget_mistakes_each_get_their_own_message():

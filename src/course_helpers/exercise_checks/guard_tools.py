@@ -8,7 +8,8 @@ tests/exercise_variants/test_07_guard_dangerous_tools.py):
   yet created, the root itself ('.') and a root given through a symbolic link included;
 - an empty path returns the root or is refused, never crashes;
 - what it returns is the real path itself: no `..` and no link left in it (root / path is not);
-- refused with `PathRefused` (any `ValueError`; not an assert, which `python -O` removes): `..`
+- refused with `PathRefused` with a message (not a plain `ValueError`: the file tools catch
+  `PathRefused` by name; not an assert, which `python -O` removes): `..`
   out, `..` in the middle, an absolute path (even one inside the root), a path starting with
   `~` (with HOME set to the project, so expanding it is caught too), a symbolic link that leads out, a sibling folder whose name starts like the root's.
 
@@ -38,6 +39,7 @@ from course_helpers.exercise_checks.common import (
     short_repr,
     tool_call_block,
 )
+from course_helpers.plumbing.file_sandbox import PathRefused
 
 
 def sandbox_fixture(base: Any) -> Any:
@@ -117,8 +119,23 @@ def check_path_guard(resolve: Callable) -> None:
                 # "~" is the project itself here: only a refusal of "~" passes, not an expansion.
                 with _home(root):
                     real = resolve(root, path)
-            except ValueError:
-                continue
+            except PathRefused as error:
+                if str(error).strip():
+                    continue
+                fail(
+                    f"resolve(root, {path!r}) raised PathRefused with no message: the path "
+                    f"{why}, and the model reads only the message to know what to do instead.",
+                    "say what was refused and why: raise PathRefused(f'Refused: {path!r} "
+                    "leads outside the project folder.').",
+                )
+            except ValueError as error:
+                fail(
+                    f"resolve(root, {path!r}) refused with {type(error).__name__} "
+                    f"({short_repr(str(error))}), not PathRefused: the path {why}. The file "
+                    "tools catch PathRefused by name, and the exercise asks for it.",
+                    "raise PathRefused('...') (a ValueError, imported in the first cell) with a "
+                    "message for the model.",
+                )
             except Exception as error:
                 fail_if_not_written(error, "resolve")
                 kind = type(error).__name__
@@ -319,7 +336,8 @@ def check_gate(gate_class: Callable) -> None:
         fail(
             f"the gate's answers were {[d.allowed for d in decisions]}; the policy said yes "
             "then no to merge_pr.",
-            "harmless tools pass; for dangerous ones, return the policy's Decision.",
+            "harmless tools pass; for dangerous ones, follow the policy: "
+            "Decision(decision.allowed is True, decision.reason, decision.who).",
         )
     for decision, (reason, who) in zip(
         decisions[1:],
@@ -333,7 +351,9 @@ def check_gate(gate_class: Callable) -> None:
             fail(
                 f"for merge_pr the policy decided {(decision.allowed, reason, who)}, but the gate "
                 f"returned {decision}: the audit loses why, and who decided.",
-                "return the policy's Decision itself (its reason and who), not a new one.",
+                "keep the policy's reason and who: return Decision(decision.allowed is True, "
+                "decision.reason, decision.who), or the policy's Decision itself when its "
+                "allowed is True; never a reason or who of the gate's own.",
             )
     counts = getattr(gate, "counts", None)
     expected = Counter({("comment_on_pr", True): 1, ("merge_pr", True): 1, ("merge_pr", False): 1})
@@ -388,7 +408,8 @@ def _check_explicit_yes(gate_class: Callable) -> None:
                 f"allowed={getattr(decision, 'allowed', None)!r}: only an explicit yes (True) "
                 "approves; bool('no') is True, and 1 == True.",
                 "allow only when the policy's decision.allowed is True; anything else is a "
-                "refusal: Decision(decision.allowed is True, decision.reason, decision.who).",
+                "refusal, with the policy's reason and who: Decision(decision.allowed is True, "
+                "decision.reason, decision.who).",
             )
         counts = Counter(getattr(gate, "counts", None) or {})
         if counts != Counter({("merge_pr", False): 1}):

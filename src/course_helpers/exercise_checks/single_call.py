@@ -343,6 +343,13 @@ def check_ask_in_full(ask_in_full: Callable) -> None:
             "itself.",
             "ask it to continue exactly where it stopped, without repeating.",
         )
+    if isinstance(answer, str) and len(parts) > 1 and answer in parts:
+        fail(
+            f"ask_in_full returned only part {parts.index(answer) + 1} of the {len(parts)} "
+            f"({len(answer):,} of {len(expected):,} characters): the other parts were dropped.",
+            "make the list of parts once, before the loop (parts = []), and append each part "
+            "to it; parts = [...] inside the loop keeps only the latest.",
+        )
     if not isinstance(answer, str) or answer != expected:
         fail(
             f"ask_in_full returned {short_repr(answer)}; expected the parts joined as they are "
@@ -365,6 +372,15 @@ def check_ask_in_full(ask_in_full: Callable) -> None:
             f"with max_calls=2 and the answer cut off, ask_in_full made {len(recorder.requests)} "
             "call(s): it stopped before using all the calls it was allowed.",
             "make up to max_calls calls in all, the first one included.",
+        )
+    roles = [read_field(m, "role") for m in history[-2:]]
+    if roles == ["assistant", "user"]:
+        fail(
+            "with max_calls=2, the history ends with a user message after the last part: a "
+            "request to continue that no call will answer (the next run would add a second "
+            "user message right after it).",
+            "ask to continue only when another call follows: stop before appending the request "
+            "once max_calls calls are made.",
         )
     if not history or read_field(history[-1], "role") != "assistant":
         fail(

@@ -56,6 +56,7 @@ def check_budget_loop(run_on_budget: Callable) -> None:
             limit=limit,
             name="run_on_budget",
         )
+        _sent_the_system(recorder.requests, HANDBOOK_ONE_PER_TURN, f"with limit={limit:,}")
         spent = sum(billed(r["body"]["usage"]) for r in recorder.responses)
         calls = len(recorder.requests)
         fits = sum(1 for total in totals if total <= limit)
@@ -92,6 +93,24 @@ def check_budget_loop(run_on_budget: Callable) -> None:
     _check_step_limit(run_on_budget)
     _check_surprise_bill(run_on_budget)
     passed("run_on_budget stops before the budget runs out")
+
+
+def _sent_the_system(requests: list[dict], system: str, what: str) -> None:
+    """Every request carries the system prompt the run was given (a string or text blocks)."""
+    __tracebackhide__ = True
+    for number, request in enumerate(requests, 1):
+        sent = request.get("system")
+        if isinstance(sent, list):
+            sent = "".join(b.get("text", "") for b in sent if isinstance(b, dict))
+        if not sent or system not in sent:
+            fail(
+                f"{what} call {number} of the run was sent "
+                + ("without a system prompt" if not sent else "with another system prompt")
+                + ": the handbook given as system= never reached the model, so the run and "
+                "its bills are not the audit's.",
+                "pass system=system to every call of the run (client.messages.create(..., "
+                "system=system)).",
+            )
 
 
 class _SurpriseBill:

@@ -99,6 +99,15 @@ def _check_call_is_retried(control: Callable, limit: int) -> None:
             f"{run.sent}: it never asked again with more room.",
             "use what recover_cut_off returns as max_tokens for the next call.",
         )
+    raised = run.sent.index(max(run.sent))
+    if run.outcome.kind == "step_limit" and limit in run.sent[raised + 1 :]:
+        fail(
+            f"after a tool_use cut off at max_tokens={limit}, your controller sent max_tokens "
+            f"{run.sent}: once raised, it went back to {limit} for the next call, so every turn "
+            "was cut off and retried again, until the step limit ended the run.",
+            "keep the raised max_tokens for the calls that follow: store it where it outlives "
+            "one call (limit = [max_tokens] before `def`, or an attribute), not inside it.",
+        )
     if run.outcome.how != "returned" or run.outcome.kind != "end_turn":
         fail(
             f"after a cut-off tool_use and its retry, {run.outcome}; the review can finish: "

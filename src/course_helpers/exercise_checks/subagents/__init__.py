@@ -8,10 +8,12 @@ and right variants):
   and nothing of the parent's or of another subagent's history;
 - the subagent gets the system prompt and the tools it is given;
 - it returns only the subagent's final text (no turns, calls or results of its history);
-- a subagent that hits its step limit ends with `SubagentStopped` (the lesson's error, or a
-  class of the learner's own by that name) that says how it ended, after no more calls than its
-  limit; a plain `RuntimeError` or the loop's own `StepLimitReached` is refused: the exercise
-  asks for `SubagentStopped`, the name the parent reads in its `is_error` result;
+- a subagent that ends without an answer ends with `SubagentStopped` (the lesson's error, or a
+  class of the learner's own by that name) that says how it ended, for every ending tried (see
+  `endings`): its step limit (after no more calls than its limit), a refusal, answers cut off
+  at max_tokens, an API error; a plain `RuntimeError` or the loop's own `StepLimitReached` is
+  refused (the exercise asks for `SubagentStopped`, the name the parent reads in its `is_error`
+  result), and so is the learner's own code failing (an AttributeError from a misspelt field);
 - the subagent's dangerous calls go through the `approve` it is given: a gate that says no
   means no refund;
 - used as the parent's `task` tool, the parent's history grows by one result per subagent.
@@ -19,8 +21,8 @@ and right variants):
 `check_answer_turn(answer_turn)`, the results of one turn's subagents:
 - every call runs at the same time (the calls meet at a barrier that opens only when all of
   them are running);
-- the results come back in ONE user message, in the order of the calls, whatever order the
-  subagents finished in;
+- the results come back in ONE user message, each call answered once, in any order (the API
+  pairs each result with its call by `tool_use_id`; the check's ids are not in sorted order);
 - it returns only once every result is in (the last subagent is held until it returns, or
   for HOLD seconds), and no thread it started is still running when it returns;
 - the results come first in the message (the API refuses text before them).
@@ -29,12 +31,16 @@ and right variants):
 - every call of the subagent is paid by the `budget` it is given (the parent's), never by a new
   budget of its own that starts from zero;
 - in a tree whose budget runs out, the whole tree spends no more than the limit, and a subagent
-  stopped by the budget ends with `SubagentStopped` saying so.
+  stopped by the budget ends with `SubagentStopped` saying so: raised from the Budget's
+  `OverBudget`, or in words that name the budget or its limit; the raw `OverBudget` is named;
+- a budget that pays a call twice is named as such.
 
 The checks' code, one job a module:
 
 - `desk`: what notebook 13's checks share: the support desk's parts, a gate that says no, a
   subagent's first request.
+- `endings`: exercise 13.1, every ending without an answer (a server of its own for max_tokens
+  and an API error), each to end in SubagentStopped naming it.
 - `run_subagent`: exercise 13.1, `check_run_subagent`: a fresh history, its final text only, its
   limits, SubagentStopped.
 - `answer_turn`: exercise 13.2, `check_answer_turn`: one turn's calls at once, their results in one

@@ -1,5 +1,5 @@
 """Course machinery (exercise checks): exercise 13.1, `check_run_subagent`: a fresh history, its final
-text only, its limits, SubagentStopped.
+text only, its limits, SubagentStopped for every other ending (see `endings`).
 """
 
 from __future__ import annotations
@@ -25,10 +25,11 @@ from course_helpers.exercise_checks.subagents.desk import (
     _subtask_requests,
     _text_of_response,
 )
+from course_helpers.exercise_checks.subagents.endings import check_endings
 from course_helpers.fixtures.support_desk import Desk
 from course_helpers.lessons.agent import run_agent
 from course_helpers.lessons.gate import Gate
-from course_helpers.lessons.subagents import SUBTASK_SYSTEM, SubagentStopped
+from course_helpers.lessons.subagents import SUBTASK_SYSTEM
 
 
 def check_run_subagent(run_subagent: Callable) -> None:
@@ -67,60 +68,10 @@ def check_run_subagent(run_subagent: Callable) -> None:
             "return only the final text (run.final_text): the parent's history must grow by "
             "one result, not by the subagent's turns.",
         )
-    _step_limit(run_subagent, label)
+    check_endings(run_subagent, label)
     _gate(run_subagent, label)
     _as_the_task_tool(run_subagent, label)
     passed("run_subagent")
-
-
-def _step_limit(run_subagent: Callable, label: str) -> None:
-    __tracebackhide__ = True
-    client, recorder = recording_client()
-
-    def too_many_calls() -> None:  # named first: a limit not passed on is the mistake then
-        if len(_subtask_requests(recorder)) > 1:
-            fail(
-                f"with max_steps=1 the subagent made {len(_subtask_requests(recorder))} calls to "
-                "the model.",
-                "pass max_steps to the subagent's run (run_agent(..., max_steps=max_steps)).",
-            )
-
-    try:
-        answer = run_subagent(client, ONE_PART, Desk().tools(), system=SUBTASK_SYSTEM, max_steps=1)
-    except Exception as error:
-        too_many_calls()
-        said = f"{type(error).__name__}: {error}"
-        if "step" not in said.lower():
-            fail(
-                f"at its step limit {label} raised {short_repr(said)}, which does not say how "
-                "the subagent ended.",
-                "raise an error naming the ending (run.ending is 'step_limit').",
-            )
-        if not _is_subagent_stopped(error):
-            fail(
-                f"at its step limit {label} raised {type(error).__name__}, not SubagentStopped: "
-                f"the parent reads 'task failed with {type(error).__name__}: ...', and the "
-                "exercise asks for SubagentStopped, notebook 13's error for a subagent that "
-                "ended without an answer.",
-                "raise SubagentStopped(f'the subagent ended with {run.ending}: {run.detail}'); "
-                "the notebook's first cell imports it from course_helpers.lessons.subagents.",
-            )
-    else:
-        too_many_calls()
-        fail(
-            f"with max_steps=1 the subagent could not finish, yet {label} returned "
-            f"{short_repr(answer)} as if it had answered.",
-            "when run.ending is not 'end_turn', raise (SubagentStopped) saying how it ended: "
-            "the dispatcher turns it into an is_error result.",
-        )
-    too_many_calls()
-
-
-def _is_subagent_stopped(error: BaseException) -> bool:
-    """The lesson's SubagentStopped, or a class of the learner's own by that name."""
-    return isinstance(error, SubagentStopped) or any(
-        kind.__name__ == "SubagentStopped" for kind in type(error).__mro__
-    )
 
 
 def _gate(run_subagent: Callable, label: str) -> None:

@@ -4,6 +4,7 @@ tree.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from course_helpers.exercise_checks.common import (
@@ -14,9 +15,10 @@ from course_helpers.exercise_checks.common import (
     short_repr,
 )
 from course_helpers.exercise_checks.subagents.desk import LEAD, ONE_PART, _subtask_requests
+from course_helpers.exercise_checks.subagents.endings import is_subagent_stopped
 from course_helpers.fixtures.support_desk import Desk
 from course_helpers.lessons.agent import run_agent
-from course_helpers.lessons.cost.budget import Budget
+from course_helpers.lessons.cost.budget import Budget, OverBudget
 from course_helpers.lessons.cost.pricing import billed
 from course_helpers.lessons.subagents import SUBTASK_SYSTEM
 from course_helpers.lessons.tools import tool
@@ -69,6 +71,14 @@ def check_shared_budget(run_subagent_on_budget: Callable) -> None:
         name=label,
     )
     made = len(_subtask_requests(recorder))
+    if budget.calls > made:
+        fail(
+            f"the subagent made {made} calls to the model and the budget it was given paid for "
+            f"{budget.calls}: every call was paid more than once.",
+            "wrap the subagent's sample with the budget and nothing else: "
+            "run_agent(..., wrap_sample=budget) already pays for each call (budget.pay), so "
+            "do not pay again.",
+        )
     if budget.calls != made:
         fail(
             f"the subagent made {made} calls to the model and the budget it was given paid for "
@@ -79,14 +89,22 @@ def check_shared_budget(run_subagent_on_budget: Callable) -> None:
     budget = Budget(limit=TREE_LIMIT)
     desk = Desk()
 
+    outcomes: list[tuple[BaseException | None, bool]] = []  # (what it raised, budget left?)
+
     def task(description: str, prompt: str, context: str = "") -> str:
         """Give one part of the work to a subagent, which sees only this prompt and context."""
         request = f"{prompt}\n\n{context}" if context else prompt
-        return run_subagent_on_budget(
-            client, request, desk.tools(), system=SUBTASK_SYSTEM, budget=budget
-        )
+        try:
+            answer = run_subagent_on_budget(
+                client, request, desk.tools(), system=SUBTASK_SYSTEM, budget=budget
+            )
+        except Exception as error:
+            outcomes.append((error, budget.allows_next()))
+            raise
+        outcomes.append((None, budget.allows_next()))
+        return answer
 
-    parent = run_agent(
+    run_agent(
         client,
         messages=[{"role": "user", "content": TREE_TICKET}],
         tools=[tool(task)],
@@ -100,26 +118,45 @@ def check_shared_budget(run_subagent_on_budget: Callable) -> None:
             f"the tree spent {spent:,.0f} billed-equivalent tokens with a limit of {TREE_LIMIT:,}.",
             "every agent of the tree pays from one Budget: pass the parent's to each subagent.",
         )
-    results = [
-        b
-        for m in parent.messages
-        if m["role"] == "user" and isinstance(m["content"], list)
-        for b in m["content"]
-        if isinstance(b, dict) and b.get("type") == "tool_result"
-    ]
-    stopped = [b for b in results if "budget" in str(b.get("content", "")).lower()]
-    if not stopped or not all(b.get("is_error") for b in stopped):
+    _stopped_by_the_budget([error for error, left in outcomes if not left], label)
+    passed("run_subagent_on_budget")
+
+
+SAYS_BUDGET = re.compile(r"budget|spen[dt]|billed|cost|money|(?<!step )limit", re.IGNORECASE)
+
+
+def _stopped_by_the_budget(stopped: list[BaseException | None], label: str) -> None:
+    """Each subagent that ended with no budget left raised SubagentStopped saying so: from the
+    Budget's OverBudget (raise ... from it), or in words that name the budget or its limit."""
+    __tracebackhide__ = True
+    if not stopped or any(error is None for error in stopped):
         fail(
             "a subagent stopped by the budget came back as if it had answered.",
             "when run.ending is 'budget_limit', raise SubagentStopped saying so.",
         )
-    named = [b for b in stopped if "SubagentStopped" in str(b.get("content", ""))]
-    if not named:
-        said = short_repr(str(stopped[0].get("content", "")))
+    for error in stopped:
+        said = short_repr(f"{type(error).__name__}: {error}")
+        if isinstance(error, OverBudget) and not is_subagent_stopped(error):
+            fail(
+                f"a subagent stopped by the budget raised the Budget's own OverBudget ({said}), "
+                "not SubagentStopped: the parent reads 'task failed with OverBudget', the "
+                "loop's signal to stop, not the subagent's error the exercise asks for.",
+                "when run.ending is 'budget_limit', raise SubagentStopped(f'the subagent ended "
+                "with {run.ending}: {run.detail}') (or `raise SubagentStopped(...) from` the "
+                "OverBudget you caught).",
+            )
+        if not is_subagent_stopped(error):
+            fail(
+                f"a subagent stopped by the budget raised another error than SubagentStopped: "
+                f"{said}.",
+                "when run.ending is 'budget_limit', raise SubagentStopped(f'the subagent ended "
+                "with {run.ending}: {run.detail}'), the error the exercise asks for.",
+            )
+        if isinstance(error.__cause__, OverBudget) or SAYS_BUDGET.search(str(error)):
+            continue
         fail(
-            f"a subagent stopped by the budget raised another error than SubagentStopped: the "
-            f"parent read {said}.",
-            "when run.ending is 'budget_limit', raise SubagentStopped(f'the subagent ended "
-            "with {run.ending}: {run.detail}'), the error the exercise asks for.",
+            f"a subagent stopped by the budget raised {said}, which does not say that the "
+            "budget stopped it: the parent cannot tell it from any other failure.",
+            "say why in the error: SubagentStopped(f'the subagent ended with {run.ending}: "
+            "{run.detail}'); run.detail is the Budget's own account of what was spent.",
         )
-    passed("run_subagent_on_budget")

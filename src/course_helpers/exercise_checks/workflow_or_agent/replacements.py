@@ -85,6 +85,18 @@ def _follow(with_replacements: Callable, ids: list[str], max_hops: int | None = 
                 "lookups and counting): a chain that loops back never ends.",
                 "remember the ids you have seen and stop at one you have seen, or at max_hops.",
             )
+        except (KeyError, IndexError) as error:  # LookupErrors of its own code, not the desk's
+            kind = type(error).__name__
+            fail(
+                f"on {ids} your function's own code raised {kind} ({error}), not the desk: "
+                + (
+                    f"it read the key {error.args[0]!r}, which the dict it read does not have."
+                    if isinstance(error, KeyError) and error.args
+                    else "it read past the end of a list."
+                ),
+                "read the fields an order has: its id is order['order_id'], and "
+                "order.get('replaced_by') is None when it was not replaced.",
+            )
         except LookupError as error:
             fail(
                 f"on {ids} your function raised LookupError ({error}): a replacement that does "

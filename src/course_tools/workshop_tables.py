@@ -261,8 +261,8 @@ SECOND_DAY = Plan(
         Pause(15, "break", teaching=False),
         Teach(
             "09",
-            "`09` demo and the three exercises",
-            exercises=("with_replacements", "choose", "hybrid"),
+            "`09` demo, `with_replacements` and `hybrid` (`choose` is homework)",
+            exercises=("with_replacements", "hybrid"),
         ),
         Pause(60, "lunch", teaching=False),
         Teach("10", "`10` demo and both exercises", exercises=("add_breakpoints", "run_on_budget")),

@@ -167,7 +167,10 @@ def test_gate_stops_an_injected_instruction():
 def test_gate_matches_names_exactly():
     gate = Gate(DenyAll(), {"run_command"})
     assert not gate.decide("run_command", {}).allowed
-    assert gate.decide("Run_Command", {}).allowed  # a different tool; the dispatcher rejects it
+    # A name that differs only in case or separators is taken for a typo in `dangerous`, and
+    # refused loudly: never let through as "harmless".
+    with pytest.raises(ValueError, match="did you mean 'Run_Command'"):
+        gate.decide("Run_Command", {})
 
 
 def test_gate_refuses_a_single_string_as_the_dangerous_set():
@@ -212,3 +215,37 @@ def test_gate_logs_nothing_for_a_policy_that_fails():
     with pytest.raises(RuntimeError, match="service is down"):
         gate.decide(*MERGE)
     assert gate.audit_log == [] and gate.counts == Counter()
+
+
+@pytest.mark.parametrize("typo", ["merge-pr", "Merge_PR", "merge pr", "merge.pr"])
+def test_a_dangerous_name_spelled_another_way_is_refused_not_let_through(typo):
+    policy = AllowAll()
+    gate = Gate(policy, dangerous={typo, "bash"})
+    with pytest.raises(ValueError) as raised:
+        gate.decide(*MERGE)
+    assert str(raised.value).startswith(
+        f"{typo!r} is not the name of any tool: did you mean 'merge_pr'?"
+    )
+    assert gate.audit_log == []  # nothing was decided, so nothing ran on a "harmless" yes
+    # Other tools still pass, and the exact name still goes to the policy.
+    assert gate.decide("read_file", {"path": "README.md"}).who == "Gate"
+    assert Gate(DenyAll(), {"merge_pr"}).decide(*MERGE).allowed is False
+
+
+def test_a_misspelt_dangerous_name_stops_the_call_in_the_dispatcher():
+    from course_helpers.lessons.dispatch import dispatch
+    from course_helpers.lessons.tools import tool
+
+    merged = []
+
+    @tool
+    def merge_pr(pr: int) -> str:
+        """Merge a pull request."""
+        merged.append(pr)
+        return f"Merged PR #{pr}"
+
+    block = {"type": "tool_use", "id": "toolu_1", "name": "merge_pr", "input": {"pr": 482}}
+    result = dispatch([merge_pr], block, approve=Gate(AllowAll(), {"merge-pr"}))
+    assert result["is_error"] is True
+    assert "'merge-pr' is not the name of any tool: did you mean 'merge_pr'?" in result["content"]
+    assert merged == []

@@ -151,3 +151,17 @@ def test_prompt_too_long_without_anything_to_compact_is_an_error(server: Countin
     run = review(make_client(server, max_retries=2))
     assert run.ending == "error" and "prompt is too long" in run.detail
     assert server.requests == 1  # a 400 is never retried by the SDK
+
+
+def test_streamed_turns_are_separated_by_a_new_line(server: Counting) -> None:
+    pieces: list[str] = []
+    run = review(make_client(server, max_retries=2), on_text=pieces.append)
+    said = [
+        "".join(b.text for b in m["content"] if getattr(b, "type", None) == "text")
+        for m in run.messages
+        if m["role"] == "assistant"
+    ]
+    said = [text for text in said if text]
+    assert len(said) >= 2  # a turn with a call, then the answer
+    assert "".join(pieces) == "\n".join(said)  # a new line between turns, none inside one
+    assert pieces.count("\n") == len(said) - 1

@@ -247,3 +247,19 @@ def test_results_message_refuses_a_result_with_the_wrong_id() -> None:
 def test_results_message_refuses_a_response_without_tool_use() -> None:
     with pytest.raises(ValueError, match="no tool_use"):
         results_message(sdk_message([text("Done.")], "end_turn"), echo)
+
+
+def test_a_result_written_with_id_instead_of_tool_use_id_is_named() -> None:
+    asked = {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "toolu_w", "name": "get_weather", "input": {}}],
+    }
+    wrong = {"type": "tool_result", "id": "toolu_w", "content": "Sunny"}
+    history = [{"role": "user", "content": "Weather?"}, asked, {"role": "user", "content": [wrong]}]
+    problems = pairing_problems(history)
+    assert "messages[2]: a tool_result without a tool_use_id (did you write 'id'?)" in problems
+    assert not any("None" in p for p in problems)
+    no_id = {"type": "tool_result", "content": "Sunny"}
+    problems = pairing_problems([*history[:2], {"role": "user", "content": [no_id]}])
+    assert "messages[2]: a tool_result without a tool_use_id" in problems
+    assert not any("did you write" in p for p in problems)

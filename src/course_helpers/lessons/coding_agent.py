@@ -176,6 +176,8 @@ class TurnPrinter:
         self.reported: Any = messages[-1] if messages else None
 
     def text(self, piece: str) -> None:
+        if piece == "\n" and not self.mid_line:
+            return  # the sampler's new line between two turns: the calls ended the line
         print(visible(piece, keep_newlines=True, keep_tabs=True), end="", flush=True)
         self.mid_line = True
 

@@ -124,18 +124,28 @@ def max_output_tokens(client: anthropic.Anthropic, model: str) -> int:
 
 def streaming_sampler(client, on_text=None, prepare=None, **settings):
     """Notebook 04's `sampler`, streaming when `on_text` wants the text as it comes, and for
-    long answers, which the SDK only takes streamed (STREAM_ABOVE). `prepare(request)`, if
-    given, returns the request to send instead (notebook 10 adds cache breakpoints with it)."""
+    long answers, which the SDK only takes streamed (STREAM_ABOVE). The text of a later turn
+    starts on a new line: `on_text` gets a "\n" first unless the text before ended one.
+    `prepare(request)`, if given, returns the request to send instead (notebook 10 adds cache
+    breakpoints with it)."""
+
+    last = ""  # the last text on_text received
 
     def sample(messages, **changes):
+        nonlocal last
         request = {**settings, **changes, "messages": messages}
         if prepare is not None:
             request = prepare(request)
         if on_text is None and request["max_tokens"] <= STREAM_ABOVE:
             return client.messages.create(**request)
         with client.messages.stream(**request) as stream:
+            first = True
             for text in stream.text_stream:
-                if on_text is not None:
+                if on_text is not None and text:
+                    new_turn = messages[-1]["role"] != "assistant"  # not a paused turn resumed
+                    if first and new_turn and last and not last.endswith("\n"):
+                        on_text("\n")  # two turns' texts never run together
+                    first, last = False, text
                     on_text(text)
             return stream.get_final_message()
 

@@ -15,6 +15,7 @@ buttons in a notebook in `course_helpers.widgets.approval_buttons`.
 from __future__ import annotations
 
 import copy
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -47,9 +48,11 @@ class ApprovalPolicy(Protocol):
 class Gate:
     """Let harmless tools through, send dangerous ones to a policy, and record every decision.
 
-    Tool names are matched exactly. That is safe because the dispatcher checks that a tool
-    exists before it asks the gate, so an unknown spelling never reaches a tool. A Gate is
-    itself an ApprovalPolicy, so gates can be stacked or swapped for one another.
+    Tool names are matched exactly. That is safe for the model's spelling: the dispatcher
+    checks that a tool exists before it asks the gate. Yours is checked here: a call to a tool
+    whose name a dangerous name spells differently ("merge-pr" for merge_pr) raises, so a typo
+    in `dangerous` cannot let that tool through unasked. A Gate is itself an ApprovalPolicy,
+    so gates can be stacked or swapped for one another.
     """
 
     def __init__(self, policy: ApprovalPolicy, dangerous: Iterable[str]) -> None:
@@ -68,6 +71,7 @@ class Gate:
         """Decide on one call, and log the decision."""
         if not isinstance(tool_name, str):
             raise TypeError(f"tool_name must be a string, got {type(tool_name).__name__}")
+        self._check_spelling(tool_name)
         if tool_name in self.dangerous:
             decision = self.policy.decide(tool_name, tool_input)
             if not isinstance(decision, Decision):
@@ -82,6 +86,17 @@ class Gate:
         self._record(tool_name, tool_input, decision)
         return decision
 
+    def _check_spelling(self, tool_name: str) -> None:
+        """Raise if a dangerous name is this tool's name with another case or separators."""
+        if tool_name in self.dangerous:
+            return
+        for name in sorted(self.dangerous):
+            if _spelling(name) == _spelling(tool_name):
+                raise ValueError(
+                    f"{name!r} is not the name of any tool: did you mean {tool_name!r}? "
+                    f"(Gate(dangerous=...) names tools exactly.)"
+                )
+
     def _record(self, tool_name: str, tool_input: Any, decision: Decision) -> None:
         """Copy the input so later changes to the caller's dict cannot rewrite history."""
         self.audit_log.append(
@@ -94,3 +109,8 @@ class Gate:
             }
         )
         self.counts[(tool_name, decision.allowed)] += 1
+
+
+def _spelling(name: str) -> str:
+    """A tool name without case and separators: "Merge-PR" and "merge_pr" read the same."""
+    return re.sub(r"[\s._-]+", "", name.casefold())

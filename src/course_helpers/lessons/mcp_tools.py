@@ -143,10 +143,13 @@ class McpServer:
         self._loop = None
 
 
-def shop_server(db_path: str | Path, log_path: str | Path) -> McpServer:
-    """The server of this notebook, started with this Python, in the database's own folder."""
+def shop_server(db_path: str | Path, log_path: str | Path, **options) -> McpServer:
+    """The server of this notebook, started with this Python, in the database's own folder.
+
+    `options` go to McpServer: `shop_server(db_path, log_path, call_seconds=0.001)`.
+    """
     args = ["-m", "course_helpers.lessons.mcp_server", Path(db_path).name]
-    return McpServer(sys.executable, args, log_path=log_path, cwd=Path(db_path).parent)
+    return McpServer(sys.executable, args, log_path=log_path, cwd=Path(db_path).parent, **options)
 
 
 # From notebooks/11_take_tools_from_an_mcp_server.ipynb

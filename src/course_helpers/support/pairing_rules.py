@@ -75,6 +75,10 @@ def unasked_results(
     problems, seen = [], set()
     for result in _of_type(message, "tool_result"):
         result_id = result.get("tool_use_id")
+        if result_id is None:
+            wrote_id = " (did you write 'id'?)" if result.get("id") is not None else ""
+            problems.append(f"messages[{index}]: a tool_result without a tool_use_id{wrote_id}")
+            continue
         if result_id in seen:
             problems.append(f"messages[{index}]: more than one tool_result for {result_id}")
         elif result_id not in asked:

@@ -161,6 +161,14 @@ def _no_such_pr(number: int, error: str, asked: int | None = None) -> Reply:
             f"requests are {listed}. Which one would you like me to review?"
         )
     said = error.strip().split(": ", 1)[-1] if "failed" in error else error.strip()
+    if not re.search(r"does not exist|not found|no such|unknown", error, re.IGNORECASE):
+        # The error is not about the number (the host is down, the folder gone): do not
+        # ask the person to check a number nothing says is wrong.
+        return say(
+            f"I can't review PR #{number} right now. Reading its diff failed: "
+            f"{said.rstrip('.')}. That is a problem on the code host's side, not with the "
+            "number: once the host is back, ask me again."
+        )
     return say(
         f"I can't review PR #{number}. The code host answered: {said.rstrip('.')}. "
         "Could you check the number?"

@@ -25,10 +25,10 @@ another program's instructions engages nothing.
 The ticket is read as a list of requests (`split_requests`: its sentences, a sentence cut in two
 where "and", "also" or ";" joins two parts that each name an order and ask something; joined
 while the category stays), each with its category, order ids, item and refund reason read from
-its words (`triage_form`; order ids in any case, "a1001" is A1001; damage in one list of words,
-"broken", "shattered", "in pieces", "stopped working", ...) and the ticket's email; a request
-that names no order and no item is about the orders of the one before it (`requests_of`). Rule 6 answers a request that holds worker answers;
-any other request gets the first of rules 1-5 that applies:
+its words (`triage_form`; order ids in any case; damage in one list of words, `_DAMAGE`) and
+the ticket's email; a request naming no order and no item is about the one before's orders.
+Rule 6 answers a request that holds worker answers; any other gets the first of rules 1-5 that
+applies:
 
 1. **Form.** `tool_choice` or the instructions ("calling the X tool", not negated) name an offered
    tool: fill in its form from the ticket (a `requests` field gets one entry per request). A
@@ -43,11 +43,9 @@ any other request gets the first of rules 1-5 that applies:
    account or the shop's policy, or asks for money back and the instructions ask to read or
    follow the refund policy, one search worded from the first words of each such request
    (`told_to_follow_refund_policy`: a clause, quoted words left out, that speaks of refunds
-   and of a source ruling on them: "read the refund policy", "never issue a refund before you
-   have looked at what the help centre says", "make sure you know the refund policy", "the
-   refund policy must be consulted first"; the verb that governs the source, the last before it
-   or else the first after it, is a verb of consulting not negated right in front of it, or
-   "skip"/"ignore" negated; `says_to_read`).
+   and of a source ruling on them, whose verb governing the source is one of consulting, not
+   negated: "never issue a refund before you have looked at what the help centre says", "make
+   sure you know the refund policy"; `says_to_read`).
 3. **Refund.** A refund tool is offered and no approval was declined so far. For each request
    that asks for money back and has no refund issued for its orders yet: the orders a refusal
    names besides the refused one, once looked up (rule 2), if any; else, when an article for its reason was read (the article

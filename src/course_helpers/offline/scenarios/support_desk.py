@@ -17,15 +17,18 @@ names an order id or speaks of an order, a delivery, a refund, an account or the
 desk's tools is offered (`look_up_order`, `look_up_customer`, `search_kb`, `refund`, or the
 workflows' forms `triage_ticket`, `plan_subtasks`), or the first sentence of the instructions
 states the model's role as support for the shop: it speaks to the model ("You ...", "Act as
-..."), names support, customers or tickets, and the instructions name Kettle & Co
+..."), names support, customers, tickets or a desk, and the instructions name Kettle & Co
 (`states_desk_role`). Anything else is not the desk's: a question about something else gets the
 plain answer any request gets, whatever the instructions say, and a "support" further down
 another program's instructions engages nothing.
 
-The ticket is read as a list of requests (`split_requests`: its sentences, joined while the
-category stays), each with its category, order ids, item and refund reason read from its words
-(`triage_form`; order ids in any case, "a1001" is A1001) and the ticket's email. Rule 6 answers a request that holds worker answers;
-any other request gets the first of rules 1-5 that applies:
+The ticket is read as a list of requests (`split_requests`: its sentences, a sentence cut in two
+where "and", "also" or ";" joins two parts that each name an order and ask something; joined
+while the category stays), each with its category, order ids, item and refund reason read from
+its words (`triage_form`; order ids in any case; damage in one list of words, `_DAMAGE`) and
+the ticket's email; a request naming no order and no item is about the one before's orders.
+Rule 6 answers a request that holds worker answers; any other gets the first of rules 1-5 that
+applies:
 
 1. **Form.** `tool_choice` or the instructions ("calling the X tool", not negated) name an offered
    tool: fill in its form from the ticket (a `requests` field gets one entry per request). A
@@ -39,10 +42,10 @@ any other request gets the first of rules 1-5 that applies:
    email, when a request names no order; the help centre, once, when a request is about an
    account or the shop's policy, or asks for money back and the instructions ask to read or
    follow the refund policy, one search worded from the first words of each such request
-   (`told_to_follow_refund_policy`: a clause that speaks of refunds
-   and of a source ruling on them, in any words: "read the refund policy", "see what the help
-   centre says about refunds", "consult the terms for money back"; its governing verb is a
-   reading verb not negated right in front of it, or "skip"/"ignore" negated; `says_to_read`).
+   (`told_to_follow_refund_policy`: a clause, quoted words left out, that speaks of refunds
+   and of a source ruling on them, whose verb governing the source is one of consulting, not
+   negated: "never issue a refund before you have looked at what the help centre says", "make
+   sure you know the refund policy"; `says_to_read`).
 3. **Refund.** A refund tool is offered and no approval was declined so far. For each request
    that asks for money back and has no refund issued for its orders yet: the orders a refusal
    names besides the refused one, once looked up (rule 2), if any; else, when an article for its reason was read (the article
@@ -64,17 +67,20 @@ any other request gets the first of rules 1-5 that applies:
    words with it; no account for
    the email, or the item not found among the customer's orders; else, when the request names
    no order, a request for the order number. Nothing to say: the message goes to a colleague.
-   Which requests are answered is the writer's role, the first sentence of its instructions
-   (`role_scope`): one that names refunds, where an order is (tracking, delivery) or the help
-   centre's articles (account, policy) answers only requests of those kinds (all of them when
-   the ticket has none); one that names no kind ("You write replies to support tickets", "You
-   are the support agent") answers every request.
+   Which requests are answered is the writer's role, read from the whole of its instructions
+   (`role_scope`): a sentence that asks to answer everything ("Answer every question the
+   customer asks", "... and anything else they ask") makes it every request; else the sentences
+   that speak to the model ("You ...", "Your job is ...") that name refunds, where an order is
+   (tracking, delivery) or the help centre's articles (account, policy) limit it to requests of
+   those kinds (all of them when the ticket has none); naming no kind ("You write replies to
+   support tickets", "You are the support agent") is every request.
 6. **Merge.** Worker answers are given: one greeting, each answer's body, one sign-off.
 
 Every reply (rules 4-6) ends with the name the instructions say to sign with ("sign as X",
 "signed X"; `sign_off`), else "Kettle & Co support". With the form of rule 1 and the refund
 policy of rule 2, that is all the instructions change. How a request is read (its requests, its
-sections, `Known`, the instructions) is in `support_desk_reading`.
+sections, `Known`) is in `support_desk_reading`, what its instructions say in
+`support_desk_instructions`.
 """
 
 from __future__ import annotations

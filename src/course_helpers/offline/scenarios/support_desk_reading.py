@@ -1,8 +1,8 @@
 """Course machinery (offline course model): how the support desk of notebook 09 reads a request,
 the same for every caller: a ticket's requests (category, order ids, item, refund reason,
 email), the blocks a program writes after the ticket, the facts the request holds however they
-arrived (`Known`), and what the instructions say (the refund policy, a writer's role, a check's
-word and completeness, the sign-off). The rules that use them are in `support_desk`; this
+arrived (`Known`); what the instructions say (the refund policy, a writer's role, a check's
+word and completeness, the sign-off) is read in `support_desk_instructions`. The rules that use them are in `support_desk`; this
 module registers no scenario."""
 
 from __future__ import annotations
@@ -14,11 +14,21 @@ from dataclasses import dataclass, field
 from course_helpers.fixtures.support_desk import (
     FACTS_HEADING,
     PLAN_TOOL_NAME,
-    SIGN_OFF,
     TICKET_HEADING,
     TRIAGE_TOOL_NAME,
 )
 from course_helpers.offline.conversation import Conversation, blocks_of
+from course_helpers.offline.scenarios.support_desk_instructions import (  # noqa: F401 (re-exported)
+    ADDRESSED,
+    approval_word,
+    checks_completeness,
+    negated,
+    role_scope,
+    says_to_read,
+    sign_off,
+    told_to_follow_refund_policy,
+    words_of,
+)
 
 ORDER_ID = re.compile(r"\b[Aa]\d{4}\b")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -33,31 +43,14 @@ _NOT_ITEMS = {
     *("refund", "page", "week", "month", "day", "days", "account", "parcel"),
 }
 _ITEM = re.compile(r"\b(?:my|a|an|the)\s+(?:two\s+|same\s+)?([a-z'-]+(?:\s+[a-z'-]+)?)")
-# An instruction about the refund policy: a clause that speaks of refunds (or money back) and of a
-# source that rules on them (a policy, rules, an article, guidelines, terms, the help centre or
-# knowledge base); the verb that governs the first of them says whether to read it, and so does a
-# negation right in front of that verb (see `says_to_read`).
-_REFUND_SUBJECT = re.compile(r"\brefund\w*|money back")
-_RULING_SOURCE = re.compile(
-    r"\b(?:polic(?:y|ies)|rules?|articles?|guidelines?|terms|conditions)\b"
-    r"|help[- ]?cent(?:re|er)|knowledge[- ]base|\bfaq\b"
+# The words for damage, one list for the category and the refund reason of every caller.
+_DAMAGE = (
+    r"\b(?:broken|broke|damaged|cracked|faulty|shattered|smashed|chipped|dented)\b"
+    r"|\bin (?:pieces|bits)\b|\b(?:doesn't|does not|didn't|did not|won't|will not) work\b"
+    r"|\bstopped working\b"
 )
-_FOLLOW_VERBS = {
-    *("read", "reading", "follow", "following", "check", "checking", "apply", "applying"),
-    *("consult", "consulting", "review", "reviewing", "study", "obey", "respect", "look"),
-    *("see", "seeing", "find", "finding", "learn", "search", "searching", "heed", "abide"),
-    *("stick", "sticking", "comply", "complying", "honour", "honor", "mind", "open", "opening"),
-}
-_AGAINST_VERBS = {"skip", "skipping", "ignore", "ignoring", "disregard", "disregarding"}
-_NEGATIONS = {"not", "never", "no", "without", "cannot", "nothing"}
-# Words that may stand between a negation and the verb it negates ("do not ever read",
-# "there is no need to read", "don't bother following", "never answer by calling").
-_FILLERS = {
-    *("do", "does", "you", "ever", "need", "to", "bother", "have", "has", "should", "must"),
-    *("please", "also", "even", "answer", "reply", "respond", "end", "by", "first", "just"),
-}
 _SHIPPING = re.compile(
-    r"where(?: is|'s| are)|arriv|tracking|deliver|parcel|ordered|show(?:n|ed)? up|turn(?:ed)? up"
+    r"where(?: is|'s| are)|\bwhere\b(?:\s+\S+){1,4}?\s+(?:is|are)\b|arriv|tracking|deliver|parcel|ordered|show(?:n|ed)? up|turn(?:ed)? up"
     r"|(?:not|never|n't) (?:yet )?(?:come|came|received|got)|still waiting|on its way"
 )
 
@@ -73,59 +66,6 @@ def order_ids_in(text: str) -> list[str]:
     return list(dict.fromkeys(i.upper() for i in ORDER_ID.findall(text)))
 
 
-def words_of(text: str) -> list[str]:
-    return re.findall(r"[a-z']+", text.lower().replace("’", "'"))
-
-
-def negated(before: list[str]) -> bool:
-    """Whether the words right before a verb negate it: a negation with only fillers between
-    ("do not read", "no need to read", "don't bother following"). "Without" after another
-    negation asks for the verb ("refund nothing without reading it": read it)."""
-    for index in range(len(before) - 1, -1, -1):
-        word = before[index]
-        if word in _NEGATIONS or word.endswith("n't"):
-            earlier = before[:index]
-            double = any(
-                w in _NEGATIONS | {"nothing", "none"} or w.endswith("n't") for w in earlier
-            )
-            return not (word == "without" and double)
-        if word not in _FILLERS:
-            return False
-    return False
-
-
-def says_to_read(clause: str, next_clause: str = "") -> bool:
-    """Whether one clause asks to read or follow the refund policy, in whatever words: it speaks
-    of refunds and of a source that rules on them ("the refund policy", "what the help centre
-    says about refunds", "the terms for money back"), and the verb that governs them (the last
-    such verb before both, else the first after the first of them) is a reading verb and not
-    negated, or a verb against it ("skip", "ignore") that is negated; a next clause that starts
-    with "no" takes it back ("Read the refund policy? No, just refund.")."""
-    said = clause.lower().replace("’", "'")
-    subject, source = _REFUND_SUBJECT.search(said), _RULING_SOURCE.search(said)
-    if subject is None or source is None:
-        return False
-    start = min(subject.start(), source.start())
-    before, after = words_of(said[:start]), words_of(said[start:])
-    verbs = [i for i, w in enumerate(before) if w in _FOLLOW_VERBS | _AGAINST_VERBS]
-    if verbs:
-        verb, no = before[verbs[-1]], negated(before[: verbs[-1]])
-    else:
-        later = [i for i, w in enumerate(after) if w in _FOLLOW_VERBS | _AGAINST_VERBS]
-        if not later:
-            return False
-        verb, no = after[later[0]], negated(after[: later[0]])
-    yes = (verb in _FOLLOW_VERBS) != no
-    return yes and words_of(next_clause)[:1] != ["no"]
-
-
-def told_to_follow_refund_policy(system: str) -> bool:
-    """Whether the instructions ask to read or follow the refund policy (`says_to_read`, clause
-    by clause)."""
-    clauses = re.split(r"[.;!?]+\s*", system)
-    return any(says_to_read(c, n) for c, n in zip(clauses, [*clauses[1:], ""], strict=True))
-
-
 def categorise(ticket: str) -> str:
     """The triage category from the ticket's words, most specific first."""
     words = ticket.lower().replace("’", "'")
@@ -133,7 +73,7 @@ def categorise(ticket: str) -> str:
         return "account"
     if re.search(r"do you (ship|deliver|sell)|ship to|how long does", words):
         return "policy"
-    if re.search(r"refund|money back|charged|broken|damaged|cracked|return", words):
+    if re.search(r"refund|money back|charged|return", words) or re.search(_DAMAGE, words):
         return "refund"
     if re.search(_SHIPPING, words):
         return "shipping"
@@ -153,10 +93,10 @@ def item_of(ticket: str) -> str:
 
 def reason_of(ticket: str) -> str:
     """Why a ticket wants money back, from its words."""
-    words = ticket.lower()
+    words = ticket.lower().replace("’", "'")
     if re.search(r"twice|double|duplicate", words):
         return "duplicate_charge"
-    if re.search(r"broken|damaged|cracked|faulty", words):
+    if re.search(_DAMAGE, words):
         return "damaged"
     if "return" in words:
         return "return"
@@ -175,10 +115,37 @@ def triage_form(ticket: str, email: str | None = None) -> dict:
     }
 
 
+# Where one sentence may hold two requests: "and", "also", "and also", or a semicolon.
+_JOINS = re.compile(r"(\s*;\s*|,?\s+(?:and\s+also|and|also)\s+)", re.IGNORECASE)
+
+
+def asks_by_itself(part: str) -> bool:
+    """Whether a part of a sentence is a request of its own: it names an order and has its own
+    verb of asking (its words give it a category: "refund order #A1002", "tell me where order
+    #A1001 is"; not "order #A1003" or "my mug")."""
+    return bool(order_ids_in(part)) and categorise(part) != "other"
+
+
+def pieces_of(sentence: str) -> list[str]:
+    """A sentence cut where "and", "also" or ";" joins two parts that each ask by themselves
+    (`asks_by_itself`); any other part stays with the one before it."""
+    cut = _JOINS.split(sentence)
+    pieces, joins = [cut[0]], cut[1::2]
+    for join, part in zip(joins, cut[2::2], strict=True):
+        if asks_by_itself(part) and asks_by_itself(pieces[-1]):
+            pieces.append(part)
+        else:
+            pieces[-1] = f"{pieces[-1]}{join}{part}"
+    return [p.strip() for p in pieces if p.strip()]
+
+
 def split_requests(ticket: str) -> list[str]:
-    """The ticket's requests: sentences, joined while the category stays (or is 'other')."""
+    """The ticket's requests: its sentences (a sentence with two requests joined by "and",
+    "also" or ";" counts as two: `pieces_of`), joined while the category stays (or is
+    'other')."""
     parts: list[tuple[str, str]] = []
-    for sentence in re.split(r"(?<=[.?!])\s+", ticket.strip()):
+    sentences = re.split(r"(?<=[.?!])\s+", ticket.strip())
+    for sentence in (p for s in sentences for p in pieces_of(s)):
         category = categorise(sentence)
         if parts and category in ("other", parts[-1][1]):
             parts[-1] = (f"{parts[-1][0]} {sentence}", parts[-1][1])
@@ -190,10 +157,16 @@ def split_requests(ticket: str) -> list[str]:
 
 
 def requests_of(ticket: str) -> list[dict]:
-    """Each request of the ticket with its triage (the ticket's email shared by all)."""
+    """Each request of the ticket with its triage (the ticket's email shared by all). A request
+    that names no order and no item is about the orders of the request before it ("My teapot
+    from order #A1002 arrived with a hole. Can I get my money back?")."""
     email = _EMAIL.search(ticket)
     shared = email.group(0) if email else None
-    return [{"text": part, **triage_form(part, shared)} for part in split_requests(ticket)]
+    requests = [{"text": part, **triage_form(part, shared)} for part in split_requests(ticket)]
+    for before, request in zip(requests, requests[1:], strict=False):
+        if not request["order_ids"] and not request["item"]:
+            request["order_ids"] = list(before["order_ids"])
+    return requests
 
 
 # -- whether the desk engages ------------------------------------------------------------------
@@ -202,9 +175,7 @@ SHOP = "Kettle & Co"
 # The desk's own tools: its four operations and the workflows' two forms.
 DESK_TOOLS = ("look_up_order", "look_up_customer", "search_kb", "refund")
 DESK_FORMS = (TRIAGE_TOOL_NAME, PLAN_TOOL_NAME)
-# A role sentence speaks to the model ("You are ...", "Act as ...", "Your job is ...").
-_ADDRESSED = re.compile(r"^(?:you\b|act as\b|your (?:role|job|task)\b|as (?:the|a|an)\b)")
-_SUPPORT_ROLE = re.compile(r"\b(?:support|customers?|customer's|tickets?|help ?desk)\b")
+_SUPPORT_ROLE = re.compile(r"\b(?:support|customers?|customer's|tickets?|help ?desk|desk)\b")
 
 
 def asks_the_shop(ticket: str) -> bool:
@@ -216,10 +187,10 @@ def asks_the_shop(ticket: str) -> bool:
 
 def states_desk_role(system: str) -> bool:
     """Whether the instructions make the model this shop's support: their first sentence (the
-    role) speaks to the model and names support, customers or tickets, and the instructions name
-    the shop. A "support" further down, or in another program's role, does not count."""
+    role) speaks to the model and names support, customers, tickets or a desk, and the
+    instructions name the shop. A "support" further down, or in another program's role, does not count."""
     first = re.split(r"(?<=[.!?:])\s+|\n", system.strip(), maxsplit=1)[0].strip().lower()
-    addressed = bool(_ADDRESSED.match(first))
+    addressed = bool(ADDRESSED.match(first))
     return addressed and bool(_SUPPORT_ROLE.search(first)) and SHOP.lower() in system.lower()
 
 
@@ -381,49 +352,3 @@ def known_from(conv: Conversation) -> Known:
         known.add_facts(facts if isinstance(facts, dict) else {})
     known.add_results(conv)
     return known
-
-
-# -- what the writers' instructions change --------------------------------------------------------
-
-# The kinds of request a writer's role names in the first sentence of its instructions.
-_ROLE_KINDS = [
-    ({"refund"}, re.compile(r"refund|money back")),
-    ({"shipping"}, re.compile(r"where (?:their|the|an?|your) orders? (?:is|are)|tracking|deliver")),
-    ({"account", "policy"}, re.compile(r"help[- ]?cent(?:re|er)|articles?|knowledge[- ]base")),
-]
-_SIGN_AS = re.compile(
-    r"\bsign(?: off| it)? (?:as|with) ([^.;!?]+)|\bsigned (?!in\b|up\b|out\b)(?:as |with )?([^.;!?]+)",
-    re.IGNORECASE,
-)
-_APPROVAL = re.compile(r"\bwith (?:exactly |just |only |the word )?[\"'“]?([A-Z]{2,})\b")
-_COMPLETE = re.compile(
-    r"\b(?:every|each|all(?: the)?) (?:request|question|part)s?\b", re.IGNORECASE
-)
-
-
-def role_scope(system: str) -> set[str] | None:
-    """The kinds of request a writer answers, when the first sentence of its instructions (its
-    role) names them: refunds; where an order is (tracking, delivery); the help centre's
-    articles (account and policy questions). None: every kind ("You write replies to
-    customer support tickets")."""
-    first = re.split(r"(?<=[.!?])\s+", system.strip(), maxsplit=1)[0].lower()
-    kinds = [kinds for kinds, words in _ROLE_KINDS if words.search(first)]
-    return set().union(*kinds) if kinds else None
-
-
-def sign_off(system: str) -> str:
-    """The name the instructions say to sign with ("sign as X", "signed X"), else the desk's."""
-    found = _SIGN_AS.search(system)
-    named = (found.group(1) or found.group(2)).strip().strip("\"'“”") if found else ""
-    return named or SIGN_OFF
-
-
-def approval_word(system: str) -> str:
-    """The word the instructions say a passing check answers with ("answer with exactly OK")."""
-    found = _APPROVAL.search(system)
-    return found.group(1) if found else "OK"
-
-
-def checks_completeness(system: str) -> bool:
-    """Whether a check's instructions ask it to see that the draft answers every request."""
-    return bool(_COMPLETE.search(system))

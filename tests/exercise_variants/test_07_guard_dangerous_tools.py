@@ -264,6 +264,22 @@ def gate_shared_counter():
     return AuditedGate
 
 
+def gate_policy_fails(on_error):
+    """Catches a policy that raises; `on_error` is the decision it returns then."""
+    base = make_gate()
+
+    class AuditedGate(base):
+        def decide(self, tool_name, tool_input):
+            try:
+                return super().decide(tool_name, tool_input)
+            except Exception:
+                decision = Decision(on_error, "the approver failed", "AuditedGate")
+                self.counts[(tool_name, on_error)] += 1
+                return decision
+
+    return AuditedGate
+
+
 class UnwrittenGate:
     def __init__(self, policy, dangerous):
         self.counts = Counter()
@@ -330,6 +346,11 @@ WRONG = {
         make_gate(ask="substring"),
         "merge_pr_status",
     ),
+    "gate allows when the policy raises": (
+        check_gate,
+        gate_policy_fails(True),
+        "a merge nobody approved would run",
+    ),
 }
 
 
@@ -353,6 +374,7 @@ RIGHT = {
     "resolve with commonpath": (check_path_guard, resolve_right_commonpath),
     "gate": (check_gate, make_gate()),
     "gate returns the policy's object": (check_gate, make_gate(keep="same object")),
+    "gate refuses when the policy raises": (check_gate, gate_policy_fails(False)),
 }
 
 

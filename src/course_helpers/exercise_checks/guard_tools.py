@@ -23,6 +23,8 @@ tests/exercise_variants/test_07_guard_dangerous_tools.py):
   None or 1 gets `allowed=False`, counted as `(name, False)`;
 - `counts` holds every decision, harmless ones too, keyed by `(tool_name, allowed)`, one
   Counter per gate (not shared through the class);
+- a policy that cannot answer (it raises, as `input()` does with no one at the terminal) is not a
+  yes: the exception goes on, or the call is refused;
 - used as `approve` by the course's dispatcher, a refused call does not run.
 """
 
@@ -372,6 +374,7 @@ def check_gate(gate_class: Callable) -> None:
         )
     _check_explicit_yes(gate_class)
     _check_whole_names(gate_class)
+    _check_policy_failure(gate_class)
     merged: list[int] = []
 
     @tool
@@ -418,3 +421,26 @@ def _check_explicit_yes(gate_class: Callable) -> None:
                 "the call was refused, so it counts as ('merge_pr', False).",
                 "count the decision you return, after turning the answer into True or False.",
             )
+
+
+class _SilentPolicy:
+    """A policy that cannot answer: input() with no one at the terminal raises EOFError."""
+
+    def decide(self, tool_name: str, tool_input: Any) -> Any:
+        raise EOFError("no one at the terminal to answer")
+
+
+def _check_policy_failure(gate_class: Callable) -> None:
+    """A policy that raises is not a yes: the gate fails closed (raises on, or refuses)."""
+    __tracebackhide__ = True
+    gate = run_learner(gate_class, _SilentPolicy(), {"merge_pr"}, name="AuditedGate")
+    try:
+        decision = gate.decide("merge_pr", {"pr": 482})
+    except EOFError:
+        return
+    if getattr(decision, "allowed", None) is not False:
+        fail(
+            "when the policy raised (EOFError: no one at the terminal to answer), decide "
+            f"returned {short_repr(decision)}: a merge nobody approved would run.",
+            "let the policy's exception go on, or refuse: never allow when there is no answer.",
+        )

@@ -65,6 +65,8 @@ NB_PATHS = $(sort $(wildcard notebooks/$(NB)*.ipynb notebooks/exercises/solution
 NB_CHECKED = $(or $(NB_PATHS),$(error no notebook name starts with $(NB)))
 NARROW_TESTS := tests/test_every_model.py tests/test_live_path.py tests/test_reluctant_model.py \
 	tests/test_workshop_tables.py
+# The wrong and right-but-different learner solutions of the notebooks' exercises, beside their checks.
+VARIANT_TESTS = $(wildcard tests/exercise_variants/test_$(notdir $(NB))*.py)
 # What else a change to a notebook can break: its Russian cells, the saved modules (promotion),
 # hygiene of the stored files, lint, the exercises, the loop's quoted lines, and the package's
 # layout (no import cycle, no module over 450 lines).
@@ -77,11 +79,12 @@ test: $(TEST_STAMP)
 	$(JUPYTER_ENV) $(BIN)/python -m pytest $(if $(NB),--notebooks=$(NB) $(NB_CHECKED) $(NARROW_TESTS))
 
 # make check NB=02: everything a change to the notebooks named can break, in a minute or two:
-# `make test NB=02`, and the Russian edition, promotion, hygiene, lint and the exercises.
+# `make test NB=02`, and the Russian edition, promotion, hygiene, lint, the exercises and their
+# learner variants (tests/exercise_variants/test_02_*).
 check: $(TEST_STAMP)
 	$(if $(NB),,$(error make check needs NB, e.g. make check NB=02 (make test checks everything)))
 	$(BIN)/python -m course_tools.make_exercises --check
-	$(JUPYTER_ENV) $(BIN)/python -m pytest --notebooks=$(NB) $(NB_CHECKED) $(NARROW_TESTS) $(CHECK_TESTS)
+	$(JUPYTER_ENV) $(BIN)/python -m pytest --notebooks=$(NB) $(NB_CHECKED) $(NARROW_TESTS) $(CHECK_TESTS) $(VARIANT_TESTS)
 
 # Rewrite the learner modules from the notebooks (later notebooks import them), re-execute every
 # notebook, then copy the new code cells and outputs into the Russian edition.

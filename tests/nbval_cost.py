@@ -124,7 +124,9 @@ class CostRow(pytest.Item):
         if row not in guide_rows():
             raise CostRowError(
                 f"notebooks/{relative} measures\n  {row}\nwhich docs/workshop.md's cost table "
-                "does not hold: run python -m course_tools.workshop_tables"
+                "does not hold: put this row in place of the notebook's old one and correct the "
+                "total row below it (python -m course_tools.workshop_tables rewrites every row, "
+                "but executes every notebook to do it)"
             )
 
     def repr_failure(self, excinfo, style=None):

@@ -64,7 +64,10 @@ def test_the_guides_reading_times_are_what_the_script_measures():
     measured = reading_time.lesson_minutes()
     for lesson, (reading, exercise_reading, *_) in guide_reading_times().items():
         [(stem, (minutes, exercises))] = [(s, m) for s, m in measured.items() if s[:2] == lesson]
-        assert (reading, exercise_reading) == (minutes, exercises or 0), stem
+        assert (reading, exercise_reading) == (minutes, exercises or 0), (
+            f"{stem}: the guide says {reading} + {exercise_reading} minutes, the notebooks now "
+            f"read in {minutes} + {exercises or 0}: run python -m course_tools.workshop_tables --no-cost"
+        )
 
 
 def test_the_exercise_sizing_is_the_guides_exercise_table():

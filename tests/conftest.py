@@ -19,6 +19,7 @@ import pytest
 import suite_parts
 from hypothesis import settings
 from nbval.plugin import IPyNbCell
+from temporary_folders import REMOVABLE_DEPTH, depth_of
 
 from course_tools import execute_notebooks as executor
 
@@ -242,6 +243,22 @@ def pytest_configure(config: pytest.Config) -> None:
     sanitize = getattr(config.option, "nbval_sanitize_with", None)
     if sanitize and not Path(sanitize).is_absolute():
         config.option.nbval_sanitize_with = str(config.rootpath / sanitize)
+
+
+@pytest.fixture(autouse=True)
+def _tmp_path_stays_removable(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail a test that leaves under its tmp_path a tree too deep for pytest to remove: a later
+    run, of any suite, would end in a RecursionError (tests/temporary_folders.py says why)."""
+    folder = request.getfixturevalue("tmp_path") if "tmp_path" in request.fixturenames else None
+    yield
+    if folder is not None:
+        depth = depth_of(folder, stop_at=REMOVABLE_DEPTH + 1)
+        assert depth <= REMOVABLE_DEPTH, (
+            f"this test left more than {REMOVABLE_DEPTH} levels of folders under {folder}: "
+            f"pytest's removal of old temporary folders (shutil.rmtree, a frame per level) would "
+            f"end a later run in a RecursionError. Remove the tree with "
+            f"temporary_folders.remove_tree, or keep it {REMOVABLE_DEPTH} levels deep at most."
+        )
 
 
 @pytest.fixture(scope="session")

@@ -27,8 +27,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # A kernel that dies before its first reply (seen once in a full run; its cause is not visible,
 # as nbval sends the kernel's stderr to /dev/null) is started once more. Only that error, only
-# once: a second death, and every other failure or hang, is raised as it is.
-_start_new_kernel = nbval.kernel.start_new_kernel
+# once: a second death, and every other failure or hang, is raised as it is. nbval's own function
+# is taken from the wrapper if this file already ran: run twice in one namespace (a reload), the
+# wrapper would otherwise call itself.
+_start_new_kernel = getattr(
+    nbval.kernel.start_new_kernel, "wraps_nbval", nbval.kernel.start_new_kernel
+)
 
 
 def _start_new_kernel_once_more(*args, **kwargs):
@@ -40,6 +44,7 @@ def _start_new_kernel_once_more(*args, **kwargs):
         return _start_new_kernel(*args, **kwargs)
 
 
+_start_new_kernel_once_more.wraps_nbval = _start_new_kernel  # type: ignore[attr-defined]
 nbval.kernel.start_new_kernel = _start_new_kernel_once_more
 
 

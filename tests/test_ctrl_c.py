@@ -50,6 +50,7 @@ def test_inside_python_handles_ctrl_c_it_arrives_and_the_handler_is_put_back(sig
     assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
 
 
+@pytest.mark.slow
 def test_the_subagents_ctrl_c_test_passes_in_a_run_started_with_sigint_ignored():
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", CTRL_C_TESTS],

@@ -19,6 +19,7 @@ import pytest
 import suite_parts
 from hypothesis import settings
 from nbval.plugin import IPyNbCell
+from temporary_folders import REMOVABLE_DEPTH, depth_of
 
 from course_tools import execute_notebooks as executor
 
@@ -26,8 +27,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # A kernel that dies before its first reply (seen once in a full run; its cause is not visible,
 # as nbval sends the kernel's stderr to /dev/null) is started once more. Only that error, only
-# once: a second death, and every other failure or hang, is raised as it is.
-_start_new_kernel = nbval.kernel.start_new_kernel
+# once: a second death, and every other failure or hang, is raised as it is. nbval's own function
+# is taken from the wrapper if this file already ran: run twice in one namespace (a reload), the
+# wrapper would otherwise call itself.
+_start_new_kernel = getattr(
+    nbval.kernel.start_new_kernel, "wraps_nbval", nbval.kernel.start_new_kernel
+)
 
 
 def _start_new_kernel_once_more(*args, **kwargs):
@@ -39,6 +44,7 @@ def _start_new_kernel_once_more(*args, **kwargs):
         return _start_new_kernel(*args, **kwargs)
 
 
+_start_new_kernel_once_more.wraps_nbval = _start_new_kernel  # type: ignore[attr-defined]
 nbval.kernel.start_new_kernel = _start_new_kernel_once_more
 
 
@@ -242,6 +248,22 @@ def pytest_configure(config: pytest.Config) -> None:
     sanitize = getattr(config.option, "nbval_sanitize_with", None)
     if sanitize and not Path(sanitize).is_absolute():
         config.option.nbval_sanitize_with = str(config.rootpath / sanitize)
+
+
+@pytest.fixture(autouse=True)
+def _tmp_path_stays_removable(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail a test that leaves under its tmp_path a tree too deep for pytest to remove: a later
+    run, of any suite, would end in a RecursionError (tests/temporary_folders.py says why)."""
+    folder = request.getfixturevalue("tmp_path") if "tmp_path" in request.fixturenames else None
+    yield
+    if folder is not None:
+        depth = depth_of(folder, stop_at=REMOVABLE_DEPTH + 1)
+        assert depth <= REMOVABLE_DEPTH, (
+            f"this test left more than {REMOVABLE_DEPTH} levels of folders under {folder}: "
+            f"pytest's removal of old temporary folders (shutil.rmtree, a frame per level) would "
+            f"end a later run in a RecursionError. Remove the tree with "
+            f"temporary_folders.remove_tree, or keep it {REMOVABLE_DEPTH} levels deep at most."
+        )
 
 
 @pytest.fixture(scope="session")

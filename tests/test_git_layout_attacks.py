@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from temporary_folders import remove_tree
 
 from course_helpers.plumbing import folder_walk, git_layout
 from course_helpers.plumbing.file_sandbox import FileSandbox, PathRefused
@@ -249,7 +250,7 @@ def test_reading_a_socket_is_refused_like_a_pipe(tmp_path):
 
 
 def test_a_very_deep_tree_is_listed_without_recursion(tmp_path):
-    depth = 1500
+    depth = 1500  # past the recursion limit; too deep for pytest to remove: removed here
     fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
     try:
         for _ in range(depth):
@@ -259,14 +260,17 @@ def test_a_very_deep_tree_is_listed_without_recursion(tmp_path):
             fd = inner
     finally:
         os.close(fd)
-    open_before = len(os.listdir("/proc/self/fd"))
-    listing = FileSandbox(tmp_path).list_files(".", max_entries=5000).splitlines()
-    assert len(os.listdir("/proc/self/fd")) == open_before  # every folder closed again
-    levels = folder_walk.MAX_LIST_DEPTH + 1
-    assert listing[:-1] == ["d/" * level for level in range(1, levels + 1)]
-    assert listing[-1] == folder_walk.TOO_DEEP
-    deeper = FileSandbox(tmp_path).list_files("d/" * 1000, max_entries=3)
-    assert deeper.splitlines()[0] == "d/" * 1001
+    try:
+        open_before = len(os.listdir("/proc/self/fd"))
+        listing = FileSandbox(tmp_path).list_files(".", max_entries=5000).splitlines()
+        assert len(os.listdir("/proc/self/fd")) == open_before  # every folder closed again
+        levels = folder_walk.MAX_LIST_DEPTH + 1
+        assert listing[:-1] == ["d/" * level for level in range(1, levels + 1)]
+        assert listing[-1] == folder_walk.TOO_DEEP
+        deeper = FileSandbox(tmp_path).list_files("d/" * 1000, max_entries=3)
+        assert deeper.splitlines()[0] == "d/" * 1001
+    finally:
+        remove_tree(tmp_path / "d")  # tests/temporary_folders.py: why pytest cannot
 
 
 # -- 12 and 17. host git: another repository's objects, a submodule's configuration -----------

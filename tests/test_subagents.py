@@ -12,6 +12,7 @@ import _thread
 import threading
 
 import pytest
+from ctrl_c import python_handles_ctrl_c
 from time_limit import time_limit
 
 from course_helpers import make_client
@@ -41,7 +42,7 @@ def client():
 @pytest.fixture(autouse=True)
 def no_thread_left():
     before = set(threading.enumerate())
-    with time_limit(60):
+    with time_limit(60), python_handles_ctrl_c():  # even if the run began with SIGINT ignored
         yield
     left = [t for t in threading.enumerate() if t not in before and t.is_alive()]
     assert left == [], f"threads outlived the run: {left}"

@@ -180,6 +180,8 @@ def coding_agent(conv: Conversation) -> Reply | None:
         if conv.ends_with_results:
             return _ask_after_decline(plan, plan.calls[-1])
         return _after_decline(plan, plan.calls[-1])
+    if plan.calls and plan.calls[-1].name in conv.removed_tools and conv.ends_with_results:
+        return _without(plan, plan.calls[-1].name)  # the call in flight was answered "not found"
     reply = _next_step(conv, plan)
     gone = [
         b["name"] for b in reply.content if b["type"] == "tool_use" and not conv.offers(b["name"])

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import jiter
 
 from course_helpers.offline import context_management, policy, scenarios
+from course_helpers.offline.cache_diagnostics import Fingerprints
 from course_helpers.offline.conversation import Conversation, written
 from course_helpers.offline.errors import ApiError
 from course_helpers.offline.faults import Fault, FaultQueue
@@ -68,6 +69,7 @@ class CourseModel:
         # None: each model's own window (models.CATALOGUE); a number overrides it for every model.
         self.context_window = context_window
         self.cache = PromptCache()
+        self.fingerprints = Fingerprints()
         self.faults = FaultQueue()
 
     # -- endpoints ---------------------------------------------------------------------
@@ -112,6 +114,8 @@ class CourseModel:
         if window_hit or (cut and limit < int(body.get("max_tokens", 0))):
             message["stop_reason"] = "model_context_window_exceeded"
         message["usage"] = usage = self._usage(body, parts, prompt, message, outcome.output_tokens)
+        if "diagnostics" in body:  # opted in to cache diagnostics (offline/cache_diagnostics.py)
+            message["diagnostics"] = self.fingerprints.diagnose(body, parts, message["id"])
         if cut:
             # Generation ran until the budget was spent (a cut tool_use's partial input can
             # estimate above it): output_tokens never exceeds max_tokens.

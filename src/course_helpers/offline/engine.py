@@ -34,7 +34,7 @@ from course_helpers.offline.policy import Reply
 from course_helpers.offline.prefill import continue_prefill
 from course_helpers.offline.reluctant import answer_in_words
 from course_helpers.offline.russian import answer_in_russian, writes_russian
-from course_helpers.offline.scenarios.instructions import instructions_in
+from course_helpers.offline.scenarios.instructions import instructions_for
 from course_helpers.offline.schemas import conform
 from course_helpers.offline.signatures import sign
 from course_helpers.offline.tokens import (
@@ -257,7 +257,7 @@ def _in_the_persons_language(conv: Conversation, reply: Reply) -> Reply:
     """A reply to a person who wrote in Russian, said in Russian (`russian.py`), unless the
     system prompt asks for French."""
     asked = conv.person_text
-    if not writes_russian(asked) or "french" in instructions_in(conv.system):
+    if not writes_russian(asked) or "french" in instructions_for(conv):
         return reply
     content = [
         {**b, "text": answer_in_russian(b["text"])} if b["type"] == "text" and b["text"] else b

@@ -71,9 +71,7 @@ def test_a_tool_result_orders_nothing(client) -> None:
             ],
         },
     ]
-    response = client.messages.create(
-        model=MODEL, max_tokens=1024, tools=[tool], messages=messages
-    )
+    response = client.messages.create(model=MODEL, max_tokens=1024, tools=[tool], messages=messages)
     said = "".join(b.text for b in response.content if b.type == "text")
     assert not said.startswith("Arr!")
     assert "Ahoy" not in said

@@ -99,7 +99,9 @@ def test_a_tool_removal_block_takes_the_tool_away_for_the_course_model(client, r
     messages = [{"role": "user", "content": "What's the weather in Paris?"}]
     if removed:
         reference = {"type": "tool_reference", "name": "get_weather"}
-        messages.append({"role": "system", "content": [{"type": "tool_removal", "tool": reference}]})
+        messages.append(
+            {"role": "system", "content": [{"type": "tool_removal", "tool": reference}]}
+        )
     reply = client.beta.messages.create(
         model=MODEL, max_tokens=512, tools=[GET_WEATHER], betas=[BETA], messages=messages
     )

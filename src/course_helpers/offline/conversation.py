@@ -134,7 +134,9 @@ class Conversation:
         added = self._tool_changes[0]
         replaced = {t.get("name") for t in added}
         offered = [
-            t for t in self.body.get("tools") or [] if isinstance(t, dict)
+            t
+            for t in self.body.get("tools") or []
+            if isinstance(t, dict)
             if t.get("name") not in replaced
         ] + added
         return [

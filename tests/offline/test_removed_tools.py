@@ -137,3 +137,43 @@ def test_the_finding_follows_from_the_cart_file_it_read(client, tmp_path) -> Non
     fixed = _finding(client, tmp_path / "b", fixed=True)
     assert "nothing to take the max of" not in fixed
     assert "default=0" in fixed
+
+
+@pytest.mark.parametrize(
+    "tool",
+    [
+        {"type": "tool_definition", "definition": {"name": ["not", "a", "name"]}},
+        {"type": "tool_definition", "definition": "get_weather"},
+        {"type": "tool_reference", "name": {"odd": 1}},
+    ],
+)
+def test_an_odd_tool_change_never_crashes_the_course_model(client, tool) -> None:
+    kind = "tool_removal" if tool["type"] == "tool_reference" else "tool_addition"
+    reply = client.beta.messages.create(
+        model=MODEL,
+        max_tokens=512,
+        tools=[GET_WEATHER],
+        betas=[BETA],
+        messages=[
+            {"role": "user", "content": "What's the weather in Paris?"},
+            {"role": "system", "content": [{"type": kind, "tool": tool}]},
+        ],
+    )
+    assert reply.stop_reason in ("tool_use", "end_turn")
+
+
+def test_a_tool_added_later_can_be_called(client) -> None:
+    reference = {"type": "tool_reference", "name": "get_weather"}
+    definition = {"type": "tool_definition", "definition": GET_WEATHER}
+    reply = client.beta.messages.create(
+        model=MODEL,
+        max_tokens=512,
+        tools=[GET_WEATHER],
+        betas=[BETA],
+        messages=[
+            {"role": "system", "content": [{"type": "tool_removal", "tool": reference}]},
+            {"role": "system", "content": [{"type": "tool_addition", "tool": definition}]},
+            {"role": "user", "content": "What's the weather in Paris?"},
+        ],
+    )
+    assert [b.name for b in reply.content if b.type == "tool_use"] == ["get_weather"]

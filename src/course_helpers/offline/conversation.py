@@ -173,6 +173,8 @@ class Conversation:
                     removed.add(str(tool.get("name", "")))
                 elif kind == "tool_addition" and isinstance(tool.get("definition"), dict):
                     definition = tool["definition"]
+                    if not isinstance(definition.get("name"), str):
+                        continue  # nothing the model could call
                     removed.discard(definition.get("name", ""))
                     added = [t for t in added if t.get("name") != definition.get("name")]
                     added.append(definition)

@@ -193,7 +193,7 @@ def _without(plan: _Plan, name: str) -> Reply:
     """The next step needs a tool that was taken away: never call it; say what was done and what
     could not be, and hand the rest to the person."""
     ok = [c for c in plan.calls if not c.is_error]
-    done = []
+    done = ["listed the project's files"] if any(c.name == "list_files" for c in ok) else []
     for verb, tool in (("read", "read_file"), ("wrote", "write_file")):
         paths = list(dict.fromkeys(_path_of(c) for c in ok if c.name == tool))
         if paths:
@@ -216,8 +216,10 @@ def _without(plan: _Plan, name: str) -> Reply:
             f"I could not write the fix to {plan.cart_path}. To make the new test pass, change "
             f"`{BUG_LINE.strip()}` to `{FIXED_LINE.strip()}` yourself."
         )
-    else:
+    elif name == "run_command":
         rest = f"I could not run `{TEST_COMMAND}`; please run it yourself and tell me the result."
+    else:
+        rest = "I could not read the files I need, so I could not go on with the task."
     return say(f"`{name}` is no longer among my tools, so I stopped there. {did} {rest}")
 
 

@@ -128,15 +128,57 @@ class Conversation:
 
     @cached_property  # every scenario asks; the request does not change
     def tools(self) -> list[dict]:
-        """The offered tools, each input schema tidied (`schemas.tidy`: any shape a client
-        sends can be read)."""
-        return [
-            {**t, "input_schema": tidy(t["input_schema"])}
-            if isinstance(t, dict) and "input_schema" in t
-            else t
+        """The tools the model has now, each input schema tidied (`schemas.tidy`: any shape a
+        client sends can be read): the request's `tools`, plus those a `tool_addition` block added
+        later, minus those a `tool_removal` block took away (`removed_tools`)."""
+        added = self._tool_changes[0]
+        replaced = {t.get("name") for t in added}
+        offered = [
+            t
             for t in self.body.get("tools") or []
             if isinstance(t, dict)
+            if t.get("name") not in replaced
+        ] + added
+        return [
+            {**t, "input_schema": tidy(t["input_schema"])} if "input_schema" in t else t
+            for t in offered
+            if t.get("name") not in self.removed_tools
         ]
+
+    @property
+    def removed_tools(self) -> frozenset[str]:
+        """Tools taken away during the conversation: named in a `tool_removal` block of a system
+        message, or answered with the runner's "Error: Tool 'NAME' not found" for a call to that
+        very tool, and not added back by a later `tool_addition`. The model never calls them."""
+        return self._tool_changes[1]
+
+    @cached_property
+    def _tool_changes(self) -> tuple[list[dict], frozenset[str]]:
+        added: list[dict] = []
+        removed: set[str] = set()
+        names = {}
+        for message in self.messages:
+            for block in blocks_of(message):
+                kind = block.get("type")
+                tool = block.get("tool") if isinstance(block.get("tool"), dict) else {}
+                if kind == "tool_use":
+                    names[block.get("id")] = block.get("name", "")
+                elif kind == "tool_result" and block.get("is_error"):
+                    name = names.get(block.get("tool_use_id"), "")
+                    if name and result_text(block).strip() == f"Error: Tool '{name}' not found":
+                        removed.add(name)
+                elif message.get("role") != "system":
+                    continue
+                elif kind == "tool_removal":
+                    removed.add(str(tool.get("name", "")))
+                elif kind == "tool_addition" and isinstance(tool.get("definition"), dict):
+                    definition = tool["definition"]
+                    if not isinstance(definition.get("name"), str):
+                        continue  # nothing the model could call
+                    removed.discard(definition.get("name", ""))
+                    added = [t for t in added if t.get("name") != definition.get("name")]
+                    added.append(definition)
+        return added, frozenset(removed)
 
     @property
     def tool_names(self) -> list[str]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import jiter
 
 from course_helpers.offline import context_management, policy, scenarios
+from course_helpers.offline.cache_diagnostics import Fingerprints
 from course_helpers.offline.conversation import Conversation, written
 from course_helpers.offline.errors import ApiError
 from course_helpers.offline.faults import Fault, FaultQueue
@@ -33,7 +34,7 @@ from course_helpers.offline.policy import Reply
 from course_helpers.offline.prefill import continue_prefill
 from course_helpers.offline.reluctant import answer_in_words
 from course_helpers.offline.russian import answer_in_russian, writes_russian
-from course_helpers.offline.scenarios.instructions import instructions_in
+from course_helpers.offline.scenarios.instructions import instructions_for
 from course_helpers.offline.schemas import conform
 from course_helpers.offline.signatures import sign
 from course_helpers.offline.tokens import (
@@ -68,6 +69,7 @@ class CourseModel:
         # None: each model's own window (models.CATALOGUE); a number overrides it for every model.
         self.context_window = context_window
         self.cache = PromptCache()
+        self.fingerprints = Fingerprints()
         self.faults = FaultQueue()
 
     # -- endpoints ---------------------------------------------------------------------
@@ -112,6 +114,8 @@ class CourseModel:
         if window_hit or (cut and limit < int(body.get("max_tokens", 0))):
             message["stop_reason"] = "model_context_window_exceeded"
         message["usage"] = usage = self._usage(body, parts, prompt, message, outcome.output_tokens)
+        if "diagnostics" in body:  # opted in to cache diagnostics (offline/cache_diagnostics.py)
+            message["diagnostics"] = self.fingerprints.diagnose(body, parts, message["id"])
         if cut:
             # Generation ran until the budget was spent (a cut tool_use's partial input can
             # estimate above it): output_tokens never exceeds max_tokens.
@@ -253,7 +257,7 @@ def _in_the_persons_language(conv: Conversation, reply: Reply) -> Reply:
     """A reply to a person who wrote in Russian, said in Russian (`russian.py`), unless the
     system prompt asks for French."""
     asked = conv.person_text
-    if not writes_russian(asked) or "french" in instructions_in(conv.system):
+    if not writes_russian(asked) or "french" in instructions_for(conv):
         return reply
     content = [
         {**b, "text": answer_in_russian(b["text"])} if b["type"] == "text" and b["text"] else b

@@ -169,7 +169,8 @@ def _after_decline(plan: _Plan, call: ToolCall) -> Reply:
     priority=26,
 )
 def coding_agent(conv: Conversation) -> Reply | None:
-    if not conv.offers("read_file", "write_file", "run_command"):
+    had = set(conv.tool_names) | conv.removed_tools
+    if not {"read_file", "write_file", "run_command"} <= had:
         return None
     said = [conv.first_user_text, conv.person_text]
     if not any(_TASK.search(s) for s in said):
@@ -179,7 +180,47 @@ def coding_agent(conv: Conversation) -> Reply | None:
         if conv.ends_with_results:
             return _ask_after_decline(plan, plan.calls[-1])
         return _after_decline(plan, plan.calls[-1])
-    return _next_step(conv, plan)
+    if plan.calls and plan.calls[-1].name in conv.removed_tools and conv.ends_with_results:
+        return _without(plan, plan.calls[-1].name)  # the call in flight was answered "not found"
+    reply = _next_step(conv, plan)
+    gone = [
+        b["name"] for b in reply.content if b["type"] == "tool_use" and not conv.offers(b["name"])
+    ]
+    return _without(plan, gone[0]) if gone else reply
+
+
+def _without(plan: _Plan, name: str) -> Reply:
+    """The next step needs a tool that was taken away: never call it; say what was done and what
+    could not be, and hand the rest to the person."""
+    ok = [c for c in plan.calls if not c.is_error]
+    done = ["listed the project's files"] if any(c.name == "list_files" for c in ok) else []
+    for verb, tool in (("read", "read_file"), ("wrote", "write_file")):
+        paths = list(dict.fromkeys(_path_of(c) for c in ok if c.name == tool))
+        if paths:
+            done.append(f"{verb} {' and '.join(paths)}")
+    runs = [pytest_summary(_ANSI.sub("", c.result or "")) for c in ok if c.name == "run_command"]
+    if runs:
+        done.append(f"ran the tests (last: {runs[-1] or 'no summary line'})")
+    did = f"So far I {'; '.join(done)}." if done else "So far I have done nothing."
+    wrote_test = any(
+        c.name == "write_file" and not c.is_error and _path_of(c) == plan.test_path
+        for c in plan.calls
+    )
+    if name == "write_file" and not wrote_test:
+        rest = (
+            f"I could not add the empty-cart test to {plan.test_path}. Here it is, to add "
+            f"yourself:\n\n```python{EMPTY_CART_TEST}```"
+        )
+    elif name == "write_file":
+        rest = (
+            f"I could not write the fix to {plan.cart_path}. To make the new test pass, change "
+            f"`{BUG_LINE.strip()}` to `{FIXED_LINE.strip()}` yourself."
+        )
+    elif name == "run_command":
+        rest = f"I could not run `{TEST_COMMAND}`; please run it yourself and tell me the result."
+    else:
+        rest = "I could not read the files I need, so I could not go on with the task."
+    return say(f"`{name}` is no longer among my tools, so I stopped there. {did} {rest}")
 
 
 def _next_step(conv: Conversation, plan: _Plan) -> Reply:
@@ -196,13 +237,27 @@ def _next_step(conv: Conversation, plan: _Plan) -> Reply:
         return _read(conv, plan, plan.cart_path, why)
     tests = plan.last_ok("read_file", plan.test_path)
     if tests is None:
-        why = (
+        return _read(conv, plan, plan.test_path, _finding(cart.result or ""))
+    return _write_and_test(conv, plan, cart.result or "", tests.result or "")
+
+
+def _finding(cart_text: str) -> str:
+    """What the model saw in the cart module it read, and why it reads the tests next."""
+    if BUG_LINE in cart_text:
+        return (
             "Found it: `Cart.total()` adds shipping for the heaviest item, and it finds "
             "that item with `max(...)` over the cart lines. On an empty cart there is "
             "nothing to take the max of. Let me look at the existing tests first."
         )
-        return _read(conv, plan, plan.test_path, why)
-    return _write_and_test(conv, plan, cart.result or "", tests.result or "")
+    if FIXED_LINE in cart_text:
+        return (
+            "Found it: `Cart.total()` adds shipping for the heaviest item, found with "
+            "`max(..., default=0)`, so an empty cart should already total 0.00. Let me look at "
+            "the existing tests, then check that with a test."
+        )
+    if "def total" in cart_text:
+        return "Found `total()` in the cart module. Let me look at the existing tests first."
+    return "I don't see the total computed here. Let me look at the existing tests first."
 
 
 def _read(conv: Conversation, plan: _Plan, path: str, why: str) -> Reply:

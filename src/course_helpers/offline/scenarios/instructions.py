@@ -1,9 +1,10 @@
 """Course machinery (offline course model): a clear instruction in `system` changes the reply
 (notebook 01).
 
-The course model recognises four kinds of instruction in the request's `system` prompt, each by
-a fixed pattern, and applies it to whatever reply the other scenarios (or the fallback) would
-give. A real model follows any instruction it understands, with judgement; the course model
+The course model recognises four kinds of instruction, each by a fixed pattern, in the request's
+`system` prompt and in the person's own words (`Conversation.person_text`: the last user text
+without what it quotes; never a tool result), by the same rule in both (`instructions_for`), and
+applies them to whatever reply the other scenarios (or the fallback) would give. A real model follows any instruction it understands, with judgement; the course model
 follows only these, mechanically, so that the effect of `system` can be seen offline:
 
 - **French** ("Answer in French.", "Réponds en français."): the reply's sentences are taken from
@@ -130,8 +131,13 @@ _DATA_LINE = re.compile(r"^[\w'’ -]+: \S")  # "Paris: 18°C, light rain" is da
 
 
 def instructions_in(system: str) -> list[str]:
-    """The kinds of instruction found in a system prompt, in the order they are applied."""
+    """The kinds of instruction found in a text, in the order they are applied."""
     return [kind for kind, pattern in INSTRUCTIONS.items() if pattern.search(system or "")]
+
+
+def instructions_for(conv: Conversation) -> list[str]:
+    """The instructions in force for this answer: those of `system` and of the person's words."""
+    return instructions_in(f"{conv.system}\n{conv.person_text}")
 
 
 def sentences(value: str) -> list[str]:
@@ -413,12 +419,12 @@ def obey(conv: Conversation, reply: Reply, call: list[str], avoid: list[str], kn
 
 @scenario(
     "instructions",
-    "Follow one clear instruction in `system`: answer in French, in one sentence, in bullet "
+    "Follow one clear instruction in `system` or the person's message: answer in French, in one sentence, in bullet "
     "points, or as a pirate (try: system='Answer in French.' with 'Hello!')",
     priority=0,
 )
 def instructions(conv: Conversation) -> Reply | None:
-    kinds = instructions_in(conv.system)
+    kinds = instructions_for(conv)
     call, avoid = tool_orders(conv) if conv.tools else ([], [])
     if not kinds and not call and not avoid:
         return None

@@ -7,7 +7,8 @@ The trigger words are deliberately blunt; the point is to see a refusal's shape 
 The course model reads the person's whole turn, as the API does: two user messages in a row
 are one turn, so a rephrase sent *after* a refused request still carries it and is refused
 again. With the refused turn removed or replaced, a rephrase that asks for something harmless
-about the same subject (how to defend against ransomware) gets an answer.
+about the same subject gets an answer: a defensive question (how to protect against
+ransomware, how it gets onto laptops, how to spot or remove it, what to do after an attack).
 
 It reacts to a request for harm in the person's own words only: not to tool results, and not
 to text the turn quotes (what frameworks do when they ask for a retry: they send the model's
@@ -29,11 +30,20 @@ _TRIGGERS = {
     r"|\b(?:ransomware|keylogger|botnet)s?\b.{0,20}\bfor me\b",
     "bio": r"\b(bioweapon|nerve agent|weaponi[sz]e a (?:virus|pathogen))\b",
 }
+_THREAT = r"\b(?:ransomware|keylogger|botnet)s?\b"
+_SHIELD = r"\b(?:protect|defend|prevent|recover|guard|harden)\w*\b"
+# A question about defending against the threat, read by what it asks, not by one phrasing:
+# protecting against it, spotting or removing it, how it gets in (the threat as the subject:
+# "how does ransomware spread", never "how do I spread ransomware"), its signs, what to do
+# after being hit. A request to make one is refused first (`refusal` comes before `defend`).
 _DEFENSIVE = re.compile(
-    r"\b(?:protect|defend|prevent|recover|guard|back ?up|harden)\w*\b.{0,80}"
-    r"\b(?:ransomware|keylogger|botnet)s?\b"
-    r"|\b(?:ransomware|keylogger|botnet)s?\b.{0,80}"
-    r"\b(?:protect|defend|prevent|recover|guard|harden)\w*\b",
+    rf"{_SHIELD}.{{0,80}}{_THREAT}|\bback ?up\w*\b.{{0,80}}{_THREAT}|{_THREAT}.{{0,80}}{_SHIELD}"
+    r"|\b(?:detect|spot|recogni[sz]e|notice|remove|clean|get rid of|mitigate|survive)\w*\b"
+    rf".{{0,40}}{_THREAT}"
+    rf"|\bhow (?:does|do|can|could|might|would|did) (?:an? |the |most |such )?{_THREAT}"
+    rf"|\b(?:signs?|symptoms?|indicators?) (?:of|that) (?:an? |the )?{_THREAT}"
+    rf"|\bwhat (?:should|do|can|must) (?:i|we) do\b.{{0,60}}{_THREAT}"
+    rf"|\b(?:hit|infected|attacked|encrypted) (?:by|with) (?:an? |the )?{_THREAT}",
     re.IGNORECASE,
 )
 

@@ -75,3 +75,30 @@ def test_a_tool_result_orders_nothing(client) -> None:
     said = "".join(b.text for b in response.content if b.type == "text")
     assert not said.startswith("Arr!")
     assert "Ahoy" not in said
+
+
+@pytest.mark.parametrize(
+    "system",
+    [
+        "Answer as a pirate.",
+        "Answer like a pirate.",
+        "Respond as a pirate would.",
+        "Reply like a pirate.",
+    ],
+)
+def test_the_pirate_is_asked_for_in_several_wordings(client, system) -> None:
+    assert _answer(client, AGENT, system).startswith("Arr! ")
+
+
+@pytest.mark.parametrize(
+    "system",
+    [
+        "Never answer as a pirate.",
+        "Do not answer in French.",
+        "Please don't reply in one sentence.",
+        "Не отвечай по-французски.",
+        "Write about a pirate ship.",
+    ],
+)
+def test_an_instruction_not_to_or_a_mere_mention_changes_nothing(client, system) -> None:
+    assert _answer(client, AGENT, system) == _answer(client, AGENT)

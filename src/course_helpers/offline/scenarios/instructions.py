@@ -13,7 +13,7 @@ follows only these, mechanically, so that the effect of `system` can be seen off
 - **one sentence** ("Answer in one sentence."): a final answer keeps only its first sentence;
 - **bullet points** ("Answer in bullet points."): a final answer puts each sentence on its own
   `- ` line;
-- **a pirate** ("You are a pirate."): the reply opens with "Arr!" and greets with "Ahoy".
+- **a pirate** ("You are a pirate.", "Answer like a pirate."): the reply opens with "Arr!" and greets with "Ahoy".
 
 Several instructions combine: length and shape first (one sentence, then bullets), then the
 persona, then French. Text that goes with a tool call is only translated and given the persona: the
@@ -73,6 +73,7 @@ INSTRUCTIONS: dict[str, re.Pattern] = {
     ),
     "pirate": re.compile(
         r"\b(?:you are|act as|talk like|speak like|play)\b[^.!?\n]{0,20}\bpirate\b"
+        r"|\b(?:answer|reply|respond|write)\b[^.!?\n]{0,20}\b(?:as|like) a pirate\b"
         r"|\b(?:ты|вы)\s+(?:\w+\s+)?пират|\b(?:говори|веди себя|разговаривай)\w*\s+как\s+пират",
         re.IGNORECASE,
     ),
@@ -130,9 +131,18 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _DATA_LINE = re.compile(r"^[\w'’ -]+: \S")  # "Paris: 18°C, light rain" is data, not prose
 
 
+_NEGATED = re.compile(r"\b(?:not|never|don't|avoid|не|никогда)\b[^.!?\n]{0,12}$", re.IGNORECASE)
+
+
 def instructions_in(system: str) -> list[str]:
-    """The kinds of instruction found in a text, in the order they are applied."""
-    return [kind for kind, pattern in INSTRUCTIONS.items() if pattern.search(system or "")]
+    """The kinds of instruction found in a text, in the order they are applied; one with a
+    negation right before it ("Never answer as a pirate.") is an order not to, so not found."""
+    text = system or ""
+    return [
+        kind
+        for kind, pattern in INSTRUCTIONS.items()
+        if any(not _NEGATED.search(text[: found.start()]) for found in pattern.finditer(text))
+    ]
 
 
 def instructions_for(conv: Conversation) -> list[str]:

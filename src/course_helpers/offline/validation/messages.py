@@ -1,8 +1,8 @@
 """Course machinery (offline course model): the rules of the `messages` list.
 
 One job: everything the API checks inside `messages`. First their shape (roles, content, every
-block and the blocks nested in a `tool_result`; `{"role": "system"}` on the models that take
-it), called from the field-by-field pass in its place; then their meaning, once the model is
+block and the blocks nested in a `tool_result`, and no field their request types lack;
+`{"role": "system"}` on the models that take it), called from the field-by-field pass in its place; then their meaning, once the model is
 known: which blocks each role may hold, empty content and empty text blocks, and the
 `tool_use` / `tool_result` pairing, checked on the messages as sent (before the API merges
 consecutive same-role messages). The wording of each message and its source: the package

@@ -1,8 +1,9 @@
 """Course machinery (offline course model): what a Messages request may contain, per the SDK.
 
 One job: read the SDK's own types once, at import, into the sets the checks compare against:
-the content block tags and each one's fields, the message fields, the tool types and their fields, the fields of a create and of a
-count_tokens request, for the GA surface and for the beta one (with an `anthropic-beta` header).
+the content block tags and each one's fields, the message fields, the tool types and their
+fields, the fields of a create and of a count_tokens request, for the GA surface and for the
+beta one (with an `anthropic-beta` header).
 Read from the types, not copied, so a new SDK brings its new blocks and tools with it.
 """
 

@@ -71,6 +71,12 @@ Rules and the real reports their wording comes from
   parameter, not "system" as an input message role.`` (on models without mid-conversation
   system messages); any other role: ``messages:
   Unexpected role "tool". Allowed roles are "user" or "assistant".`` (quoted as live 400s).
+- Unknown field in a block, ``messages.13.content.0.thinking.cache_control: Extra inputs are not
+  permitted`` (Wei-Shaw/sub2api#225, lbjlaq/Antigravity-Manager#96), checked after the block's
+  own fields, against the fields of the SDK's request TypedDict for that block type (beta ones
+  with a beta header), nested ``tool_result`` blocks too; in a message, ``messages.1.stop_details``
+  (activeagent/activeagent#333); in a top-level ``system`` block, ``system.N.foo`` (the form of
+  anthropics/claude-code#25597). What is sent back from a response: docs/models.md.
 - Unknown block type, pydantic's discriminator error with the tag in the path and the
   expected tags sorted: ``messages.N.content.M: Input tag 'x' found using 'type' does not
   match any of the expected tags: 'bash_code_execution_tool_result', ...`` and for tool

@@ -19,7 +19,7 @@ from course_helpers.offline.validation.common import (
     is_number,
     tag_error,
 )
-from course_helpers.offline.validation.messages import check_messages_shape
+from course_helpers.offline.validation.messages import check_extra_fields, check_messages_shape
 from course_helpers.offline.validation.surface import Surface
 
 TOOL_NAME_PATTERN = "^[a-zA-Z0-9_-]{1,128}$"
@@ -46,7 +46,7 @@ def check_shape(body: Any, *, generating: bool, surface: Surface) -> None:
     if generating:
         _check_max_tokens(body)
     check_messages_shape(body, surface)
-    _check_system(body)
+    _check_system(body, surface)
     _check_stop_sequences(body)
     if generating:
         _check_stream(body)
@@ -93,7 +93,7 @@ def _check_max_tokens(body: dict) -> None:
         raise fail("max_tokens: Input should be greater than or equal to 0")
 
 
-def _check_system(body: dict) -> None:
+def _check_system(body: dict, surface: Surface) -> None:
     system = body.get("system")
     if system is None or isinstance(system, str):
         return
@@ -109,6 +109,7 @@ def _check_system(body: dict) -> None:
             raise fail(f"{path}.text: Field required")
         if not isinstance(block["text"], str):
             raise fail(f"{path}.text: Input should be a valid string")
+        check_extra_fields(path, block, surface.system_block_fields)
 
 
 def _check_stop_sequences(body: dict) -> None:

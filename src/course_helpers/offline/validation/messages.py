@@ -1,8 +1,8 @@
 """Course machinery (offline course model): the rules of the `messages` list.
 
 One job: everything the API checks inside `messages`. First their shape (roles, content, every
-block and the blocks nested in a `tool_result`; `{"role": "system"}` on the models that take
-it), called from the field-by-field pass in its place; then their meaning, once the model is
+block and the blocks nested in a `tool_result`, and no field their request types lack;
+`{"role": "system"}` on the models that take it), called from the field-by-field pass in its place; then their meaning, once the model is
 known: which blocks each role may hold, empty content and empty text blocks, and the
 `tool_use` / `tool_result` pairing, checked on the messages as sent (before the API merges
 consecutive same-role messages). The wording of each message and its source: the package
@@ -18,7 +18,7 @@ from typing import Any
 from course_helpers.offline.conversation import blocks_of
 from course_helpers.offline.models import CATALOGUE
 from course_helpers.offline.validation.common import check_effort_shape, fail, tag_error
-from course_helpers.offline.validation.surface import BLOCK_TYPES, Surface
+from course_helpers.offline.validation.surface import BETA, BLOCK_TYPES, Surface
 
 _USER_ONLY_BLOCKS = frozenset({"tool_result"})
 _ASSISTANT_ONLY_BLOCKS = frozenset(
@@ -66,6 +66,7 @@ def _check_message_shape(index: int, message: Any, surface: Surface, *, system_r
     role = message["role"]
     if role == "system" and system_role:
         _check_system_message(path, message)
+        check_extra_fields(path, message, BETA.message_fields["system"])
         return
     if role == "system":
         raise fail(
@@ -76,6 +77,19 @@ def _check_message_shape(index: int, message: Any, surface: Surface, *, system_r
         raise fail(f'messages: Unexpected role "{role}". Allowed roles are "user" or "assistant".')
     for position, block in enumerate(_content_list(path, message)):
         _check_block_shape(f"{path}.content.{position}", block, surface)
+    check_extra_fields(path, message, surface.message_fields[role])
+
+
+def check_extra_fields(path: str, value: dict, allowed: frozenset[str]) -> None:
+    """A field the request type does not declare: pydantic's `extra_forbidden`, after the rest.
+
+    `messages.13.content.0.thinking.cache_control: Extra inputs are not permitted` (the block's
+    type in the path); a message's own extras have no tag (`messages.1.stop_details`), nor do
+    the blocks of the top-level `system` (`system.2.cache_control...`). Sources: docs/models.md.
+    """
+    for key in value:
+        if key not in allowed:
+            raise fail(f"{path}.{key}: Extra inputs are not permitted")
 
 
 def _content_list(path: str, message: dict) -> list:
@@ -127,6 +141,7 @@ def _check_system_message(path: str, message: dict) -> None:
             raise fail(f"{block_path}.{kind}.tool: Field required")
         elif not isinstance(block["tool"], dict):
             raise fail(f"{block_path}.{kind}.tool: Input should be a valid dictionary")
+        check_extra_fields(f"{block_path}.{kind}", block, BETA.block_fields[kind])
 
 
 def _check_block_shape(path: str, block: Any, surface: Surface) -> None:
@@ -147,6 +162,7 @@ def _check_block_shape(path: str, block: Any, surface: Surface) -> None:
         _check_tool_result_block(f"{path}.tool_result", block, surface)
     elif kind in _THINKING_FIELDS:
         _check_string_fields(f"{path}.{kind}", block, _THINKING_FIELDS[kind])
+    check_extra_fields(f"{path}.{kind}", block, surface.block_fields[kind])
 
 
 # A thinking block goes back with its text and its signature, a redacted one with its data
@@ -203,10 +219,12 @@ def _check_tool_result_block(path: str, block: dict, surface: Surface) -> None:
             raise fail(f"{inner_path}: Unable to extract tag using discriminator 'type'")
         if inner["type"] not in surface.result_content_types:
             raise tag_error(inner_path, inner["type"], surface.result_content_types)
-        if inner["type"] == "text":
+        kind = inner["type"]
+        if kind == "text":
             check_text_block(f"{inner_path}.text", inner)
-        elif inner["type"] == "image":
+        elif kind == "image":
             check_image_block(f"{inner_path}.image", inner)
+        check_extra_fields(f"{inner_path}.{kind}", inner, surface.result_content_fields[kind])
 
 
 def check_image_block(path: str, block: dict) -> None:

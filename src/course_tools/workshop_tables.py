@@ -239,7 +239,11 @@ FULL_DAY = Plan(
         Teach("05", "`05` demo and `dispatch` that never raises", exercises=("dispatch",)),
         Pause(15, "break", teaching=False),
         Teach("06", "`06` demo: each stop reason raw, then through the controller"),
-        Teach("07", "`07` demo and both exercises", exercises=("resolve", "AuditedGate")),
+        Teach(
+            "07",
+            "`07` demo and `AuditedGate` (`resolve` is homework)",
+            exercises=("AuditedGate",),
+        ),
         Pause(15, "review and wrap-up"),
     ),
     lessons=("01", "02", "03", "04", "05", "06", "07"),

@@ -125,7 +125,7 @@ def _names(error: BaseException, words: tuple[str, ...]) -> bool:
     return any(word in said for word in words)
 
 
-def check_endings(run_subagent: Callable, label: str) -> None:
+def try_every_ending(run_subagent: Callable, label: str) -> None:
     """Every ending other than end_turn raises SubagentStopped naming it."""
     __tracebackhide__ = True
     for ending in ENDINGS:

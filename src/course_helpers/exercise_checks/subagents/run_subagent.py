@@ -25,7 +25,7 @@ from course_helpers.exercise_checks.subagents.desk import (
     _subtask_requests,
     _text_of_response,
 )
-from course_helpers.exercise_checks.subagents.endings import check_endings
+from course_helpers.exercise_checks.subagents.endings import try_every_ending
 from course_helpers.fixtures.support_desk import Desk
 from course_helpers.lessons.agent import run_agent
 from course_helpers.lessons.gate import Gate
@@ -68,7 +68,7 @@ def check_run_subagent(run_subagent: Callable) -> None:
             "return only the final text (run.final_text): the parent's history must grow by "
             "one result, not by the subagent's turns.",
         )
-    check_endings(run_subagent, label)
+    try_every_ending(run_subagent, label)
     _gate(run_subagent, label)
     _as_the_task_tool(run_subagent, label)
     passed("run_subagent")

@@ -119,3 +119,48 @@ def test_the_count_tokens_limit_frees_a_call_as_the_minute_slides():
     now[0] += 1.0
     assert rate.admit("ada") == 0
     assert rate.admit("bob") == 0
+
+
+def test_messages_refused_after_counting_use_the_count_tokens_limit(upstream, gateway):
+    """A Messages call whose counted input does not fit is a free upstream count: limited too."""
+    server = gateway(url_of(upstream), budget=100, count_tokens_per_minute=3)
+    assert post(server, ask(max_tokens=70))[0] == 200  # COUNTED + 70 spent: 10 of 100 left
+    assert counts_seen(upstream) == 1
+    for _ in range(3):  # max_tokens 1 fits what is left; the counted input does not
+        status, answer = post(server, ask(max_tokens=1))
+        assert status == 403 and is_envelope(answer, "permission_error")
+    assert counts_seen(upstream) == 4
+    for _ in range(20):
+        status, headers, answer = raw(
+            server,
+            "POST",
+            "/v1/messages",
+            {"x-api-key": ADA, "content-type": "application/json"} | length_of(ask(max_tokens=1)),
+            ask(max_tokens=1),
+        )
+        assert status == 429 and is_envelope(answer, "rate_limit_error")
+        assert 1 <= int(headers["retry-after"]) <= 60
+    assert counts_seen(upstream) == 4, "no more upstream counts"
+    assert count_as(server, ADA)[0] == 429, "the direct route shares the same limit"
+    assert upstream.messages_seen() == 1
+
+
+def test_messages_that_are_served_do_not_use_up_the_count_tokens_limit(upstream, gateway):
+    server = gateway(url_of(upstream), budget=10_000, count_tokens_per_minute=2)
+    for _ in range(6):
+        assert post(server, ask(max_tokens=5))[0] == 200
+    assert counts_seen(upstream) == 6 and upstream.messages_seen() == 6
+    assert count_as(server, ADA)[0] == 200 and count_as(server, ADA)[0] == 200
+    assert count_as(server, ADA)[0] == 429
+
+
+def length_of(body: bytes) -> dict:
+    return {"content-length": str(len(body))}
+
+
+def test_a_refund_gives_back_the_latest_call():
+    rate = CallRate(1, clock=lambda: 5.0)
+    assert rate.admit("ada") == 0
+    rate.refund("ada")
+    rate.refund("bob")  # nothing to give back: no error
+    assert rate.admit("ada") == 0 and rate.admit("ada") > 0

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from time_limit import time_limit
 
-from course_helpers.plumbing import command_sandbox
+from course_helpers.plumbing import command_sandbox, set_id_bits
 from course_helpers.plumbing.commands import run_command
 
 ON_CI = os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
@@ -157,7 +157,7 @@ def test_clearing_the_set_id_bits_follows_no_link(tmp_path):
     (project / "sub" / "tool").chmod(0o6755)
     (project / "link").symlink_to(outside)
     (project / "folder-link").symlink_to(tmp_path)
-    cleared = command_sandbox.clear_set_id_bits(project)
-    assert cleared == [str(project / "sub" / "tool")]
+    report = set_id_bits.clear_set_id_bits(project)
+    assert report.cleared == [str(project / "sub" / "tool")] and report.missed == 0
     assert (project / "sub" / "tool").stat().st_mode & 0o7777 == 0o755
     assert outside.stat().st_mode & 0o7777 == 0o4755

@@ -7,10 +7,22 @@ records every request that reaches it, so each test counts what the shared key w
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 import test_workshop_gateway as base
-from test_workshop_gateway import ADA, BOB, COUNTED, ask, is_envelope, post, raw, send_raw, url_of
+from test_workshop_gateway import (
+    ADA,
+    BOB,
+    COUNTED,
+    WAIT,
+    ask,
+    is_envelope,
+    post,
+    raw,
+    send_raw,
+    url_of,
+)
 
 from course_helpers.client import MODEL
 from course_tools.gateway_head import MALFORMED_HEADER
@@ -164,3 +176,41 @@ def test_a_refund_gives_back_the_latest_call():
     rate.refund("ada")
     rate.refund("bob")  # nothing to give back: no error
     assert rate.admit("ada") == 0 and rate.admit("ada") > 0
+
+
+def test_a_head_that_carries_a_valid_token_line_is_not_evicted(upstream, gateway):
+    """A participant on a slow link: the token line arrived, the head has not ended yet."""
+    server = gateway(url_of(upstream), max_connections=1, client_timeout=WAIT, evict_after=0)
+    slow = base.from_address(server, "127.0.0.2")
+    try:
+        slow.sendall(b"GET /v1/models HTTP/1.1\r\nHost: x\r\nx-api-key: " + ADA.encode() + b"\r\n")
+        for _ in range(600):  # until the gateway has read the token line (bounded: 30 s)
+            if any(held.trusted for held in server.slots._held.values()):
+                break
+            threading.Event().wait(0.05)
+        with base.from_address(server, "127.0.0.3") as newcomer:
+            newcomer.sendall(b"GET /v1/models HTTP/1.1\r\nX-Slow: ")
+            assert base.answer_of(newcomer).startswith(b"HTTP/1.1 529"), "it waits its turn"
+        slow.sendall(b"connection: close\r\n\r\n")
+        assert base.answer_of(slow).startswith(b"HTTP/1.1 200")
+    finally:
+        slow.close()
+    assert server.slots.evicted == 0
+
+
+@pytest.mark.parametrize(
+    "line", [b"x-api-key: ws-not-a-token\r\n", b"authorization: Basic " + ADA.encode() + b"\r\n"]
+)
+def test_a_head_with_no_valid_token_line_is_still_evicted(upstream, gateway, line):
+    server = gateway(url_of(upstream), max_connections=1, client_timeout=WAIT, evict_after=0)
+    slow = base.from_address(server, "127.0.0.2")
+    try:
+        slow.sendall(b"GET /v1/models HTTP/1.1\r\nHost: x\r\n" + line)
+        for _ in range(600):
+            if server.slots.open == 1:
+                break
+            threading.Event().wait(0.05)
+        status, _, _ = raw(server, "GET", "/v1/models", {"authorization": f"Bearer {ADA}"})
+    finally:
+        slow.close()
+    assert status == 200 and server.slots.evicted == 1

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from time_limit import time_limit
 
-from course_helpers.plumbing import command_sandbox
+from course_helpers.plumbing import command_sandbox, set_id_bits
 from course_helpers.plumbing.commands import run_command
 
 ON_CI = os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
@@ -157,7 +157,30 @@ def test_clearing_the_set_id_bits_follows_no_link(tmp_path):
     (project / "sub" / "tool").chmod(0o6755)
     (project / "link").symlink_to(outside)
     (project / "folder-link").symlink_to(tmp_path)
-    cleared = command_sandbox.clear_set_id_bits(project)
-    assert cleared == [str(project / "sub" / "tool")]
+    report = set_id_bits.clear_set_id_bits(project)
+    assert report.cleared == [str(project / "sub" / "tool")] and report.missed == 0
     assert (project / "sub" / "tool").stat().st_mode & 0o7777 == 0o755
     assert outside.stat().st_mode & 0o7777 == 0o4755
+
+
+def test_what_the_set_id_walk_could_not_check_is_said_in_the_output(tmp_path, monkeypatch):
+    """As root, a folder the walk cannot enter is not passed over in silence."""
+    project = tmp_path / "project"
+    (project / "shut").mkdir(parents=True)
+    real_open = os.open
+
+    def refusing_open(path, flags, *args, **kwargs):
+        if path == "shut" and kwargs.get("dir_fd") is not None:
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "geteuid", lambda: 0)  # the walk runs only as root
+    monkeypatch.setattr(set_id_bits.os, "open", refusing_open)
+    result = run_command("true", cwd=project, sandbox="bubblewrap")
+    monkeypatch.undo()
+    assert result.exit_code == 0
+    assert result.output.endswith(
+        "[could not check 1 folder(s) or file(s) of the project for "
+        "set-uid bits; look before running anything from it as root]"
+    )
+    assert "could not check 1 folder(s)" in result.as_tool_text()

@@ -297,6 +297,34 @@ def test_a_repository_with_alternates_is_refused(tmp_path):
         run_git(mine, "show", blob)
 
 
+def test_a_repository_whose_objects_folder_is_a_link_is_refused(tmp_path):
+    other = repository(tmp_path / "other")
+    (other / "secret.txt").write_text("OUTSIDE SECRET\n")
+    git("add", ".", cwd=other)
+    git("commit", "-qm", "secret", cwd=other)
+    blob = git("rev-parse", "HEAD:secret.txt", cwd=other).stdout.strip()
+    mine = repository(tmp_path / "mine")
+    remove_tree(mine / ".git" / "objects")
+    (mine / ".git" / "objects").symlink_to(other / ".git" / "objects")
+    assert git("show", blob, cwd=mine).stdout == "OUTSIDE SECRET\n", "git itself reads it"
+    with pytest.raises(UnsafeRepository, match="object store is a link to another one"):
+        run_git(mine, "show", blob)
+
+
+def test_a_replace_ref_does_not_hide_a_change_from_the_reviewer(tmp_path):
+    """`git replace` of the branch's commit by one with main's tree: a diff that showed nothing."""
+    repo = repository(tmp_path / "repo")
+    git("checkout", "-qb", "pr-1", cwd=repo)
+    (repo / "a.txt").write_text("EVIL\n")
+    git("commit", "-qam", "change", cwd=repo)
+    evil = git("rev-parse", "HEAD", cwd=repo).stdout.strip()
+    tree = git("rev-parse", "main^{tree}", cwd=repo).stdout.strip()
+    decoy = git("commit-tree", tree, "-p", "main", "-m", "change", cwd=repo).stdout.strip()
+    assert git("replace", evil, decoy, cwd=repo).returncode == 0
+    assert git("diff", "main...pr-1", cwd=repo).stdout == "", "git itself shows nothing"
+    assert "+EVIL" in run_git(repo, "diff", "main...pr-1")
+
+
 @pytest.mark.parametrize("gitmodules", [False, True], ids=["plain", "gitmodules-ignore-none"])
 def test_a_submodules_filter_never_runs_on_the_host(tmp_path, gitmodules):
     """A gitlink 'sub' whose own config names a clean filter."""

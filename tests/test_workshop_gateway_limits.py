@@ -7,10 +7,22 @@ records every request that reaches it, so each test counts what the shared key w
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 import test_workshop_gateway as base
-from test_workshop_gateway import ADA, BOB, COUNTED, ask, is_envelope, post, raw, send_raw, url_of
+from test_workshop_gateway import (
+    ADA,
+    BOB,
+    COUNTED,
+    WAIT,
+    ask,
+    is_envelope,
+    post,
+    raw,
+    send_raw,
+    url_of,
+)
 
 from course_helpers.client import MODEL
 from course_tools.gateway_head import MALFORMED_HEADER
@@ -119,3 +131,86 @@ def test_the_count_tokens_limit_frees_a_call_as_the_minute_slides():
     now[0] += 1.0
     assert rate.admit("ada") == 0
     assert rate.admit("bob") == 0
+
+
+def test_messages_refused_after_counting_use_the_count_tokens_limit(upstream, gateway):
+    """A Messages call whose counted input does not fit is a free upstream count: limited too."""
+    server = gateway(url_of(upstream), budget=100, count_tokens_per_minute=3)
+    assert post(server, ask(max_tokens=70))[0] == 200  # COUNTED + 70 spent: 10 of 100 left
+    assert counts_seen(upstream) == 1
+    for _ in range(3):  # max_tokens 1 fits what is left; the counted input does not
+        status, answer = post(server, ask(max_tokens=1))
+        assert status == 403 and is_envelope(answer, "permission_error")
+    assert counts_seen(upstream) == 4
+    for _ in range(20):
+        status, headers, answer = raw(
+            server,
+            "POST",
+            "/v1/messages",
+            {"x-api-key": ADA, "content-type": "application/json"} | length_of(ask(max_tokens=1)),
+            ask(max_tokens=1),
+        )
+        assert status == 429 and is_envelope(answer, "rate_limit_error")
+        assert 1 <= int(headers["retry-after"]) <= 60
+    assert counts_seen(upstream) == 4, "no more upstream counts"
+    assert count_as(server, ADA)[0] == 429, "the direct route shares the same limit"
+    assert upstream.messages_seen() == 1
+
+
+def test_messages_that_are_served_do_not_use_up_the_count_tokens_limit(upstream, gateway):
+    server = gateway(url_of(upstream), budget=10_000, count_tokens_per_minute=2)
+    for _ in range(6):
+        assert post(server, ask(max_tokens=5))[0] == 200
+    assert counts_seen(upstream) == 6 and upstream.messages_seen() == 6
+    assert count_as(server, ADA)[0] == 200 and count_as(server, ADA)[0] == 200
+    assert count_as(server, ADA)[0] == 429
+
+
+def length_of(body: bytes) -> dict:
+    return {"content-length": str(len(body))}
+
+
+def test_a_refund_gives_back_the_latest_call():
+    rate = CallRate(1, clock=lambda: 5.0)
+    assert rate.admit("ada") == 0
+    rate.refund("ada")
+    rate.refund("bob")  # nothing to give back: no error
+    assert rate.admit("ada") == 0 and rate.admit("ada") > 0
+
+
+def test_a_head_that_carries_a_valid_token_line_is_not_evicted(upstream, gateway):
+    """A participant on a slow link: the token line arrived, the head has not ended yet."""
+    server = gateway(url_of(upstream), max_connections=1, client_timeout=WAIT, evict_after=0)
+    slow = base.from_address(server, "127.0.0.2")
+    try:
+        slow.sendall(b"GET /v1/models HTTP/1.1\r\nHost: x\r\nx-api-key: " + ADA.encode() + b"\r\n")
+        for _ in range(600):  # until the gateway has read the token line (bounded: 30 s)
+            if any(held.trusted for held in server.slots._held.values()):
+                break
+            threading.Event().wait(0.05)
+        with base.from_address(server, "127.0.0.3") as newcomer:
+            newcomer.sendall(b"GET /v1/models HTTP/1.1\r\nX-Slow: ")
+            assert base.answer_of(newcomer).startswith(b"HTTP/1.1 529"), "it waits its turn"
+        slow.sendall(b"connection: close\r\n\r\n")
+        assert base.answer_of(slow).startswith(b"HTTP/1.1 200")
+    finally:
+        slow.close()
+    assert server.slots.evicted == 0
+
+
+@pytest.mark.parametrize(
+    "line", [b"x-api-key: ws-not-a-token\r\n", b"authorization: Basic " + ADA.encode() + b"\r\n"]
+)
+def test_a_head_with_no_valid_token_line_is_still_evicted(upstream, gateway, line):
+    server = gateway(url_of(upstream), max_connections=1, client_timeout=WAIT, evict_after=0)
+    slow = base.from_address(server, "127.0.0.2")
+    try:
+        slow.sendall(b"GET /v1/models HTTP/1.1\r\nHost: x\r\n" + line)
+        for _ in range(600):
+            if server.slots.open == 1:
+                break
+            threading.Event().wait(0.05)
+        status, _, _ = raw(server, "GET", "/v1/models", {"authorization": f"Bearer {ADA}"})
+    finally:
+        slow.close()
+    assert status == 200 and server.slots.evicted == 1

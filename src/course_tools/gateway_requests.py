@@ -315,6 +315,13 @@ class CallRate:
             calls.append(now)
             return 0.0
 
+    def refund(self, name: str) -> None:
+        """Give back `name`'s latest call (a Messages call's count that was then served)."""
+        with self._lock:
+            calls = self._calls.get(name)
+            if calls:
+                calls.pop()
+
     def check(self, name: str) -> None:
         """Count one call of `name`'s, or refuse it (429, with the seconds to wait)."""
         wait = self.admit(name)

@@ -36,8 +36,8 @@ For each request, in this order, before anything reaches the API:
   a body that names a key twice, is not UTF-8, holds an unpaired surrogate or is nested too
   deep is refused, and what is forwarded is the gateway's own serialisation of the object it
   checked; a count_tokens body gets the same checks, `max_tokens` apart, and a participant
-  makes at most `--count-tokens-per-minute` (30) of them a minute (else 429 with
-  retry-after), and none once their budget is spent (403);
+  makes at most `--count-tokens-per-minute` (30) upstream counts a minute, direct or of a
+  Messages call then refused (else 429, retry-after), none once their budget is spent (403);
 - for a Messages call, a `max_tokens` larger than what is left of the budget is refused
   (403) before anything is counted; then the worst case (the input, counted by the API's
   count_tokens, plus `max_tokens`) is held against the participant's `--budget` before forwarding, and refused
@@ -226,10 +226,13 @@ class GatewayHandler(HeadReader, UpstreamRelay, BaseHTTPRequestHandler):
         if max_tokens > left:  # refused before the input is counted: no upstream call at all
             said = f"{max_tokens:,} tokens out (max_tokens) plus its input,"
             raise checks.over_budget(said, left, budget)
+        self.server.count_rate.check(name)  # every upstream count, whichever route causes it
         counted = self._count_input(route, checks.counted_part(request))
         worst = counted + max_tokens
         self._hold = ledger.reserve(name, worst)
-        if self._hold is None:
+        if self._hold is not None:  # served and paid for: this count was not a free one
+            self.server.count_rate.refund(name)
+        else:
             left = max(0, budget - ledger.spent(name) - ledger.held(name))
             said = f"{worst:,} tokens ({counted:,} in, max_tokens {max_tokens:,} out)"
             raise checks.over_budget(said, left, budget)

@@ -371,43 +371,6 @@ def _line(argv: list[str], project: str, git: list[str], bwrap: str) -> list[str
     return line + list(argv)
 
 
-def clear_set_id_bits(project: str | os.PathLike[str]) -> list[str]:
-    """Clear the set-uid and set-gid bits of every regular file in `project`; what was cleared.
-
-    As root, `chmod u+s` of a file of one's own needs no capability, so a command could leave a
-    program in the project that runs as root outside the sandbox (inside, every mount is
-    nosuid). `run_command` calls this after each command, once the namespace has ended, when
-    the course runs as root: one walk of the project, no link followed."""
-    cleared: list[str] = []
-    pending = [os.fspath(project)]
-    while pending:
-        try:
-            entries = list(os.scandir(pending.pop()))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            if stat.S_ISDIR(info.st_mode):
-                pending.append(entry.path)
-            elif stat.S_ISREG(info.st_mode) and info.st_mode & (stat.S_ISUID | stat.S_ISGID):
-                try:
-                    handle = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-                except OSError:
-                    continue
-                try:
-                    mode = os.fstat(handle).st_mode
-                    os.fchmod(handle, stat.S_IMODE(mode) & ~(stat.S_ISUID | stat.S_ISGID))
-                    cleared.append(entry.path)
-                except OSError:
-                    pass
-                finally:
-                    os.close(handle)
-    return cleared
-
-
 @functools.cache
 def problem() -> str | None:
     """None if bubblewrap works on this machine, else why it cannot be used (checked once)."""

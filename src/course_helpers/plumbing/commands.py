@@ -45,7 +45,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from course_helpers.plumbing import command_sandbox
+from course_helpers.plumbing import command_sandbox, set_id_bits
 from course_helpers.plumbing.command_output import OutputReader
 from course_helpers.plumbing.process_groups import (
     MARKER,
@@ -335,14 +335,17 @@ def run_command(
     else:
         stop_group(process.pid)
     process.wait()
+    set_id_note = ""
     if confined:
         left_behind = _reported_left_behind(report_read) and not timed_out
         if os.geteuid() == 0:  # a set-uid-root program left in the project would run as root
-            command_sandbox.clear_set_id_bits(os.path.realpath(cwd))
+            set_id_note = set_id_bits.clear_set_id_bits(os.path.realpath(cwd)).note()
     escaped = 0 if confined else stop_escaped(marker)
     complete = reader.finish(READER_WAIT)
     duration = time.monotonic() - started
     output = reader.text()
+    if set_id_note:
+        output += "\n" + set_id_note
     if complete:
         process.stdout.close()
     else:

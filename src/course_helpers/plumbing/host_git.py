@@ -24,7 +24,9 @@ Two things outside that configuration are refused as well. A gitlink (a submodul
 in the index: `git status` and `git diff` look into the submodule's working folder, and so run
 the filters its own configuration names, a configuration a command can write; the
 `.gitmodules` file (`ignore = none`) can undo `diff.ignoreSubmodules`, so refusing is the only
-sound answer. And `objects/info/alternates`, which makes git read another repository's objects.
+sound answer. And `objects/info/alternates` or an `objects` folder that is a link, which make
+git read another repository's objects. Replace refs (`refs/replace/`, which make git show one
+commit in place of another) are ignored: every call passes `--no-replace-objects`.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from course_helpers.plumbing.commands import safe_environment
 
 # On the command line, these win over anything a repository's configuration says.
 OPTIONS = (
+    "--no-replace-objects",  # refs/replace/ would let a diff show one commit in place of another
     "-c",
     "core.hooksPath=/dev/null",
     "-c",
@@ -166,6 +169,9 @@ def unsafe_layout(repo: str | os.PathLike[str]) -> str | None:
         alternates = repo / folder / "objects" / "info" / "alternates"  # an absolute one wins
         if os.path.lexists(alternates):
             return f"its object store names another one ({alternates})"
+        objects = repo / folder / "objects"
+        if os.path.islink(objects):  # the same as an alternates file, by another door
+            return f"its object store is a link to another one ({objects})"
     index = _run(repo, (*OPTIONS, "ls-files", "--stage", "-z"), env)
     if index.returncode != 0:
         raise RuntimeError(f"git ls-files failed in {repo}: {index.stderr.strip()}")
@@ -182,7 +188,7 @@ def run_git(
 
     Returns git's standard output. Raises UnsafeRepository if the repository's configuration
     holds a setting outside HARMLESS_SETTINGS, or its index a submodule, or its object store
-    an `alternates` file; and RuntimeError if git fails.
+    an `alternates` file or is a link; and RuntimeError if git fails.
     """
     repo = Path(repo).absolute()
     if not repo.is_dir():

@@ -140,6 +140,8 @@ def make_in_full(
                 history.append({"role": "user", "content": GO_ON})
             elif go_on == "ask again":
                 history.append({"role": "user", "content": text})
+            elif go_on == "continue, quoting the question":
+                history.append({"role": "user", "content": f"{GO_ON} The question was: {text}"})
             elif go_on == "bare":
                 history.append({"role": "user", "content": "Please continue."})
         return joiner.join(parts)
@@ -397,6 +399,12 @@ RIGHT = {
     "is_complete with match": (check_is_complete, complete_right_match),
     "ask streamed": (check_ask, ask_streamed),
     "in full, streamed": (check_ask_in_full, in_full_streamed),
+    # Accepted: the exercise asks for a message asking to continue exactly where it stopped,
+    # without repeating; quoting the question as well still asks that (the history holds it).
+    "in full, the continue request quoting the question": (
+        check_ask_in_full,
+        make_in_full(go_on="continue, quoting the question"),
+    ),
 }
 
 

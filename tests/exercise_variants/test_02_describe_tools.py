@@ -630,9 +630,11 @@ RIGHT = {
     ),
     "schema, stricter": (
         check_tool_schema,
-        currency_definition(
-            amount={"type": "number", "exclusiveMinimum": 0}, schema_additionalProperties=False
-        ),
+        currency_definition(schema_additionalProperties=False),
+    ),
+    "schema, a minimum of 0": (
+        check_tool_schema,
+        currency_definition(amount={"type": "number", "minimum": 0}),
     ),
     "@tool with Field(gt=0)": (check_currency_tool, currency_tool_right()),
     "@tool with PositiveFloat": (check_currency_tool, currency_tool_positive_float()),
@@ -702,3 +704,67 @@ def test_a_schema_whose_minimum_refuses_cents_fails() -> None:
     with pytest.raises(CheckFailed) as failure:
         check_tool_schema(definition)
     assert "rejects good arguments" in str(failure.value) and "0.5" in str(failure.value)
+
+
+# -- a learner's solutions that passed before -----------------------------------------------
+
+
+UNANCHORED = {"type": "string", "pattern": "EUR|USD|GBP|JPY"}
+
+
+def test_an_unanchored_pattern_fails() -> None:
+    """Wrong: 'EUR|USD|GBP|JPY' matches anywhere, so 'EURO' and 'XUSD' pass."""
+    with pytest.raises(CheckFailed) as failure:
+        check_tool_schema(currency_definition(source=UNANCHORED, target=UNANCHORED))
+    text = str(failure.value)
+    assert "accepts 'EURO'" in text and "anchor the pattern" in text, text
+
+
+@pytest.mark.parametrize(
+    ("amount", "refused"),
+    [
+        ({"type": "number", "exclusiveMinimum": 0}, "'amount': 0,"),
+        ({"type": "number", "multipleOf": 0.01}, "'amount': 12.345,"),
+    ],
+)
+def test_an_amount_that_refuses_some_number_fails(amount, refused) -> None:
+    """Wrong: exercise 1 asks for any number; zero and a third decimal included."""
+    with pytest.raises(CheckFailed) as failure:
+        check_tool_schema(currency_definition(amount=amount))
+    text = str(failure.value)
+    assert refused in text and "any number" in text and "exercise 2" in text, text
+
+
+def convert_currency_naming_its_codes():
+    """Right another way: the limits said by naming the four codes and the fixed rates."""
+
+    @tool
+    def convert_currency(
+        amount: pydantic.PositiveFloat,
+        source: Literal["EUR", "USD", "GBP", "JPY"],
+        target: Literal["EUR", "USD", "GBP", "JPY"],
+    ) -> str:
+        """Convert money between four currencies (EUR, USD, GBP, JPY; fixed rates).
+
+        Returns the converted amount with two decimals and the code, e.g. '108.00 USD'.
+        """
+        return convert(amount, source, target)
+
+    return convert_currency
+
+
+def test_a_description_naming_the_four_codes_passes(capsys) -> None:
+    passes(check_currency_tool, convert_currency_naming_its_codes(), capsys)
+
+
+def test_a_description_without_limits_says_what_the_check_looks_for() -> None:
+    definition = currency_definition(
+        description=(
+            "Convert an amount of money from one currency to another at today's rate. Returns "
+            "the converted amount with its code, for example '108.00 USD'."
+        )
+    )
+    with pytest.raises(CheckFailed) as failure:
+        check_tool_schema(definition)
+    text = str(failure.value)
+    assert "does not say the tool's limits" in text and "'fixed rates'" in text, text

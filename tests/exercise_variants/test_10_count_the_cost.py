@@ -147,13 +147,16 @@ def make_budget_loop(
     streamed=False,
     per_turn=False,
     with_system=True,
+    always_end_turn=False,
+    split_results=False,
+    skip_second=False,
 ):
     def run_on_budget(client, messages, tools, *, system, limit, max_steps=40):
         registry = {t.name: t for t in tools}
         definitions = [t.definition() for t in tools]
         costs: list[float] = []
-        for _ in range(max_steps + extra_steps):
-            if not check_after:
+        for step in range(max_steps + extra_steps):
+            if not check_after and not (skip_second and step == 1):
                 next_call = costs[-1] if costs else 0.0
                 if estimate == "last plus growth" and len(costs) >= 2:
                     next_call += max(0.0, costs[-1] - costs[-2])
@@ -173,11 +176,14 @@ def make_budget_loop(
             costs.append(cost(response.usage))
             messages.append({"role": "assistant", "content": response.content})
             if response.stop_reason != "tool_use":
-                return response.stop_reason
+                return "end_turn" if always_end_turn else response.stop_reason
             if stop_unanswered and sum(costs) > limit:
                 return "budget_limit"  # before the results: the tool_use stays unanswered
             results = [dispatch(registry, b) for b in tool_calls(response)]
-            messages.append({"role": "user", "content": results})
+            if split_results:  # one user message per call
+                messages.extend({"role": "user", "content": [r]} for r in results)
+            else:
+                messages.append({"role": "user", "content": results})
             if check_after and sum(costs) > limit:
                 return "budget_limit"
         return "step_limit"
@@ -274,5 +280,25 @@ def test_10_run_on_budget_wrong_variants_fail_with_their_own_hint() -> None:
                 "cost far more than its estimate",
             ),
             "no system prompt": (make_budget_loop(with_system=False), "without a system prompt"),
+        },
+    )
+
+
+def test_10_run_on_budget_mistakes_that_passed_before_fail() -> None:
+    assert_each_fails_its_own_way(
+        check_budget_loop,
+        {
+            "every other stop called end_turn": (
+                make_budget_loop(always_end_turn=True),
+                "stop_reason='max_tokens'",
+            ),
+            "results split per call": (
+                make_budget_loop(split_results=True),
+                "separate user messages",
+            ),
+            "no budget test before the second call": (
+                make_budget_loop(skip_second=True),
+                "The budget was not asked before the second call",
+            ),
         },
     )

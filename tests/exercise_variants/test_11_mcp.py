@@ -321,7 +321,7 @@ def test_correct_run_tools_pass(function, capsys):
     ("function", "named"),
     [
         (wrong_no_catch, "raised MCPError"),
-        (wrong_first_block_only, "lacks ['Grace | 27540']"),
+        (wrong_first_block_only, "lacks ['Grace | 27540', 'Zoë Ødegård | 9 900 €']"),
         (wrong_ignores_is_error, "is_error=None: a failure must say is_error: True"),
         (wrong_repr_content, "repr of the result"),
         (wrong_error_not_marked, "is_error=None: a failure must say is_error: True"),
@@ -579,18 +579,6 @@ def blank_safe_query(db_path, sql):
     raise NotWrittenYet
 
 
-def right_authorizer_without_mode_ro(db_path, sql):
-    """The authorizer alone already refuses every write the check sends."""
-    with closing(sqlite3.connect(db_path)) as connection:
-        connection.set_authorizer(
-            lambda action, *rest: sqlite3.SQLITE_OK if action in READS else sqlite3.SQLITE_DENY
-        )
-        try:
-            return rows_text(connection.execute(sql))
-        except sqlite3.Error as problem:
-            raise ToolError(str(problem)) from problem
-
-
 @pytest.mark.parametrize(
     ("function", "named"),
     [
@@ -603,11 +591,6 @@ def right_authorizer_without_mode_ro(db_path, sql):
 def test_more_wrong_safe_queries_fail_naming_the_mistake(function, named):
     message = failure_of(check_read_only_query, function)
     assert named in message, message
-
-
-def test_an_authorizer_without_mode_ro_passes(capsys):
-    check_read_only_query(right_authorizer_without_mode_ro)
-    assert "passed" in capsys.readouterr().out
 
 
 # -- mistakes that passed before (a learner's solutions, written from the exercise text) -------
@@ -668,7 +651,7 @@ def learner_structured_instead(call_tool):
         (learner_is_error_yes, "is_error='yes': a failure must say is_error: True, the boolean"),
         (learner_is_error_one, "is_error=1: a failure must say is_error: True, the boolean"),
         (learner_catches_base_exception, "run_tool caught KeyboardInterrupt (Ctrl-C)"),
-        (learner_structured_instead, "lacks ['name | spent', 'Grace | 27540']"),
+        (learner_structured_instead, "lacks ['name | spent', 'Grace | 27540'"),
     ],
 )
 def test_run_tools_that_passed_before_fail_naming_the_mistake(function, named):
@@ -733,3 +716,122 @@ def learner_swallows_the_refusal(db_path, sql):
 def test_safe_queries_that_passed_before_fail_naming_the_mistake(function, named, capsys):
     message = failure_of(check_read_only_query, function)
     assert named in message, message
+
+
+# -- a learner's solutions that passed before ----------------------------------------------------
+
+
+def wrong_ascii_description(mcp_tool):
+    description = (mcp_tool.description or "").encode("ascii", "ignore").decode()
+    return {**right_dict(mcp_tool), "description": description}
+
+
+def wrong_cut_description(mcp_tool):
+    return {**right_dict(mcp_tool), "description": (mcp_tool.description or "")[:100]}
+
+
+@pytest.mark.parametrize("function", [wrong_ascii_description, wrong_cut_description])
+def test_a_description_stripped_or_cut_fails(function):
+    assert "not the server's" in failure_of(check_tool_conversion, function)
+
+
+def wrong_ascii_results(call_tool):
+    inner = right_make_run_tool(call_tool)
+
+    def run_tool(call):
+        result = inner(call)
+        if isinstance(result["content"], list):
+            result["content"] = [
+                {**b, "text": b["text"].encode("ascii", "ignore").decode()}
+                for b in result["content"]
+            ]
+        return result
+
+    return run_tool
+
+
+def wrong_wire_name(call_tool):
+    """Reads result.isError, the wire name: an AttributeError of the learner's own code."""
+
+    def run_tool(call):
+        try:
+            result = call_tool(call.name, call.input)
+        except Exception as problem:
+            return {
+                "type": "tool_result",
+                "tool_use_id": call.id,
+                "content": str(problem),
+                "is_error": True,
+            }
+        content = [{"type": "text", "text": b.text} for b in result.content if b.type == "text"]
+        return {
+            "type": "tool_result",
+            "tool_use_id": call.id,
+            "content": content,
+            "is_error": result.isError,
+        }
+
+    return run_tool
+
+
+def wrong_raises_on_is_error(call_tool):
+    inner = right_make_run_tool(call_tool)
+
+    def run_tool(call):
+        result = inner(call)
+        if result.get("is_error") and call.name == "refused":
+            raise RuntimeError("the server refused the call")
+        return result
+
+    return run_tool
+
+
+def test_non_ascii_results_lost_fail():
+    text = failure_of(check_mcp_run_tool, wrong_ascii_results)
+    assert "Zoë Ødegård" in text and "lacks" in text, text
+
+
+def test_an_error_of_the_learners_own_code_is_named_as_such():
+    text = failure_of(check_mcp_run_tool, wrong_wire_name)
+    assert "in your own code, after call_tool had returned" in text, text
+    assert "isError" in text and "catch what call_tool raises" not in text, text
+    assert "result.isError" in text, text  # the traceback's last line, quoted
+
+
+def test_a_run_tool_raising_for_an_is_error_result_is_told_to_pass_it_on():
+    text = failure_of(check_mcp_run_tool, wrong_raises_on_is_error)
+    assert "itself, after call_tool had returned" in text and "pass it on" in text, text
+
+
+def wrong_without_mode_ro(db_path, sql):
+    """The allow-list authorizer alone: a missing path becomes a new, empty database."""
+    with closing(sqlite3.connect(db_path)) as connection:
+        connection.set_authorizer(
+            lambda action, *rest: sqlite3.SQLITE_OK if action in READS else sqlite3.SQLITE_DENY
+        )
+        try:
+            return rows_text(connection.execute(sql))
+        except sqlite3.Error as problem:
+            raise ToolError(str(problem)) from problem
+
+
+def wrong_catches_base_exception(db_path, sql):
+    uri = Path(db_path).resolve().as_uri() + "?mode=ro"
+    with closing(sqlite3.connect(uri, uri=True)) as connection:
+        connection.set_authorizer(
+            lambda action, *rest: sqlite3.SQLITE_OK if action in READS else sqlite3.SQLITE_DENY
+        )
+        try:
+            return rows_text(connection.execute(sql))
+        except BaseException as problem:  # noqa: BLE001 (the mistake: Ctrl-C caught too)
+            raise ToolError(str(problem)) from problem
+
+
+def test_a_query_without_mode_ro_fails_on_a_missing_path():
+    text = failure_of(check_read_only_query, wrong_without_mode_ro)
+    assert "created an empty database file" in text and "mode=ro" in text, text
+
+
+def test_a_query_catching_base_exception_fails():
+    text = failure_of(check_read_only_query, wrong_catches_base_exception)
+    assert "Ctrl-C" in text and "BaseException" in text, text

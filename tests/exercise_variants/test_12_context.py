@@ -333,8 +333,10 @@ def resume_right(path: Path):
         if b.get("type") == "thinking"
         if not b.get("signature")
     ]
-    if pairing_problems(messages) or unsigned:
-        raise ValueError("this session breaks a rule of the API")
+    if unsigned:
+        raise ValueError("a thinking block without its signature")
+    if problems := pairing_problems(messages):
+        raise ValueError(problems[0])
     return messages
 
 
@@ -428,7 +430,7 @@ def resume_with_settings(path: Path):
     data = json.loads(path.read_text(encoding="utf-8"))
     for message in data["messages"]:
         for block in content_blocks(message):
-            if block.get("type") == "thinking" and "signature" not in block:
+            if block.get("type") == "thinking" and not block.get("signature"):
                 raise BrokenSession("a thinking block lost its signature")
     if problems := pairing_problems(data["messages"]):
         raise BrokenSession(problems[0])
@@ -651,3 +653,81 @@ def test_the_sessions_data_is_not_all_ascii_and_its_thoughts_have_surrounding_wh
     assert thoughts and all(t != t.strip() and not t.isascii() for t in thoughts)
     assert history[2]["content"] != history[2]["content"].strip()
     assert not history[2]["content"].isascii()
+
+
+# -- refusals that do not say what is wrong, an empty signature, a save that edits the caller ----
+
+
+def resume_saying_bad_file(path: Path):
+    """Refuses the right files, but with a message that names no problem."""
+    try:
+        return resume_right(path)
+    except ValueError:
+        raise ValueError("bad file") from None
+
+
+def resume_looking_up_the_signature(path: Path):
+    """b["signature"] raises KeyError('signature'): a crash, not a refusal."""
+    messages = json.loads(path.read_text(encoding="utf-8"))
+    for m in messages:
+        for b in content_blocks(m):
+            if b.get("type") == "thinking":
+                b["signature"]  # noqa: B018
+    if problems := pairing_problems(messages):
+        raise ValueError(problems[0])
+    return messages
+
+
+def resume_testing_only_the_key(path: Path):
+    """'signature' not in b: an empty signature passes, and the API refuses it."""
+    messages = json.loads(path.read_text(encoding="utf-8"))
+    for m in messages:
+        for b in content_blocks(m):
+            if b.get("type") == "thinking" and "signature" not in b:
+                raise ValueError("a thinking block without its signature")
+    if problems := pairing_problems(messages):
+        raise ValueError(problems[0])
+    return messages
+
+
+def save_converting_the_callers_blocks(path: Path, messages):
+    """Turns the caller's SDK blocks into dicts in place, then writes them."""
+    for m in messages:
+        if not isinstance(m["content"], str):
+            m["content"] = [_plain(b, ()) for b in m["content"]]
+    path.write_text(json.dumps(messages, ensure_ascii=False), encoding="utf-8")
+
+
+def test_a_refusal_that_does_not_say_what_is_wrong_fails():
+    text = failure_of(check_sessions, save_right, resume_saying_bad_file)
+    assert "does not say what is wrong" in text and "'bad file'" in text, text
+
+
+def test_a_keyerror_from_the_learners_own_lookup_fails():
+    text = failure_of(check_sessions, save_right, resume_looking_up_the_signature)
+    assert "KeyError" in text and "your own code" in text and "block.get" in text, text
+
+
+def test_a_resume_that_accepts_an_empty_signature_fails():
+    text = failure_of(check_sessions, save_right, resume_testing_only_the_key)
+    assert "empty signature" in text, text
+    assert "Invalid `signature` in `thinking` block" in text, text
+
+
+def test_a_save_that_edits_the_callers_messages_fails():
+    text = failure_of(check_sessions, save_converting_the_callers_blocks, resume_right)
+    assert "save changed the history it was given" in text, text
+
+
+def cut_a_turn_too_early_when_keeping_one(messages, keep_turns=2):
+    return (
+        cut_a_turn_too_early(messages, keep_turns)
+        if keep_turns == 1
+        else cut_right(messages, keep_turns)
+    )
+
+
+def test_a_cut_hint_says_1st_not_1th():
+    text = failure_of(check_choose_cut, cut_a_turn_too_early_when_keeping_one)
+    assert "keeps more than the last 1 turns" in text, text
+    assert "the 1st assistant turn from the end" in text and "1th" not in text, text

@@ -24,7 +24,7 @@ from course_helpers.exercise_checks import (
 from course_helpers.lessons.agent import run_agent
 from course_helpers.lessons.cost import Budget
 from course_helpers.lessons.cost.budget import OverBudget
-from course_helpers.lessons.dispatch import dispatch
+from course_helpers.lessons.dispatch import dispatch, tool_result
 from course_helpers.lessons.loop import StepLimitReached, agent_loop, sampler
 from course_helpers.lessons.subagents import SubagentStopped
 from exercise_variants.kit import assert_each_fails_its_own_way, failure_of
@@ -347,7 +347,7 @@ def test_answer_turn_mistakes_each_get_their_own_message():
     assert_each_fails_its_own_way(
         check_answer_turn,
         {
-            "sequential": (one_after_another, "did not run at the same time"),
+            "sequential": (one_after_another, "at most 1 ran at once"),
             "separate messages": (separate_messages, "ONE user message"),
             "text first": (text_before_results, "before the results"),
             "not joined": (returns_before_the_results, "still running"),
@@ -370,10 +370,14 @@ def test_answer_turn_right_in_other_ways_passes(capsys):
 
     def with_a_queue(run_tool, calls):
         done: queue.Queue = queue.Queue()
-        threads = [
-            threading.Thread(target=lambda i=i, c=c: done.put((i, run_tool(c))))
-            for i, c in enumerate(calls)
-        ]
+
+        def work(i, c):
+            try:
+                done.put((i, run_tool(c)))
+            except Exception as error:  # a failed call is answered, never lost
+                done.put((i, tool_result(c.id, f"{type(error).__name__}: {error}", is_error=True)))
+
+        threads = [threading.Thread(target=work, args=(i, c)) for i, c in enumerate(calls)]
         for t in threads:
             t.start()
         for t in threads:
@@ -400,6 +404,87 @@ def test_answer_turn_right_in_other_ways_passes(capsys):
     for right in rights:
         check_answer_turn(right)
         assert "passed" in capsys.readouterr().out
+
+
+# -- answer_turn: a learner's solutions that passed before ------------------------------------
+
+
+def drops_the_late_ones(run_tool, calls):
+    """Waits half a second for each result and drops the late ones."""
+    pool = ThreadPoolExecutor(max_workers=len(calls) or 1)
+    futures = [pool.submit(run_tool, c) for c in calls]
+    results = []
+    for future in futures:
+        try:
+            results.append(future.result(timeout=0.5))
+        except Exception:  # noqa: BLE001, S112
+            continue
+    pool.shutdown(wait=False)
+    return {"role": "user", "content": results}
+
+
+def keeps_only_the_done_ones(run_tool, calls):
+    """Waits for the first call only, then keeps the futures that are done()."""
+    pool = ThreadPoolExecutor(max_workers=len(calls) or 1)
+    futures = [pool.submit(run_tool, c) for c in calls]
+    first = futures[0].result()
+    pool.shutdown(wait=False)
+    return {"role": "user", "content": [first] + [f.result() for f in futures[1:] if f.done()]}
+
+
+def drops_a_failed_call(run_tool, calls):
+    """A run_tool that raised leaves its call unanswered."""
+    with ThreadPoolExecutor(max_workers=len(calls) or 1) as pool:
+        futures = [pool.submit(run_tool, c) for c in calls]
+        results = []
+        for future in futures:
+            try:
+                results.append(future.result())
+            except Exception:  # noqa: BLE001, S112
+                continue
+    return {"role": "user", "content": results}
+
+
+def empties_the_calls(run_tool, calls):
+    with ThreadPoolExecutor(max_workers=len(calls) or 1) as pool:
+        futures = [pool.submit(run_tool, calls.pop(0)) for _ in range(len(calls))]
+        return {"role": "user", "content": [f.result() for f in futures]}
+
+
+def two_workers(run_tool, calls):
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return {"role": "user", "content": list(pool.map(run_tool, calls))}
+
+
+def test_answer_turn_mistakes_that_passed_before_fail():
+    assert_each_fails_its_own_way(
+        check_answer_turn,
+        {
+            "a timeout drops the slow result": (
+                drops_the_late_ones,
+                "1 of the 3 subagents was still running",
+            ),
+            "only the done() futures": (keeps_only_the_done_ones, "keeping only the futures"),
+            "a failed call dropped": (drops_a_failed_call, "without that call's result"),
+            "calls emptied": (empties_the_calls, "changed the `calls` list it was given"),
+            "two workers": (two_workers, "at most 2 ran at once"),
+        },
+    )
+
+
+def test_a_failed_call_answered_as_an_error_passes(capsys):
+    def answers_failures(run_tool, calls):
+        def safe(call):
+            try:
+                return run_tool(call)
+            except Exception as error:  # noqa: BLE001
+                return tool_result(call.id, f"{type(error).__name__}: {error}", is_error=True)
+
+        with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+            return {"role": "user", "content": list(pool.map(safe, calls))}
+
+    check_answer_turn(answers_failures)
+    assert "passed" in capsys.readouterr().out
 
 
 # -- 3 · run_subagent_on_budget --------------------------------------------------------------

@@ -114,8 +114,13 @@ def _check_cut(label: str, messages: list, keep_turns: int, cut: Any) -> None:
         fail(
             f"choose_cut returned {cut} {where}: it keeps more than the last {keep_turns} turns, "
             "so the summary saves less room than it could.",
-            f"cut at the start of the {keep_turns}th assistant turn from the end.",
+            f"cut at the start of the {_ordinal(keep_turns)} assistant turn from the end.",
         )
 
 
 # -- 3. save and resume a session ---------------------------------------------------------------
+
+
+def _ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 21st."""
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"

@@ -38,17 +38,43 @@ from course_helpers.lessons.pairing import pairing_problems
 from course_helpers.offline.validation.rules import INVALID_SIGNATURE, THINKING_MODIFIED
 
 
-def _refuses(resume: Callable[..., Any], path: Path) -> Any:
-    """What resume(path) returned, or the `_REFUSED` marker if it raised."""
+def _refuses(resume: Callable[..., Any], path: Path, problem: str, words: tuple) -> Any:
+    """What resume(path) returned, or the `_REFUSED` marker if it raised saying what is wrong.
+
+    A refusal must name the problem (one of `words`); a lookup error of the learner's own code
+    (KeyError('signature') from b["signature"]) is a crash, not a refusal.
+    """
+    __tracebackhide__ = True
     try:
         return resume(path)
     except (CheckFailed, NotWrittenYet):
         raise
-    except Exception:
+    except _CRASHES as error:
+        fail(
+            f"resume crashed on a file in which {problem}: {type(error).__name__}: {error}. "
+            "That is your own code failing on a lookup, not a refusal; the person reading it "
+            "cannot tell what is wrong with the file.",
+            "look fields up with block.get(...), and raise an exception of your own "
+            "(a ValueError is fine) whose message names the problem, e.g. "
+            "'messages[3].content[0]: a thinking block without its signature'.",
+        )
+    except Exception as error:
+        said = str(error).lower()
+        if not any(word in said for word in words):
+            fail(
+                f"resume refused a file in which {problem}, but its message does not say what "
+                f"is wrong: {type(error).__name__}: {short_repr(str(error), 80)}.",
+                "name the problem in the message, so the person knows what to fix: "
+                f"mention {' or '.join(repr(w) for w in words[:3])} (pairing_problems' own text "
+                "does, for pairing).",
+            )
         return _REFUSED
 
 
 _REFUSED = object()
+_CRASHES = (KeyError, IndexError, AttributeError, TypeError, NameError)
+_SIGNATURE_WORDS = ("signature", "thinking", "signed")
+_PAIRING_WORDS = ("tool_use", "tool_result", "pair", "result", "toolu_none", "answer")
 
 
 def check_sessions(save: Callable[..., Any], resume: Callable[..., Any]) -> None:
@@ -57,7 +83,9 @@ def check_sessions(save: Callable[..., Any], resume: Callable[..., Any]) -> None
     messages = session_history()
     with tempfile.TemporaryDirectory(prefix="course-12-check-") as folder:
         path = Path(folder) / "session.json"
+        before = copy.deepcopy(messages)
         run_learner(save, path, messages, name="save")
+        _check_unchanged(before, messages)
         data = _read_json(path)
         _check_thinking_saved(messages, data)
         try:
@@ -95,6 +123,34 @@ def check_sessions(save: Callable[..., Any], resume: Callable[..., Any]) -> None
         _check_each_unsigned_refused(resume, Path(folder), data)
         _check_unpaired_refused(resume, Path(folder), data)
     passed("save and resume")
+
+
+def _check_unchanged(before: list, messages: list) -> None:
+    """save left the caller's history as it was: the same messages, blocks of the same types."""
+    __tracebackhide__ = True
+
+    def shape(history: list) -> list:
+        return [
+            (
+                type(m),
+                type(m.get("content")) if isinstance(m, dict) else None,
+                [type(b) for b in m["content"]]
+                if isinstance(m, dict) and isinstance(m.get("content"), list)
+                else None,
+            )
+            for m in history
+        ]
+
+    if shape(messages) != shape(before) or as_plain(messages) != as_plain(before):
+        fail(
+            "save changed the history it was given (its messages or their blocks, e.g. SDK "
+            "blocks replaced by dicts): the caller goes on with that list, and saving must not "
+            "touch it.",
+            "build new data to write and leave `messages` alone: "
+            "[{'role': m['role'], 'content': [dump(b) for b in m['content']]} for m in messages]"
+            ", where dump(b) is b if it is a dict, else b.model_dump(mode='json', "
+            "exclude_none=True).",
+        )
 
 
 def _read_json(path: Path) -> Any:
@@ -219,27 +275,38 @@ def _check_each_unsigned_refused(resume: Callable[..., Any], folder: Path, data:
     count = len(thinking_dicts(data))
     if count == 0:
         fail("the saved file has no thinking block with a signature in it.", "save them whole.")
-    for k in range(count):
+    cases = [(k, False) for k in range(count)] + [(0, True)]  # and an empty signature
+    for k, empty in cases:
         damaged = copy.deepcopy(data)
-        thinking_dicts(damaged)[k].pop("signature", None)
-        broken = folder / f"unsigned-{k + 1}.json"
+        if empty:
+            thinking_dicts(damaged)[k]["signature"] = ""
+        else:
+            thinking_dicts(damaged)[k].pop("signature", None)
+        broken = folder / f"unsigned-{k + 1}{'-empty' if empty else ''}.json"
         broken.write_text(json.dumps(damaged, ensure_ascii=False), encoding="utf-8")
-        accepted = _refuses(resume, broken)
         which = f"the {_ordinal(k + 1)} of its {count} thinking blocks"
+        lost = "has an empty signature ('')" if empty else "lost its signature"
+        accepted = _refuses(resume, broken, f"{which} {lost}", _SIGNATURE_WORDS)
         if accepted is None:
             fail(
-                f"resume returned None for a file in which {which} lost its signature; a caller "
+                f"resume returned None for a file in which {which} {lost}; a caller "
                 "that does not test for None goes on with no history at all.",
                 "raise an exception (a ValueError is fine) that says what is wrong.",
             )
         if accepted is not _REFUSED:
             said = refusal(as_plain(accepted)) or "nothing (it was accepted)"
             fail(
-                f"resume accepted a file in which {which} lost its signature; sending it, the "
+                f"resume accepted a file in which {which} {lost}; sending it, the "
                 f"API says: {said}.",
-                "check every thinking block of every message has its signature (and every "
-                "tool_use its result) before returning, and raise an exception that says what "
-                "is wrong.",
+                (
+                    "an empty signature is no signature: test `not block.get('signature')`, "
+                    "not only whether the key is there, and raise an exception that says what "
+                    "is wrong."
+                    if empty
+                    else "check every thinking block of every message has its signature (and every "
+                    "tool_use its result) before returning, and raise an exception that says what "
+                    "is wrong."
+                ),
             )
 
 
@@ -254,7 +321,12 @@ def _check_unpaired_refused(resume: Callable[..., Any], folder: Path, data: Any)
     if not _damage(unpaired, "tool_result", lambda block: block.update(tool_use_id="toolu_none")):
         fail("the saved file has no tool_result block in it.", "save every message whole.")
     stray.write_text(json.dumps(unpaired, ensure_ascii=False), encoding="utf-8")
-    accepted = _refuses(resume, stray)
+    accepted = _refuses(
+        resume,
+        stray,
+        "a tool_result answers no tool_use (tool_use_id 'toolu_none')",
+        _PAIRING_WORDS,
+    )
     if accepted is not _REFUSED:
         problems = pairing_problems(accepted) if isinstance(accepted, list) else []
         fail(

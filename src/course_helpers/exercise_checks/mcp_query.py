@@ -147,6 +147,8 @@ def check_read_only_query(safe_query: Callable) -> None:
                 )
         if wordless:
             _fail_without_words(*wordless[0])
+        _check_missing_file(safe_query, folder)
+        _check_ctrl_c(safe_query, db)
         if hashlib.sha256(db.read_bytes()).hexdigest() != digest:
             fail("the database file changed.", "open it read-only: file:...?mode=ro with uri=True.")
     passed("check_read_only_query")
@@ -175,3 +177,88 @@ def _fail_without_words(label: str, refused: ToolError) -> None:
         "raise it from the sqlite3.Error you caught, with its text: "
         "except sqlite3.Error as error: raise ToolError(f'... {error}') from error.",
     )
+
+
+def _check_missing_file(safe_query: Callable, folder: Path) -> None:
+    """A path with no database: refused, and no empty database file left there."""
+    __tracebackhide__ = True
+    missing = folder / "no-such-shop.db"
+    try:
+        returned = safe_query(missing, "SELECT 1")
+    except Exception:  # noqa: BLE001 (any refusal will do; the file must not appear)
+        returned = None
+    if missing.exists():
+        fail(
+            "safe_query on a path with no database created an empty database file there "
+            f"({missing.name}, and the query {'ran' if returned is not None else 'failed'} on "
+            "it): sqlite3.connect(path) creates a missing file, so the file was not opened "
+            "read-only.",
+            "open it read-only: sqlite3.connect(f'{Path(db_path).resolve().as_uri()}?mode=ro', "
+            "uri=True), which refuses a missing file.",
+        )
+
+
+class _Interrupted:
+    """A connection whose statements are interrupted by Ctrl-C (everything else is the real one's)."""
+
+    def __init__(self, connection: sqlite3.Connection, hit: list) -> None:
+        self._connection, self._hit = connection, hit
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._connection, name)
+
+    def __enter__(self) -> _Interrupted:
+        self._connection.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self._connection.__exit__(*exc)
+
+    def _interrupt(self, *args: Any, **kwargs: Any) -> Any:
+        self._hit.append(True)
+        raise KeyboardInterrupt
+
+    execute = executemany = executescript = _interrupt
+
+    def cursor(self, *args: Any, **kwargs: Any) -> Any:
+        outer = self
+
+        class _Cursor:
+            def __getattr__(self, name: str) -> Any:
+                return getattr(real, name)
+
+            execute = executemany = executescript = outer._interrupt
+
+        real = self._connection.cursor(*args, **kwargs)
+        return _Cursor()
+
+
+def _check_ctrl_c(safe_query: Callable, db: Path) -> None:
+    """Ctrl-C during a query reaches the person: safe_query does not turn it into an error."""
+    __tracebackhide__ = True
+    real_connect, hit, opened = sqlite3.connect, [], []
+
+    def connect(*args: Any, **kwargs: Any) -> Any:
+        connection = real_connect(*args, **kwargs)
+        opened.append(connection)
+        return _Interrupted(connection, hit)
+
+    sqlite3.connect = connect  # type: ignore[assignment]
+    try:
+        try:
+            returned = safe_query(db, "SELECT count(*) FROM orders")
+        except KeyboardInterrupt:
+            return
+        except Exception as error:  # noqa: BLE001
+            returned = f"{type(error).__name__}: {error}"
+    finally:
+        sqlite3.connect = real_connect  # type: ignore[assignment]
+        for connection in opened:
+            connection.close()
+    if hit:  # it ran the statement on the connection given: Ctrl-C came and was kept
+        fail(
+            "a Ctrl-C (KeyboardInterrupt) during the query did not get through safe_query: it "
+            f"gave {short_repr(returned)} instead. The person who pressed Ctrl-C to stop the "
+            "agent cannot.",
+            "catch sqlite3.Error (or Exception), never BaseException nor a bare except:.",
+        )

@@ -7,7 +7,8 @@ the third check lives in `exercise_checks.mcp_query`):
 - the definition has the tool's `name` and its `input_schema`, the server's schema unchanged
   (`required` and nested properties kept; compared with a deep copy taken before the call, and
   the MCP tool's own schema is not edited), under the key the API reads (`input_schema`);
-- the description is the server's text; a tool without one gets "" or no description;
+- the description is the server's text, whole (it is long and holds 'é', '’' and '€'); a tool
+  without one gets "" or no description;
 - nothing else goes in: the API refuses fields it does not know (`annotations`, `title`,
   `output_schema`, `_meta`...).
 
@@ -15,13 +16,14 @@ the third check lives in `exercise_checks.mcp_query`):
 `call_tool(name, arguments)` is a tools/call that returns an MCP `CallToolResult` or raises:
 - it calls the tool the block names with the block's input, and answers with a `tool_result`
   for the block's id;
-- the result's content carries the text of every text block (not the repr of the result, not
-  its `structured_content`);
+- the result's content carries the text of every text block, non-ASCII characters kept (not
+  the repr of the result, not its `structured_content`);
 - `is_error` follows the result's `is_error`: exactly `True` for a failure (the API refuses a
   non-boolean), `False` or left out for a success;
 - a tools/call that raises (a crashed server, a timeout) is an `is_error` result whose text
   keeps the exception's words; `run_tool` never raises, but lets Ctrl-C (KeyboardInterrupt)
-  through.
+  through; an exception of run_tool's own code after call_tool returned (AttributeError,
+  KeyError...) is named as the learner's bug, with the line that raised it.
 
 `check_read_only_query(safe_query)`, `safe_query(db_path, sql) -> str`:
 - a SELECT returns a header naming every column and then every row, a line each, and so does
@@ -29,7 +31,10 @@ the third check lives in `exercise_checks.mcp_query`):
 - DELETE, UPDATE, ATTACH (no new file), PRAGMA writable_schema and a second statement are
   refused with the SDK's `ToolError` holding the words of the `sqlite3.Error` it was raised
   from (its text reaches the model), and the file is unchanged; a refusal swallowed into a
-  returned text is named as such.
+  returned text is named as such;
+- a path with no database is refused and no file is created there (mode=ro; a plain
+  `sqlite3.connect(path)` creates an empty database);
+- Ctrl-C (KeyboardInterrupt) during the query gets through (no `except BaseException`).
 """
 
 from __future__ import annotations
@@ -66,7 +71,12 @@ def _sample_tools() -> list[Tool]:
     return [
         Tool(
             name="query",
-            description="Run one read-only SELECT.",
+            # Long and not ASCII: a description cut short or stripped of 'é' and '€' is not the
+            # server's.
+            description=(
+                "Run one read-only SELECT on the shop’s database (customers, orders, order "
+                "items) and return the rows as text: names such as Zoë or Chloé, prices in €."
+            ),
             input_schema=schema,
             title="Query the shop",
             annotations=ToolAnnotations(read_only_hint=True),
@@ -129,6 +139,7 @@ def _results() -> dict[str, Any]:
             content=[
                 TextContent(type="text", text="name | spent"),
                 TextContent(type="text", text="Grace | 27540"),
+                TextContent(type="text", text="Zoë Ødegård | 9 900 €"),
             ],
             structured_content={"rows": [{"name": "Grace", "spent": 27540}]},
         ),
@@ -198,7 +209,12 @@ def check_mcp_run_tool(make_run_tool: Callable) -> None:
 
     run_tool = run_learner(make_run_tool, call_tool, name="make_run_tool")
     cases = [
-        ("query", {"sql": "SELECT 1"}, False, ["name | spent", "Grace | 27540"]),
+        (
+            "query",
+            {"sql": "SELECT 1"},
+            False,
+            ["name | spent", "Grace | 27540", "Zoë Ødegård | 9 900 €"],
+        ),
         ("refused", {"sql": "DELETE FROM orders"}, True, ["not authorized"]),
         ("chart", {}, False, ["a chart of the orders"]),
         ("crash", {"sql": "SELECT 1"}, True, ["Connection closed"]),
@@ -222,6 +238,23 @@ def check_mcp_run_tool(make_run_tool: Callable) -> None:
                     f"{label} raised {type(error).__name__}: {error}, before it called call_tool.",
                     "the call is a tool_use block as the SDK gives it, an object: read call.id, "
                     "call.name and call.input (not call['name']).",
+                )
+            lookup = (AttributeError, KeyError, TypeError, NameError, IndexError)
+            if name in results and not isinstance(error, lookup):
+                fail(
+                    f"{label} raised {type(error).__name__}: {error}, itself, after call_tool "
+                    f"had returned a result ({_where(error)}).",
+                    "a result with is_error true is an answer: pass it on as a tool_result with "
+                    "is_error: True, do not raise it (an exception would end the agent's loop).",
+                )
+            if name in results:  # call_tool returned: the error is the learner's own code's
+                fail(
+                    f"{label} raised {type(error).__name__}: {error}, in your own code, after "
+                    f"call_tool had returned a result ({_where(error)}). That is a bug in "
+                    "run_tool, not a failure of the server.",
+                    "fix that line (the SDK's names are result.content, result.is_error, "
+                    "block.text; isError is the name on the wire); do not wrap it in "
+                    "try/except.",
                 )
             fail(
                 f"{label} raised {type(error).__name__}: {error}.",
@@ -284,6 +317,20 @@ def check_mcp_run_tool(make_run_tool: Callable) -> None:
                 "leave it out.",
             )
     passed("check_mcp_run_tool")
+
+
+def _where(error: BaseException) -> str:
+    """The last line of the traceback: where the error was raised, and its source line."""
+    import traceback
+
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames:
+        return "no traceback"
+    own = [
+        f for f in frames if "site-packages" not in f.filename and "/lib/python" not in f.filename
+    ]
+    last = (own or frames)[-1]  # the learner's line, not the library's that raised for it
+    return f"line {last.lineno} of {last.name}" + (f": {last.line}" if last.line else "")
 
 
 def _check_ctrl_c(run_tool: Callable, asked: list) -> None:

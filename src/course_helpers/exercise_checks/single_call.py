@@ -19,8 +19,9 @@ asking for an essay longer than max_tokens:
   is not continued (one call);
 - each cut part is kept in the history (the assistant's whole content), followed by a user
   message asking to continue without repeating itself (the wording is checked: a real model
-  asked only to go on often starts the sentence again); no request ends with an assistant
-  turn (no prefill);
+  asked only to go on often starts the sentence again); a request that also repeats the
+  question is accepted, as long as it asks to continue without repeating; no request ends
+  with an assistant turn (no prefill);
 - the parts, joined as they are, are the whole answer, written once (the model continued, it
   did not start again), and that is what it returns;
 - it makes at most `max_calls` calls, and leaves a history that ends with the last part.

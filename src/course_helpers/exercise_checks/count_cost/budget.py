@@ -11,6 +11,7 @@ from typing import Any
 import anthropic
 
 from course_helpers.exercise_checks.common import (
+    CheckFailed,
     fail,
     passed,
     recording_client,
@@ -44,7 +45,8 @@ def check_budget_loop(run_on_budget: Callable) -> None:
     costs = [billed(u) for u in usages]
     totals = list(accumulate(costs))
     # The order matters for the hints: each wrong estimate first overspends at its own limit.
-    for limit in (7_500, 22_000, 36_000, 12_000, 42_500, 95_000, 300_000):
+    # 2,500: the first call fits, the second would not (a test skipped before it overspends).
+    for limit in (7_500, 22_000, 36_000, 12_000, 42_500, 95_000, 300_000, 2_500):
         client, recorder = recording_client()
         messages = [{"role": "user", "content": AUDIT_TASK}]
         ending = run_learner(
@@ -92,6 +94,9 @@ def check_budget_loop(run_on_budget: Callable) -> None:
             )
     _check_step_limit(run_on_budget)
     _check_surprise_bill(run_on_budget)
+    for reason in ("max_tokens", "refusal"):
+        _check_other_stop(run_on_budget, reason)
+    _check_parallel_calls(run_on_budget)
     passed("run_on_budget stops before the budget runs out")
 
 
@@ -196,3 +201,116 @@ def _check_step_limit(run_on_budget: Callable) -> None:
         "at the step limit the run left a broken history",
         "append the results of the last calls before you return 'step_limit'.",
     )
+
+
+class _StopsWith(_SurpriseBill):
+    """A client whose second answer stops with `reason`: a cut-off or refused text, no tool call."""
+
+    def __init__(self, client: anthropic.Anthropic, reason: str) -> None:
+        super().__init__(client)
+        self.reason = reason
+
+    def __getattr__(self, name: str) -> Any:  # client.models and the rest: the real client's
+        return getattr(self._client, name)
+
+    def create(self, **request: Any) -> Any:
+        from anthropic.types import TextBlock
+
+        response = self._client.messages.create(**request)
+        self.calls += 1
+        if self.calls != 2:
+            return response
+        text = "The audit so far: A2001 delivered, A2002" if self.reason == "max_tokens" else ""
+        content = [TextBlock(type="text", text=text)] if text else []
+        return response.model_copy(update={"stop_reason": self.reason, "content": content})
+
+
+_STOPS = {
+    "max_tokens": "its answer was cut off at max_tokens",
+    "refusal": "the model refused to go on",
+}
+
+
+def _check_other_stop(run_on_budget: Callable, reason: str) -> None:
+    """A stop that is neither tool_use nor end_turn comes back as it is."""
+    __tracebackhide__ = True
+    from course_helpers.fixtures.delivery_audit import (
+        AUDIT_TASK,
+        AUDIT_TOOLS,
+        HANDBOOK_ONE_PER_TURN,
+    )
+
+    client, _ = recording_client()
+    stopping = _StopsWith(client, reason)
+    messages = [{"role": "user", "content": AUDIT_TASK}]
+    ending = run_learner(
+        run_on_budget,
+        stopping,
+        messages,
+        AUDIT_TOOLS,
+        system=HANDBOOK_ONE_PER_TURN,
+        limit=300_000,
+        name="run_on_budget",
+    )
+    # A run that stops there must say why; one that goes on (asks the model to continue,
+    # as notebook 06's loop does after max_tokens) has handled the stop.
+    if stopping.calls <= 2 and ending != reason:
+        fail(
+            f"when the second answer stopped with stop_reason={reason!r} ({_STOPS[reason]}), "
+            f"the run ended with {short_repr(ending)} after {stopping.calls} calls; a run that "
+            f"stops there returns {reason!r}.",
+            "on any stop that is not 'tool_use', return response.stop_reason itself: the "
+            "caller must tell an answer cut short or refused from a finished one.",
+        )
+
+
+def _check_parallel_calls(run_on_budget: Callable) -> None:
+    """Without the one-call-a-turn rule the model calls several tools in a turn: one message."""
+    __tracebackhide__ = True
+    from course_helpers.fixtures.delivery_audit import AUDIT_TASK, AUDIT_TOOLS, HANDBOOK
+
+    client, recorder = recording_client()
+    messages = [{"role": "user", "content": AUDIT_TASK}]
+    try:
+        ending = run_learner(
+            run_on_budget,
+            client,
+            messages,
+            AUDIT_TOOLS,
+            system=HANDBOOK,
+            limit=10_000_000,
+            name="run_on_budget",
+        )
+    except CheckFailed as error:
+        refused = error  # a split turn is refused by the API: say why, below
+        ending = None
+    else:
+        refused = None
+    split = next(
+        (
+            i
+            for i in range(1, len(messages))
+            if _role(messages[i]) == _role(messages[i - 1]) == "user"
+        ),
+        None,
+    )
+    if split is not None:
+        fail(
+            f"when one turn called several tools, the run put their results in separate user "
+            f"messages (messages[{split - 1}] and messages[{split}]): the API refuses a "
+            "tool_result that does not answer the message just before it.",
+            "append ONE user message per turn, holding every result of that turn: "
+            "{'role': 'user', 'content': [dispatch(registry, b) for b in tool_use blocks]}.",
+        )
+    if refused is not None:
+        raise refused
+    require_pairing(
+        messages,
+        f"when one turn called several tools, the run ended with {short_repr(ending)} and left "
+        "a broken history",
+        "answer every tool_use of a turn in the one user message that follows it.",
+    )
+
+
+def _role(message: Any) -> Any:
+    return message.get("role") if isinstance(message, dict) else getattr(message, "role", None)

@@ -38,6 +38,14 @@ def _explain_overspending(
         f"{what} the run spent {sum(made):,.0f} billed-equivalent tokens in {len(made)} calls: "
         "the last call went over the budget"
     )
+    if len(before) == 1 and 2 * before[0] > limit:
+        fail(
+            f"{said}: after the first call ({before[0]:,.0f}) one more like it could not fit "
+            f"in {limit:,}, yet the second call was made. The budget was not asked before the "
+            "second call.",
+            "test the budget before every call after the first, the second included "
+            "(if step > 0 and spent + estimate > limit: ...).",
+        )
     if spent_before + (before[-1] if before else 0.0) <= limit:
         fail(
             f"{said}. It cost {last:,.0f}, more than the one before it ({before[-1]:,.0f}): the "

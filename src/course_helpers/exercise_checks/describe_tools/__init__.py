@@ -7,15 +7,16 @@ tests/exercise_variants/test_02_describe_tools.py):
 - a dict with `name`, `description`, `input_schema` (not `parameters`/`schema`);
 - the name follows the API's rule and is `convert_currency`;
 - a description of 12 words or more that says what the tool returns ("returns", "gives") and
-  its limits ("only", "not", "knows", "fails", "unknown");
+  its limits ("only", "not", "knows", "fails", "unknown", the four codes named, "fixed rates");
 - `input_schema` is a valid JSON Schema object (`type: object`) with the properties `amount`,
   `source` and `target`, judged by what it accepts and refuses, never by how it is written
   (`enum`, `const` options in `anyOf`/`oneOf`, `$ref` to `$defs`, a type list all pass when they
   mean the same):
-  - amount: every number passes (12.5, 0.5, 100, 2500000.75); text ('ten', '12.5'), null,
-    true, a list or an object do not; a minimum that lets 0.5 through is accepted;
+  - amount: every number passes (12.5, 0.5, 100, 2500000.75, 0, 12.345); text ('ten',
+    '12.5'), null, true, a list or an object do not; `minimum: 0` is accepted, nothing that
+    refuses 0 or a third decimal (`exclusiveMinimum: 0`, `multipleOf: 0.01`) is;
   - source and target: each of the four codes passes; any other value ('XYZ', 'CHF', 'eur',
-    'dollars', '', 1, null) does not;
+    'dollars', '', 1, null, and 'EURO', 'XUSD', 'eurEUR' for an unanchored pattern) does not;
   - arguments without any one of the three do not pass (all three required);
   - other properties may be allowed or refused (`additionalProperties: false`);
 - the course model accepts the definition in a request.

@@ -18,6 +18,16 @@ LIMITS = re.compile(
 )
 
 
+FIXED_RATES = re.compile(r"\bfixed(?:[- ]rates?| exchange rates?)\b", re.IGNORECASE)
+CODES = ("EUR", "USD", "GBP", "JPY")
+
+
+def _states_limits(description: str) -> bool:
+    """Its limits: a limiting word, the four currencies it knows named, or its fixed rates."""
+    named = all(re.search(rf"\b{code}\b", description) for code in CODES)
+    return bool(LIMITS.search(description) or named or FIXED_RATES.search(description))
+
+
 def _check_description(description: str, what: str) -> None:
     """12 words or more, saying what the tool returns and its limits."""
     __tracebackhide__ = True
@@ -33,10 +43,11 @@ def _check_description(description: str, what: str) -> None:
             "add a sentence such as: Returns the converted amount with its code, e.g. '108.00 "
             "USD'.",
         )
-    if not LIMITS.search(description):
+    if not _states_limits(description):
         fail(
             f"{what} does not say the tool's limits, so the model may call it for a currency it "
-            "does not know.",
+            "does not know. The check looks for the four codes named (EUR, USD, GBP, JPY), "
+            "'fixed rates', or a word such as 'only', 'not', 'knows' or 'fails'.",
             "add a sentence such as: It knows only EUR, USD, GBP and JPY.",
         )
 

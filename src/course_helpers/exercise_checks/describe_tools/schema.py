@@ -103,9 +103,15 @@ def check_tool_schema(tool_def: Any) -> None:
 
 
 GOOD = {"amount": 12.5, "source": "EUR", "target": "JPY"}
-GOOD_AMOUNTS = (12.5, 0.5, 100, 2_500_000.75)  # any number: cents too, whole ones too
+# Any number: cents too, whole ones too, zero, a third decimal (exercise 1 says "any number";
+# refusing zero is the typed function's job, in exercise 2).
+GOOD_AMOUNTS = (12.5, 0.5, 100, 2_500_000.75, 0, 12.345)
 NOT_AMOUNTS = ("ten", "12.5", None, True, [12.5], {"value": 12.5})
-NOT_CODES = ("XYZ", "CHF", "eur", "dollars", "", 1, None)
+# Codes holding one of the four inside them catch an unanchored pattern ('EUR|USD|GBP|JPY').
+NOT_CODES = ("XYZ", "CHF", "eur", "dollars", "", 1, None, "EURO", "XUSD", "eurEUR")
+
+
+_BOUNDS = ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf")
 
 
 def _check_schema_behaviour(schema: dict, properties: dict) -> None:
@@ -141,9 +147,14 @@ def _check_schema_behaviour(schema: dict, properties: dict) -> None:
             "JSON Schema's type for any number, whole or not, is 'number'.",
         )
     if refused and validator.is_valid(GOOD):
+        bounds = [k for k in _BOUNDS if k in properties["amount"]]
         fail(
-            f"the schema rejects good arguments { ({**GOOD, 'amount': refused[0]}) }.",
-            "check each property's type, and that no minimum or maximum refuses an amount.",
+            f"the schema rejects good arguments { ({**GOOD, 'amount': refused[0]}) }"
+            + (f" (amount has {', '.join(bounds)})" if bounds else "")
+            + ": the exercise asks for any number as the amount, zero and a third decimal "
+            "included.",
+            "give amount only 'type': 'number': no exclusiveMinimum, maximum or multipleOf "
+            "(refusing zero is the typed function's job, in exercise 2).",
         )
     for argument in ("source", "target"):
         shut_out = [code for code in CURRENCIES if not valid(**{argument: code})]
@@ -155,10 +166,18 @@ def _check_schema_behaviour(schema: dict, properties: dict) -> None:
             )
         let_in = [code for code in NOT_CODES if valid(**{argument: code})]
         if let_in and not shut_out:
+            inside = isinstance(let_in[0], str) and any(c in let_in[0] for c in CURRENCIES)
             fail(
                 f"{argument} does not list the currencies the function knows "
-                f"({', '.join(CURRENCIES)}): the schema accepts {let_in[0]!r}.",
-                "add 'enum': ['EUR', 'USD', 'GBP', 'JPY'] so the model cannot send 'dollars'.",
+                f"({', '.join(CURRENCIES)}): the schema accepts {let_in[0]!r}."
+                + (
+                    " A pattern matches anywhere in the text unless it is anchored, so a code "
+                    "with one of the four inside it passes."
+                    if inside
+                    else ""
+                ),
+                "add 'enum': ['EUR', 'USD', 'GBP', 'JPY'] so the model cannot send 'dollars'"
+                + (" (or anchor the pattern: '^(EUR|USD|GBP|JPY)$')." if inside else "."),
             )
     if not validator.is_valid(GOOD):
         fail(

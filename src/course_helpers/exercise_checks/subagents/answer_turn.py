@@ -17,6 +17,8 @@ from course_helpers.exercise_checks.common import (
 from course_helpers.exercise_checks.subagents.desk import HOLD, WAIT
 from course_helpers.lessons.dispatch import tool_result
 
+SLOW = 0.8  # seconds the first call takes (when answer_turn waits for it): over a short timeout
+
 # -- exercise 2 -----------------------------------------------------------------------------
 
 
@@ -30,27 +32,42 @@ def check_answer_turn(answer_turn: Callable) -> None:
         tool_call_block("task", f"toolu_{tag}", prompt=f"part {n}")
         for n, tag in enumerate(("01Xq", "01Bf", "01Mz"))
     ]
+    given = list(calls)  # the list answer_turn gets; `calls` stays the check's own
+    order = {c.id: n for n, c in enumerate(calls)}
     barrier = threading.Barrier(len(calls))
     finished = {c.id: threading.Event() for c in calls}
     together: list[bool] = []
+    running = [0, 0]  # now, most at once
+    lock = threading.Lock()
 
-    def run_tool(call):  # the subagents finish in the reverse order of their calls
+    def run_tool(call):
+        # All start together, then finish in this order: the third call at once, the first
+        # after SLOW seconds (longer than a short timeout on its future), the second last of
+        # all (after the first: waiting for calls[0] alone does not wait for it).
+        with lock:
+            running[0] += 1
+            running[1] = max(running)
         try:
             barrier.wait(timeout=WAIT)
             together.append(True)
         except threading.BrokenBarrierError:
             together.append(False)
-        index = [c.id for c in calls].index(call.id)
-        if index + 1 < len(calls) and all(together):
-            finished[calls[index + 1].id].wait(timeout=WAIT)
-        if index == 0:  # the last to finish: still running if answer_turn returns without it
-            returned.wait(timeout=HOLD)
+        index = order.get(getattr(call, "id", None), 0)
+        if all(together):
+            if index == 0:
+                returned.wait(timeout=SLOW)
+            elif index == 1:
+                finished[calls[0].id].wait(timeout=WAIT)
+                returned.wait(timeout=HOLD)
+        with lock:
+            running[0] -= 1
         finished[call.id].set()
         return tool_result(call.id, f"the answer to {call.input['prompt']}")
 
     returned = threading.Event()
     before = set(threading.enumerate())
-    message = run_learner(answer_turn, run_tool, calls, name=label)
+    message = run_learner(answer_turn, run_tool, given, name=label)
+    unfinished = [c for c in calls if not finished[c.id].is_set()]
     returned.set()
     content_at_return = (
         list(message["content"])
@@ -58,19 +75,26 @@ def check_answer_turn(answer_turn: Callable) -> None:
         else None
     )
     left = [t for t in threading.enumerate() if t not in before]
-    running_at_return = [t for t in left if t.is_alive()]
     for thread in left:
         thread.join(timeout=WAIT)
-    if (
-        running_at_return
-        and content_at_return is not None
-        and len([b for b in content_at_return if isinstance(b, dict)]) < len(calls)
-    ):
+    if given != calls:
         fail(
-            f"{label} returned while {len(running_at_return)} of its threads were still running: "
-            f"the message held {len(content_at_return)} entries, not all of them results yet.",
+            f"answer_turn changed the `calls` list it was given (it now holds {len(given)} of "
+            f"the {len(calls)} calls): the caller still needs it, to pair each result with "
+            "its call.",
+            "read `calls`, never change it: `for call in calls: pool.submit(run_tool, call)`, "
+            "no pop() or remove().",
+        )
+    if unfinished and content_at_return is not None:
+        fail(
+            f"{label} returned while {len(unfinished)} of the {len(calls)} subagents "
+            f"{'was' if len(unfinished) == 1 else 'were'} still running: the message held "
+            f"{_entries(len(content_at_return))}, not every result. "
+            "A real subagent takes seconds; a timeout, or keeping only the futures that are "
+            "done(), drops its result and leaves its tool_use unanswered (the next call is a "
+            "400).",
             "wait for every result before you return: join() each thread (or read every "
-            "future.result()) and only then build the message.",
+            "future.result(), no timeout) and only then build the message.",
         )
     if any(t.is_alive() for t in left):
         fail(
@@ -85,9 +109,10 @@ def check_answer_turn(answer_turn: Callable) -> None:
         )
     if len(together) != len(calls) or not all(together):
         fail(
-            f"the {len(calls)} calls did not run at the same time: each subagent waited for the "
-            "one before it.",
-            "start every call in its own thread first, then collect the results.",
+            f"the {len(calls)} calls did not all run at the same time: at most {running[1]} ran "
+            "at once, so the others waited for a free thread.",
+            "start every call in its own thread first (max_workers=len(calls)), then collect "
+            "the results.",
         )
     if (
         isinstance(message, list)
@@ -121,4 +146,64 @@ def check_answer_turn(answer_turn: Callable) -> None:
             "put each call's result (what run_tool returned) in the content list, once each; "
             "in any order: the API pairs each result with its call by tool_use_id.",
         )
+    _check_a_failed_call_is_answered(answer_turn)
     passed("answer_turn")
+
+
+def _check_a_failed_call_is_answered(answer_turn: Callable) -> None:
+    """A run_tool that raises: the exception goes up, or its call gets an is_error result."""
+    __tracebackhide__ = True
+    calls = [
+        tool_call_block("task", f"toolu_{tag}", prompt=f"part {n}")
+        for n, tag in enumerate(("02Ka", "02Cr", "02Zo"))
+    ]
+
+    def run_tool(call):
+        if call.id == calls[1].id:
+            raise RuntimeError("the subagent's server hung up")
+        return tool_result(call.id, f"the answer to {call.input['prompt']}")
+
+    outcome: list = []
+
+    def attempt() -> None:
+        try:
+            outcome.append(("returned", answer_turn(run_tool, list(calls))))
+        except Exception as error:  # noqa: BLE001 (the caller's run_tool seam answers it)
+            outcome.append(("raised", error))
+
+    worker = threading.Thread(target=attempt, daemon=True)
+    worker.start()
+    worker.join(timeout=WAIT)
+    if not outcome:
+        fail(
+            f"when one run_tool raised, answer_turn had not returned {WAIT:.0f} s later: it "
+            "waits for a result that never comes (a queue.get() for every call?).",
+            "read each future.result() (it re-raises the exception), or catch the exception "
+            "in the thread and answer that call with an is_error result.",
+        )
+    how, message = outcome[0]
+    if how == "raised":  # the exception goes up: the loop's run_tool seam answers it
+        return
+    blocks = message.get("content") if isinstance(message, dict) else None
+    blocks = [b for b in blocks if isinstance(b, dict)] if isinstance(blocks, list) else []
+    answer = [b for b in blocks if b.get("tool_use_id") == calls[1].id]
+    if not answer:
+        fail(
+            "when one run_tool raised, answer_turn returned a message without that call's "
+            f"result ({len(blocks)} entries for {len(calls)} calls): its tool_use is left "
+            "unanswered, and the API refuses the next request with a 400.",
+            "let the exception go up (future.result() re-raises it), or answer that call with "
+            "tool_result(call.id, f'{type(error).__name__}: {error}', is_error=True); never "
+            "skip it.",
+        )
+    if answer[0].get("is_error") is not True:
+        fail(
+            f"when one run_tool raised, answer_turn answered that call with "
+            f"{short_repr(answer[0])}, which is not marked is_error: the model reads a failure "
+            "as a success.",
+            "build that result with is_error=True and the exception's words in it.",
+        )
+
+
+def _entries(n: int) -> str:
+    return f"{n} {'entry' if n == 1 else 'entries'}"

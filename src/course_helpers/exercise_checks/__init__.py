@@ -44,6 +44,7 @@ from course_helpers.exercise_checks.describe_tools import (
 )
 from course_helpers.exercise_checks.errors_as_results import check_declined_call, check_dispatcher
 from course_helpers.exercise_checks.guard_tools import check_gate, check_path_guard
+from course_helpers.exercise_checks.is_complete import check_is_complete
 from course_helpers.exercise_checks.mcp_tools import (
     check_mcp_run_tool,
     check_read_only_query,
@@ -52,11 +53,7 @@ from course_helpers.exercise_checks.mcp_tools import (
 from course_helpers.exercise_checks.pair_results import check_fix_history, check_tool_turn
 from course_helpers.exercise_checks.pause_and_refusal import check_pause_and_refusal
 from course_helpers.exercise_checks.simple_dispatcher import check_simple_dispatcher
-from course_helpers.exercise_checks.single_call import (
-    check_ask,
-    check_ask_in_full,
-    check_is_complete,
-)
+from course_helpers.exercise_checks.single_call import check_ask, check_ask_in_full
 from course_helpers.exercise_checks.stop_reasons import check_cut_offs, check_recover_cut_off
 from course_helpers.exercise_checks.subagents import (
     check_answer_turn,

@@ -26,11 +26,7 @@ asking for an essay longer than max_tokens:
   did not start again), and that is what it returns;
 - it makes at most `max_calls` calls, and leaves a history that ends with the last part.
 
-`check_is_complete(is_complete)`, `is_complete(response)` (kept for older copies):
-- returns a bool;
-- True only for `stop_reason == "end_turn"`: False for `max_tokens` and `stop_sequence`,
-  including a cut answer that happens to end with a full stop, and True for a finished answer
-  without one (the text cannot tell).
+`check_is_complete` (kept for older copies) is in `is_complete`.
 """
 
 from __future__ import annotations
@@ -186,68 +182,6 @@ def _check_answer(answer: Any, recorder: Recorder) -> None:
             else "return the text of the response's text blocks only (a thinking block is not "
             "the answer): ''.join(b.text for b in response.content if b.type == 'text').",
         )
-
-
-def check_is_complete(is_complete: Callable) -> None:
-    """01 · `is_complete(response)`: only `end_turn` means the model finished its answer."""
-    __tracebackhide__ = True
-    client, _ = recording_client()
-    cases = [
-        ("Hello!", {}, True),
-        ("Write a long essay about agents.", {"max_tokens": 40}, False),
-        ("Count from 1 to 20.", {"stop_sequences": ["10"]}, False),
-    ]
-    for question, options, expected in cases:
-        options = {"max_tokens": 300, **options}
-        response = client.messages.create(
-            model=MODEL, messages=[{"role": "user", "content": question}], **options
-        )
-        said = run_learner(is_complete, response, name="is_complete")
-        if not isinstance(said, bool):
-            fail(
-                f"is_complete returned {short_repr(said)}, not True or False.",
-                "compare response.stop_reason with the one value that means 'finished'.",
-            )
-        if said != expected:
-            verdict = "finished" if said else "unfinished"
-            fail(
-                f"is_complete called an answer with stop_reason={response.stop_reason!r} "
-                f"{verdict}.",
-                "read response.stop_reason, not the text: only 'end_turn' means finished.",
-            )
-    # Two answers whose text misleads: a cut that happens to end a sentence, and a finished
-    # answer without a full stop. Only stop_reason tells them apart.
-    for text, stop_reason, expected in [
-        ("An agent is a loop. The model reads the history and answers.", "max_tokens", False),
-        ("1, 2, 3, 4, 5", "end_turn", True),
-    ]:
-        response = _message(text, stop_reason)
-        said = run_learner(is_complete, response, name="is_complete")
-        if said is not expected:
-            verdict = "finished" if said else "unfinished"
-            fail(
-                f"is_complete called {text!r} with stop_reason={stop_reason!r} {verdict}.",
-                "the text cannot tell you: read response.stop_reason; only 'end_turn' means "
-                "finished.",
-            )
-    passed("is_complete reads stop_reason")
-
-
-def _message(text: str, stop_reason: str) -> Any:
-    """A response as the SDK gives it, with this text and stop_reason."""
-
-    return anthropic.types.Message.model_validate(
-        {
-            "id": "msg_check",
-            "type": "message",
-            "role": "assistant",
-            "model": MODEL,
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": stop_reason,
-            "stop_sequence": None,
-            "usage": {"input_tokens": 12, "output_tokens": 14},
-        }
-    )
 
 
 ESSAY = "Write a long essay about agents."

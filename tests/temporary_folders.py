@@ -29,6 +29,19 @@ from pathlib import Path
 REMOVABLE_DEPTH = 600
 
 
+def chain(top: Path, depth: int) -> None:
+    """top/d/d/.../d, `depth` levels, made a level at a time (no path grows long)."""
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(depth):
+            os.mkdir("d", dir_fd=fd)
+            inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    finally:
+        os.close(fd)
+
+
 def depth_of(top: Path, *, stop_at: int | None = None) -> int:
     """How many levels of folders are under `top` (0: none), counted by a loop, going no deeper
     than `stop_at`. Symbolic links are not followed; a folder that cannot be read counts, what

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from temporary_folders import remove_tree
+from temporary_folders import chain, remove_tree
 
 from course_helpers.plumbing import folder_walk, git_layout
 from course_helpers.plumbing.file_sandbox import FileSandbox, PathRefused
@@ -251,15 +251,7 @@ def test_reading_a_socket_is_refused_like_a_pipe(tmp_path):
 
 def test_a_very_deep_tree_is_listed_without_recursion(tmp_path):
     depth = 1500  # past the recursion limit; too deep for pytest to remove: removed here
-    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        for _ in range(depth):
-            os.mkdir("d", dir_fd=fd)
-            inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
-            os.close(fd)
-            fd = inner
-    finally:
-        os.close(fd)
+    chain(tmp_path, depth)
     try:
         open_before = len(os.listdir("/proc/self/fd"))
         listing = FileSandbox(tmp_path).list_files(".", max_entries=5000).splitlines()

@@ -8,29 +8,15 @@ only depths pytest removes, and the loop that removes a deeper one.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import pytest
 import test_git_layout_attacks as attacks
 from _pytest.pathlib import cleanup_numbered_dir, make_numbered_dir
-from temporary_folders import REMOVABLE_DEPTH, depth_of, remove_tree
+from temporary_folders import REMOVABLE_DEPTH, chain, depth_of, remove_tree
 
 PAST_THE_LIMIT = 1500  # the depth tests/test_git_layout_attacks.py needs for its listing
-
-
-def chain(top: Path, depth: int) -> None:
-    """top/d/d/.../d, `depth` levels, made a level at a time (no path grows long)."""
-    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        for _ in range(depth):
-            os.mkdir("d", dir_fd=fd)
-            inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
-            os.close(fd)
-            fd = inner
-    finally:
-        os.close(fd)
 
 
 def runs(root: Path, depth: int) -> Path:

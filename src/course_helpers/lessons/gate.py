@@ -50,9 +50,10 @@ class Gate:
 
     Tool names are matched exactly. That is safe for the model's spelling: the dispatcher
     checks that a tool exists before it asks the gate. Yours is checked here: a call to a tool
-    whose name a dangerous name spells differently ("merge-pr" for merge_pr) raises, so a typo
-    in `dangerous` cannot let that tool through unasked. A Gate is itself an ApprovalPolicy,
-    so gates can be stacked or swapped for one another.
+    whose name a dangerous name spells with other case or separators ("merge-pr" for merge_pr)
+    raises, so such a typo in `dangerous` cannot let that tool through unasked. A name wrong in
+    its letters ("merge_prs") looks like a tool that was not offered and is not caught. A Gate
+    is itself an ApprovalPolicy, so gates can be stacked or swapped for one another.
     """
 
     def __init__(self, policy: ApprovalPolicy, dangerous: Iterable[str]) -> None:

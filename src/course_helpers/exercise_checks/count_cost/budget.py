@@ -31,11 +31,7 @@ from course_helpers.exercise_checks.count_cost.overspending import (
 def check_budget_loop(run_on_budget: Callable) -> None:
     """10 · `run_on_budget(...)`: stop before the call that would overspend; history stays valid."""
     __tracebackhide__ = True
-    from course_helpers.fixtures.delivery_audit import (
-        AUDIT_TASK,
-        AUDIT_TOOLS,
-        HANDBOOK_ONE_PER_TURN,
-    )
+    from course_helpers.fixtures.delivery_audit import HANDBOOK_ONE_PER_TURN
     from course_helpers.lessons.cost import billed, billed_input
 
     # What each call of the whole audit costs, measured once without a budget.
@@ -48,16 +44,7 @@ def check_budget_loop(run_on_budget: Callable) -> None:
     # 2,500: the first call fits, the second would not (a test skipped before it overspends).
     for limit in (7_500, 22_000, 36_000, 12_000, 42_500, 95_000, 300_000, 2_500):
         client, recorder = recording_client()
-        messages = [{"role": "user", "content": AUDIT_TASK}]
-        ending = run_learner(
-            run_on_budget,
-            client,
-            messages,
-            AUDIT_TOOLS,
-            system=HANDBOOK_ONE_PER_TURN,
-            limit=limit,
-            name="run_on_budget",
-        )
+        messages, ending = _audit_on_budget(run_on_budget, client, limit=limit)
         _sent_the_system(recorder.requests, HANDBOOK_ONE_PER_TURN, f"with limit={limit:,}")
         spent = sum(billed(r["body"]["usage"]) for r in recorder.responses)
         calls = len(recorder.requests)
@@ -98,6 +85,28 @@ def check_budget_loop(run_on_budget: Callable) -> None:
         _check_other_stop(run_on_budget, reason)
     _check_parallel_calls(run_on_budget)
     passed("run_on_budget stops before the budget runs out")
+
+
+def _audit_on_budget(run_on_budget: Callable, client: Any, **options: Any) -> tuple[list, Any]:
+    """The learner's `run_on_budget` on the audit (one log a turn) through `client`: the
+    history it left and what it returned."""
+    from course_helpers.fixtures.delivery_audit import (
+        AUDIT_TASK,
+        AUDIT_TOOLS,
+        HANDBOOK_ONE_PER_TURN,
+    )
+
+    messages = [{"role": "user", "content": AUDIT_TASK}]
+    ending = run_learner(
+        run_on_budget,
+        client,
+        messages,
+        AUDIT_TOOLS,
+        system=HANDBOOK_ONE_PER_TURN,
+        name="run_on_budget",
+        **options,
+    )
+    return messages, ending
 
 
 def _sent_the_system(requests: list[dict], system: str, what: str) -> None:
@@ -141,24 +150,10 @@ class _SurpriseBill:
 def _check_surprise_bill(run_on_budget: Callable) -> None:
     """A call dearer than its estimate overspends; the run still stops between turns."""
     __tracebackhide__ = True
-    from course_helpers.fixtures.delivery_audit import (
-        AUDIT_TASK,
-        AUDIT_TOOLS,
-        HANDBOOK_ONE_PER_TURN,
-    )
 
     client, _ = recording_client()
     surprising = _SurpriseBill(client)
-    messages = [{"role": "user", "content": AUDIT_TASK}]
-    ending = run_learner(
-        run_on_budget,
-        surprising,
-        messages,
-        AUDIT_TOOLS,
-        system=HANDBOOK_ONE_PER_TURN,
-        limit=7_500,
-        name="run_on_budget",
-    )
+    messages, ending = _audit_on_budget(run_on_budget, surprising, limit=7_500)
     require_pairing(
         messages,
         "when a call cost far more than its estimate (its answer was much longer), the run "
@@ -171,24 +166,9 @@ def _check_surprise_bill(run_on_budget: Callable) -> None:
 def _check_step_limit(run_on_budget: Callable) -> None:
     """A budget that fits the whole audit, and max_steps=3: three calls, then 'step_limit'."""
     __tracebackhide__ = True
-    from course_helpers.fixtures.delivery_audit import (
-        AUDIT_TASK,
-        AUDIT_TOOLS,
-        HANDBOOK_ONE_PER_TURN,
-    )
 
     client, recorder = recording_client()
-    messages = [{"role": "user", "content": AUDIT_TASK}]
-    ending = run_learner(
-        run_on_budget,
-        client,
-        messages,
-        AUDIT_TOOLS,
-        system=HANDBOOK_ONE_PER_TURN,
-        limit=300_000,
-        max_steps=3,
-        name="run_on_budget",
-    )
+    messages, ending = _audit_on_budget(run_on_budget, client, limit=300_000, max_steps=3)
     calls = len(recorder.requests)
     if calls != 3 or ending != "step_limit":
         fail(
@@ -234,24 +214,10 @@ _STOPS = {
 def _check_other_stop(run_on_budget: Callable, reason: str) -> None:
     """A stop that is neither tool_use nor end_turn comes back as it is."""
     __tracebackhide__ = True
-    from course_helpers.fixtures.delivery_audit import (
-        AUDIT_TASK,
-        AUDIT_TOOLS,
-        HANDBOOK_ONE_PER_TURN,
-    )
 
     client, _ = recording_client()
     stopping = _StopsWith(client, reason)
-    messages = [{"role": "user", "content": AUDIT_TASK}]
-    ending = run_learner(
-        run_on_budget,
-        stopping,
-        messages,
-        AUDIT_TOOLS,
-        system=HANDBOOK_ONE_PER_TURN,
-        limit=300_000,
-        name="run_on_budget",
-    )
+    messages, ending = _audit_on_budget(run_on_budget, stopping, limit=300_000)
     # A run that stops there must say why; one that goes on (asks the model to continue,
     # as notebook 06's loop does after max_tokens) has handled the stop.
     if stopping.calls <= 2 and ending != reason:

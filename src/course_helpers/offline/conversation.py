@@ -41,8 +41,12 @@ def text_of(blocks: list[dict]) -> str:
 
 _WRAPPED = re.compile(r"<([A-Za-z][\w-]*)(?:\s[^>]*)?>.*?</\1>", re.DOTALL)
 # A user turn a program writes to ask for a retry: it says it is not the person speaking.
-_FEEDBACK = re.compile(
-    r"automated feedback|not a message from the user|failed (?:the application's )?validation",
+# A user text a program writes after the model's answer to say the answer failed its validation
+# (pydantic-ai, instructor and others ask again with one): not the person speaking.
+FEEDBACK = re.compile(
+    r"automated feedback|not a message from the user|failed (?:the application's )?validation"
+    r"|validation errors? (?:found|for)\b|\d+ validation errors?\b|fix the errors?\b"
+    r"|recall the function correctly|correct your json",
     re.IGNORECASE,
 )
 _FENCED = re.compile(r"```.*?(?:```|$)", re.DOTALL)
@@ -335,7 +339,7 @@ class Conversation:
             if message.get("role") != "user":
                 continue
             said = text_of([b for b in blocks_of(message) if b.get("type") == "text"]).strip()
-            if said and not _FEEDBACK.search(said):
+            if said and not FEEDBACK.search(said):
                 return own_words(said, self.model_texts)
         return self.person_text
 

@@ -17,18 +17,17 @@ from dataclasses import dataclass, field
 import jiter
 
 from course_helpers.offline import context_management, policy, scenarios
+from course_helpers.offline.answer_values import answer_value
 from course_helpers.offline.cache_diagnostics import Fingerprints
 from course_helpers.offline.conversation import Conversation, written
 from course_helpers.offline.errors import ApiError
 from course_helpers.offline.faults import Fault, FaultQueue
-from course_helpers.offline.filling import fill
 from course_helpers.offline.ids import make_id
 from course_helpers.offline.models import CATALOGUE
 from course_helpers.offline.output_tools import (
     answer_in_prompted_json,
     answer_through_output_tool,
     output_tool,
-    request_text,
 )
 from course_helpers.offline.policy import Reply
 from course_helpers.offline.prefill import continue_prefill
@@ -159,7 +158,7 @@ class CourseModel:
                 schema = (conv.tool(name) or {}).get("input_schema") or {}
                 said = written(content) if answer_tool and name == answer_tool["name"] else ""
                 said = "" if scenarios.is_fallback(said) else said
-                value = fill(schema, request_text(conv), hint=said, asked=conv.asked_text)
+                value = answer_value(conv, schema, hint=said, tool=name)
                 calls = [policy.tool_use(name, **(value if isinstance(value, dict) else {}))]
             # A forced tool call starts the turn at once: no text before it.
             content = calls
@@ -271,7 +270,7 @@ def _structured(conv: Conversation, reply: Reply) -> Reply:
 
     A strict tool's input always matches its schema; with a json_schema format, any text the
     model writes is one JSON document valid against the schema: no free text beside tool calls,
-    and a final answer whose fields hold what the request names (`filling.fill`).
+    and a final answer whose fields hold what the request names (`answer_values.answer_value`).
     """
     content = []
     for block in reply.content:
@@ -289,7 +288,7 @@ def _structured(conv: Conversation, reply: Reply) -> Reply:
         parsed = _json_or_none(said)
         if parsed is None:
             said = "" if scenarios.is_fallback(said) else said
-            document = fill(schema, request_text(conv), hint=said, asked=conv.asked_text)
+            document = answer_value(conv, schema, hint=said)
         else:
             document = conform(parsed, schema, hint=said)
         others = [b for b in content if b["type"] not in ("text",)]

@@ -5,7 +5,7 @@ description says it returns the final result, and read the answer from its input
 has such a tool answers through it instead of in free text. The course model does the same: a
 final answer in text, with an output tool on offer and `tool_choice` not `none`, becomes a call
 to that tool, its input valid for the tool's schema and filled from what the request says
-(`filling.fill`).
+(`answer_values.answer_value`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import json
 import re
 
 from course_helpers.offline import policy, scenarios
-from course_helpers.offline.conversation import Conversation, blocks_of, result_text, written
-from course_helpers.offline.filling import fill
+from course_helpers.offline.answer_values import answer_value
+from course_helpers.offline.conversation import Conversation, written
 from course_helpers.offline.policy import Reply
 from course_helpers.offline.schemas import conform, tidy
 
@@ -39,18 +39,6 @@ def output_tool(conv: Conversation) -> dict | None:
     return None
 
 
-def request_text(conv: Conversation) -> str:
-    """What the request says, latest first: the person's own words, then the tool results."""
-    said, results = [], []
-    for message in reversed(conv.messages):
-        if message.get("role") != "user":
-            continue
-        blocks = blocks_of(message)
-        said.append(written(blocks))
-        results.extend(result_text(b) for b in blocks if b.get("type") == "tool_result")
-    return "\n".join(part for part in [*said, *results] if part)
-
-
 def answer_through_output_tool(conv: Conversation, reply: Reply) -> Reply:
     """A final text answer, turned into a call to the output tool when one is offered."""
     if not conv.tools_allowed or reply.stop_reason not in (None, "end_turn"):
@@ -65,7 +53,7 @@ def answer_through_output_tool(conv: Conversation, reply: Reply) -> Reply:
         value = conform(json.loads(said), tool["input_schema"], hint=said)
     except ValueError:
         said = "" if scenarios.is_fallback(said) else said
-        value = fill(tool["input_schema"], request_text(conv), hint=said, asked=conv.asked_text)
+        value = answer_value(conv, tool["input_schema"], hint=said, tool=tool["name"])
     arguments = value if isinstance(value, dict) else {}
     others = [block for block in reply.content if block["type"] != "text"]
     return Reply(
@@ -102,7 +90,7 @@ def prompted_schema(conv: Conversation) -> dict | None:
 
 def answer_in_prompted_json(conv: Conversation, reply: Reply) -> Reply:
     """A final text answer, written as the JSON document a schema in the prompt asks for,
-    its fields filled from what the request says (`filling.fill`)."""
+    its fields filled from what the request says (`answer_values.answer_value`)."""
     if reply.stop_reason not in (None, "end_turn") or conv.output_schema is not None:
         return reply
     if any(block["type"] != "text" for block in reply.content):
@@ -115,6 +103,6 @@ def answer_in_prompted_json(conv: Conversation, reply: Reply) -> Reply:
         document = conform(json.loads(said), schema, hint=said)
     except ValueError:
         said = "" if scenarios.is_fallback(said) else said
-        document = fill(schema, request_text(conv), hint=said, asked=conv.asked_text)
+        document = answer_value(conv, schema, hint=said)
     text = json.dumps(document, ensure_ascii=False)
     return Reply([policy.text(text)], reply.stop_reason, None, reply.thinking)

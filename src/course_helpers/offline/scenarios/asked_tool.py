@@ -7,7 +7,9 @@ for every caller: tools may be called, every word of the tool's name (split at `
 capitals; an MCP client's `mcp__server__` prefix left out) is one of the person's words (or
 that word with -s, -es, -ed, -ing), the tool has at least one required field, and the request
 states a value for every required field (`filling.stated`: no placeholder is sent). The first
-such tool is called once. When its results come back, the answer reports them.
+such tool is called once. When its results come back, the answer reports them; a result that
+is an error stating exactly what to change in the input (`corrections.py`) gets the call again
+with that change, once per input.
 
 It has no line in the capability list: it is not a lesson's scenario.
 """
@@ -17,8 +19,10 @@ from __future__ import annotations
 import re
 
 from course_helpers.offline.conversation import Conversation
+from course_helpers.offline.corrections import put_right
 from course_helpers.offline.filling import stated
 from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
+from course_helpers.offline.schemas import conform
 
 
 def name_words(name: str) -> list[str]:
@@ -57,6 +61,9 @@ def asked_tool(conv: Conversation) -> Reply | None:
         asked = [c for c in results if asks_for(conv.tool(c.name) or {}, said)]
         if not asked or len(asked) != len(results):
             return None
+        again = _put_right(conv, asked)
+        if again is not None:
+            return again
         lines = [
             f"{c.name} failed: {c.result}" if c.is_error else f"Done. {c.name} returned: {c.result}"
             for c in asked
@@ -70,3 +77,24 @@ def asked_tool(conv: Conversation) -> Reply | None:
             name = tool["name"]
             return Reply([text(f"I'll call {name}."), tool_use(name, **arguments)])
     return None
+
+
+def _put_right(conv: Conversation, answered: list) -> Reply | None:
+    """The failed calls again, when their errors state exactly what to change in the input
+    (`corrections.put_right`) and that input was not tried before."""
+    tried = [(c.name, c.input) for c in conv.calls()]
+    calls = []
+    for call in answered:
+        if not call.is_error or call.result is None:
+            continue
+        fixed = put_right(call.input, call.result)
+        schema = (conv.tool(call.name) or {}).get("input_schema") or {}
+        if (
+            fixed != call.input
+            and (call.name, fixed) not in tried
+            and conform(fixed, schema) == fixed
+        ):
+            calls.append(tool_use(call.name, **fixed))
+    if not calls:
+        return None
+    return Reply([text("The tool said what to change; I'll call it again with that."), *calls])

@@ -1,7 +1,8 @@
 """Course machinery (offline course model): the small helpers every validation check uses.
 
-One job: say a refusal the API's way (`fail`, `tag_error`), recognise JSON numbers the way
-pydantic does (a bool is not an int), check an `effort` value (wherever it is set).
+One job: say a refusal the API's way (`fail`, `tag_error`, `tagged_kind`), recognise JSON
+numbers the way pydantic does (a bool is not an int), check an `effort` value (wherever it is
+set).
 """
 
 from __future__ import annotations
@@ -31,6 +32,18 @@ def tag_error(path: str, tag: Any, expected: Iterable[str]) -> ApiError:
         f"{path}: Input tag '{tag}' found using 'type' does not match any of the expected "
         f"tags: {listed}"
     )
+
+
+def tagged_kind(path: str, value: Any, expected: Iterable[str]) -> Any:
+    """The `type` of a tagged object (a block, `tool_choice`, `thinking`), refused the way
+    pydantic refuses it when it is not an object, has no `type`, or has a type not expected."""
+    if not isinstance(value, dict):
+        raise fail(f"{path}: Input should be a valid dictionary")
+    if "type" not in value:
+        raise fail(f"{path}: Unable to extract tag using discriminator 'type'")
+    if value["type"] not in expected:
+        raise tag_error(path, value["type"], expected)
+    return value["type"]
 
 
 def check_effort_shape(path: str, config: dict) -> None:

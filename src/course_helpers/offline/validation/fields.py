@@ -18,6 +18,7 @@ from course_helpers.offline.validation.common import (
     is_int,
     is_number,
     tag_error,
+    tagged_kind,
 )
 from course_helpers.offline.validation.messages import check_extra_fields, check_messages_shape
 from course_helpers.offline.validation.surface import Surface
@@ -214,12 +215,7 @@ def _check_tool_choice_shape(body: dict) -> None:
     if "tool_choice" not in body:
         return
     choice = body["tool_choice"]
-    if not isinstance(choice, dict):
-        raise fail("tool_choice: Input should be a valid dictionary")
-    if "type" not in choice:
-        raise fail("tool_choice: Unable to extract tag using discriminator 'type'")
-    if choice["type"] not in _TOOL_CHOICE_TYPES:
-        raise tag_error("tool_choice", choice["type"], _TOOL_CHOICE_TYPES)
+    tagged_kind("tool_choice", choice, _TOOL_CHOICE_TYPES)
     if choice["type"] == "tool":
         if "name" not in choice:
             raise fail("tool_choice.tool.name: Field required")
@@ -256,12 +252,7 @@ def _check_thinking_shape(body: dict) -> None:
     if "thinking" not in body:
         return
     thinking = body["thinking"]
-    if not isinstance(thinking, dict):
-        raise fail("thinking: Input should be a valid dictionary")
-    if "type" not in thinking:
-        raise fail("thinking: Unable to extract tag using discriminator 'type'")
-    if thinking["type"] not in _THINKING_TYPES:
-        raise tag_error("thinking", thinking["type"], _THINKING_TYPES)
+    tagged_kind("thinking", thinking, _THINKING_TYPES)
     if thinking["type"] != "enabled":
         return
     if "budget_tokens" not in thinking:

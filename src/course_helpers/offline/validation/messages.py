@@ -17,7 +17,7 @@ from typing import Any
 
 from course_helpers.offline.conversation import blocks_of
 from course_helpers.offline.models import CATALOGUE
-from course_helpers.offline.validation.common import check_effort_shape, fail, tag_error
+from course_helpers.offline.validation.common import check_effort_shape, fail, tagged_kind
 from course_helpers.offline.validation.surface import BETA, BLOCK_TYPES, Surface
 
 _USER_ONLY_BLOCKS = frozenset({"tool_result"})
@@ -128,13 +128,7 @@ def _check_system_message(path: str, message: dict) -> None:
         return
     for position, block in enumerate(_content_list(path, message)):
         block_path = f"{path}.content.{position}"
-        if not isinstance(block, dict):
-            raise fail(f"{block_path}: Input should be a valid dictionary")
-        if "type" not in block:
-            raise fail(f"{block_path}: Unable to extract tag using discriminator 'type'")
-        kind = block["type"]
-        if kind not in _SYSTEM_BLOCKS:
-            raise tag_error(block_path, kind, _SYSTEM_BLOCKS)
+        kind = tagged_kind(block_path, block, _SYSTEM_BLOCKS)
         if kind == "text":
             check_text_block(f"{block_path}.text", block)
         elif "tool" not in block:
@@ -145,13 +139,7 @@ def _check_system_message(path: str, message: dict) -> None:
 
 
 def _check_block_shape(path: str, block: Any, surface: Surface) -> None:
-    if not isinstance(block, dict):
-        raise fail(f"{path}: Input should be a valid dictionary")
-    if "type" not in block:
-        raise fail(f"{path}: Unable to extract tag using discriminator 'type'")
-    kind = block["type"]
-    if kind not in surface.block_types:
-        raise tag_error(path, kind, surface.block_types)
+    kind = tagged_kind(path, block, surface.block_types)
     if kind == "text":
         check_text_block(f"{path}.text", block)
     elif kind == "image":
@@ -213,13 +201,7 @@ def _check_tool_result_block(path: str, block: dict, surface: Surface) -> None:
         raise fail(f"{path}.content: Input should be a valid list")
     for position, inner in enumerate(content):
         inner_path = f"{path}.content.{position}"
-        if not isinstance(inner, dict):
-            raise fail(f"{inner_path}: Input should be a valid dictionary")
-        if "type" not in inner:
-            raise fail(f"{inner_path}: Unable to extract tag using discriminator 'type'")
-        if inner["type"] not in surface.result_content_types:
-            raise tag_error(inner_path, inner["type"], surface.result_content_types)
-        kind = inner["type"]
+        kind = tagged_kind(inner_path, inner, surface.result_content_types)
         if kind == "text":
             check_text_block(f"{inner_path}.text", inner)
         elif kind == "image":

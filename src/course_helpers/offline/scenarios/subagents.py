@@ -4,11 +4,14 @@ Offered a tool named `task` (and tools allowed), the model reads the person's re
 user text) as a list of parts, the same way the support desk of notebook 09 reads a ticket
 (`support_desk.split_requests`: sentences, joined while the topic stays). It delegates when the
 request has more than one part, or when `task` is the only tool it has (it cannot do the work
-itself); otherwise this scenario stays out of the way and the model works with its other tools.
+itself), and at least one part asks the shop for something (`asks_the_shop`: "What is 2+2?" is
+not handed over); otherwise this scenario stays out of the way and the model works with its
+other tools.
 
 1. **Delegate.** One `task` call per part, all in one turn (or one a turn, in order, when the
    request disables parallel tool use). The task's prompt is the part in the person's words.
-   A short label goes in a `description` field (or `title`, `name`) if the tool has one. If the
+   A short label goes in a `description` field (or `title`, `name`) if the tool has one; any
+   other required field gets a valid value (an enum's first choice). If the
    tool's schema has a `context` field (or `background`, `facts`), the model fills it with the
    sentences of the request, outside this part, that ask for nothing themselves and hold an
    email address or an order id the part does not name, and with every email the request
@@ -38,10 +41,12 @@ from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
 from course_helpers.offline.scenarios.support_desk import merge
 from course_helpers.offline.scenarios.support_desk_reading import (
     ORDER_ID,
+    asks_the_shop,
     categorise,
     item_of,
     split_requests,
 )
+from course_helpers.offline.schemas import conform
 
 TASK = "task"
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -133,6 +138,10 @@ def _task_call(conv: Conversation, part: str, request: str) -> dict:
     context = _field(props, _CONTEXT_FIELDS)
     if context and context not in arguments:
         arguments[context] = context_for(part, request)
+    # Any other field the schema requires gets a valid value (an enum's first choice).
+    schema = (conv.tool(TASK) or {}).get("input_schema")
+    if isinstance(schema, dict):
+        arguments = conform(arguments, schema)
     return tool_use(TASK, **arguments)
 
 
@@ -165,6 +174,8 @@ def subagents(conv: Conversation) -> Reply | None:
     only_task = conv.tool_names == [TASK]
     if not parts or (len(parts) < 2 and not only_task):
         return None
+    if not any(asks_the_shop(part) for part in parts):
+        return None  # "What is 2+2?": nothing to hand over; the model answers it itself
     calls = conv.task_calls()
     delegated = [c for c in calls if c.name == TASK]
     if len(delegated) >= len(parts):

@@ -5,6 +5,9 @@ Server tools run on the API's side: the response already holds the `server_tool_
 its `web_search_tool_result`, and the program sends no tool_result. A question that needs two
 searches pauses after the first (`stop_reason: pause_turn`); the program sends the response back
 as it is, with no new user message, and the model carries on.
+
+It searches only when the server tool is offered (a client's own tool named `web_search` is
+not it) and the person asks for a search or asks about something the corpus covers.
 """
 
 from __future__ import annotations
@@ -58,6 +61,27 @@ def _queries(question: str) -> list[str]:
     return parts[:3] or [question]
 
 
+_ASKS_TO_SEARCH = re.compile(
+    r"\b(?:search|look (?:it |that |this )?up|google|on the (?:web|internet)|online|latest|news)\b",
+    re.IGNORECASE,
+)
+
+
+def _offered(conv: Conversation) -> bool:
+    """The server tool itself (`"type": "web_search_<date>"`). A client's own tool that happens
+    to be named `web_search` has an `input_schema` and is the client's to run."""
+    return any(
+        tool.get("name") == "web_search" and str(tool.get("type") or "").startswith("web_search_")
+        for tool in conv.tools
+    )
+
+
+def _needs_a_search(question: str, queries: list[str]) -> bool:
+    """Whether a model would search: the person asks it to, or asks about something the
+    corpus covers. "Hi" and "What is 2+2?" are answered without a search."""
+    return bool(_ASKS_TO_SEARCH.search(question)) or any(search(q) for q in queries)
+
+
 def _searched(conv: Conversation) -> list[str]:
     return [
         b["input"].get("query", "")
@@ -75,12 +99,14 @@ def _searched(conv: Conversation) -> list[str]:
     priority=40,
 )
 def web_search(conv: Conversation) -> Reply | None:
-    if "web_search" not in conv.tool_names or conv.ends_with_results:
+    if not _offered(conv) or conv.ends_with_results:
         return None
     question = conv.person_text
     if not question:
         return None
     queries, done = _queries(question), _searched(conv)
+    if not done and not _needs_a_search(question, queries):
+        return None
     todo = [q for q in queries if q not in done]
     blocks: list[dict] = []
     if todo:

@@ -1,10 +1,10 @@
-"""The agent frameworks' checks (strands-agents, agno, llm, smolagents, langgraph), run by
+"""The agent frameworks' checks (strands-agents, agno, llm, smolagents, langgraph, dspy), run by
 `clients.py` with the clients' own Python, each framework in a venv of its own (see README.md).
 
 Each framework points at the course model its documented way: strands-agents and agno take the
 Anthropic client's arguments (`client_args`, `client_params`), llm-anthropic's `ClaudeMessages`
-takes `base_url`, smolagents' `LiteLLMModel` takes litellm's `api_base`, langgraph's prebuilt
-agent wraps a `ChatAnthropic` with `base_url`.
+takes `base_url`, smolagents' `LiteLLMModel` and dspy's `LM` take litellm's `api_base`,
+langgraph's prebuilt agent wraps a `ChatAnthropic` with `base_url`.
 """
 
 from __future__ import annotations
@@ -421,10 +421,103 @@ def langgraph_checks() -> None:
     run("langgraph", "system_after_results", system_after_results)
 
 
+# -- dspy (LM through litellm, anthropic/ prefix) ------------------------------------------------
+
+
+def dspy_checks() -> None:
+    import dspy
+    from dspy.signatures.signature import make_signature
+
+    def lm(h):
+        return dspy.LM(
+            f"anthropic/{MODEL}",
+            api_base=URL,
+            api_key=KEY,
+            max_tokens=400,
+            extra_headers=h,
+            cache=False,
+            num_retries=0,
+        )
+
+    def add_contact(name: str, email: str) -> str:
+        """Add a person to the address book."""
+        return f"added {name}"
+
+    def get_weather(city: str) -> str:
+        """Current weather for a city."""
+        return weather(city)
+
+    # Built from fields, not class bodies: this module's postponed annotations are strings,
+    # which dspy's signatures do not resolve.
+    add_contact_signature = make_signature(
+        {
+            "request": (str, dspy.InputField()),
+            "tools": (list[dspy.Tool], dspy.InputField()),
+            "outputs": (dspy.ToolCalls, dspy.OutputField()),
+        },
+        "Add the person the request names to the address book.",
+    )
+    report_signature = make_signature(
+        {"text": (str, dspy.InputField()), "report": (Weather, dspy.OutputField())},
+        "Turn the text into a weather report.",
+    )
+    # The chat format alone: dspy's fallback to its JSON adapter sends litellm's retired
+    # `output_format` (structured_json shows that request on its own).
+    chat = dspy.ChatAdapter(use_json_adapter_fallback=False)
+
+    def plain(h):
+        with dspy.context(lm=lm(h), adapter=chat):
+            said = dspy.Predict("question -> answer")(question="What is 2+2?").answer
+        return "4" in said, said
+
+    def tool_name(h):
+        adapter = dspy.ChatAdapter(
+            use_native_function_calling=True, use_json_adapter_fallback=False
+        )
+        with dspy.context(lm=lm(h), adapter=adapter):
+            r = dspy.Predict(add_contact_signature)(
+                request=CONTACT_TEXT, tools=[dspy.Tool(add_contact)]
+            )
+        calls = r.outputs.tool_calls
+        ok = bool(calls) and calls[0].name == "add_contact"
+        return ok and calls[0].args.get("name") == "Ada Lovelace", calls
+
+    async def stream(h):
+        listener = dspy.streaming.StreamListener(signature_field_name="answer")
+        program = dspy.streamify(dspy.Predict("question -> answer"), stream_listeners=[listener])
+        parts, final = [], None
+        with dspy.context(lm=lm(h), adapter=chat):
+            async for chunk in program(question="Say hello in one short sentence."):
+                if isinstance(chunk, dspy.streaming.StreamResponse):
+                    parts.append(chunk.chunk)
+                elif isinstance(chunk, dspy.Prediction):
+                    final = chunk
+        return bool("".join(parts)) and final is not None, "".join(parts)
+
+    def structured(h, adapter):
+        with dspy.context(lm=lm(h), adapter=adapter):
+            return _weather_ok(dspy.Predict(report_signature)(text=WEATHER_TEXT).report)
+
+    def loop(h):
+        with dspy.context(lm=lm(h), adapter=chat):
+            r = dspy.ReAct("question -> answer", tools=[get_weather], max_iters=4)(
+                question=LOOP_TEXT
+            )
+        return "Paris" in r.answer and "Tokyo" in r.answer, r.answer
+
+    run("dspy", "plain", plain)
+    run("dspy", "tool_name", tool_name)
+    run("dspy", "stream", stream)
+    run("dspy", "structured_chat", lambda h: structured(h, chat))
+    run("dspy", "structured_json", lambda h: structured(h, dspy.JSONAdapter()))
+    run("dspy", "tool_loop", loop)
+
+
 FRAMEWORKS = {
     "strands-agents": strands_checks,
     "agno": agno_checks,
     "llm-anthropic": llm_checks,
     "smolagents": smolagents_checks,
     "langgraph": langgraph_checks,
+    "dspy": dspy_checks,
 }

@@ -1313,3 +1313,56 @@ def test_smolagents_observations_in_text_are_not_asked_for_again(app):
     assert [b["name"] for b in made] == ["final_answer"]
     said = str(made[0]["input"]["answer"])
     assert "Paris" in said and "Tokyo" in said and "Observation" not in said
+
+
+# dspy 3.4's ChatAdapter (litellm 1.110): the fields go out as `[[ ## name ## ]]` sections, and
+# the answer is read back from the same sections, up to `[[ ## completed ## ]]`.
+DSPY_STRUCTURE = "All interactions will be structured in the following way, with the appropriate values filled in.\n\n"  # noqa: E501
+DSPY_BODIES = {
+    "plain": (
+        "Your input fields are:\n1. `question` (str):\nYour output fields are:\n1. `answer` "
+        f"(str):\n{DSPY_STRUCTURE}[[ ## question ## ]]\n{{question}}\n\n[[ ## answer ## ]]\n"
+        "{answer}\n\n[[ ## completed ## ]]\nIn adhering to this structure, your objective is: "
+        "\n        Given the fields `question`, produce the fields `answer`.",
+        "[[ ## question ## ]]\nWhat is 2+2?\n\nRespond with the corresponding output fields, "
+        "starting with the field `[[ ## answer ## ]]`, and then ending with the marker for "
+        "`[[ ## completed ## ]]`.",
+    ),
+    "structured": (
+        "Your input fields are:\n1. `text` (str):\nYour output fields are:\n1. `report` "
+        f"(Weather):\n{DSPY_STRUCTURE}[[ ## text ## ]]\n{{text}}\n\n[[ ## report ## ]]\n"
+        "{report}        # note: the value you produce must adhere to the JSON schema: "
+        '{"type": "object", "properties": {"city": {"type": "string", "title": "City"}, '
+        '"summary": {"type": "string", "title": "Summary"}, "temperature_c": {"type": "number", '
+        '"title": "Temperature C"}}, "required": ["city", "temperature_c", "summary"], '
+        '"title": "Weather"}\n\n[[ ## completed ## ]]\nIn adhering to this structure, your '
+        "objective is: \n        Turn the text into a weather report.",
+        f"[[ ## text ## ]]\n{WEATHER_ASKED}\n\nRespond with the corresponding output fields, "
+        "starting with the field `[[ ## report ## ]]` (must be formatted as a valid Python "
+        "Weather), and then ending with the marker for `[[ ## completed ## ]]`.",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(DSPY_BODIES))
+def test_dspys_field_sections_are_answered_in_the_same_sections(app, case):
+    system, question = DSPY_BODIES[case]
+    sent = {
+        "model": "claude-haiku-5-5",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": question}]}],
+        "max_tokens": 400,
+        "system": [{"type": "text", "text": system}],
+    }
+    status, answer = post(app, sent)
+    assert status == 200
+    said = "".join(b["text"] for b in answer["content"] if b["type"] == "text")
+    field = {"plain": "answer", "structured": "report"}[case]
+    head, _, rest = said.partition(f"[[ ## {field} ## ]]")
+    value, _, _ = rest.partition("[[ ## completed ## ]]")
+    assert not head.strip() and "[[ ## completed ## ]]" in rest, said
+    if case == "plain":
+        assert "4" in value
+    else:
+        found = json.loads(value)
+        assert found["city"] == "Paris" and found["temperature_c"] == 18
+        assert "[[ ##" not in found["summary"]

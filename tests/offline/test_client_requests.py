@@ -1041,3 +1041,328 @@ def test_no_call_without_the_ask_and_the_values(app, question):
     status, answer = post(app, sent)
     assert status == 200
     assert not [b for b in answer["content"] if b["type"] == "tool_use"]
+
+
+# ------------------------------------------------ agent frameworks' requests, replayed as sent
+
+# Captured from `benchmarks/real_clients/run.py` with the frameworks of `frameworks.py` (strands
+# and smolagents stream or not as asked: the replays below ask for the whole answer at once).
+WEATHER_ASKED = "Paris, 18 C and sunny. Give me the weather report as data."
+WEATHER_FIELDS = {
+    "city": {"title": "City", "type": "string", "description": "Property city"},
+    "temperature_c": {
+        "title": "Temperature C",
+        "type": "number",
+        "description": "Property temperature_c",
+    },
+    "summary": {"title": "Summary", "type": "string", "description": "Property summary"},
+}
+
+
+def _strands_output_tool(name: str, properties: dict) -> dict:
+    # strands-agents 1.62's structured output: a tool named after the model, described so.
+    return {
+        "name": name,
+        "description": "IMPORTANT: This StructuredOutputTool should only be invoked as the last "
+        "and final tool before returning the completed result to the caller. "
+        f"<description>{name} structured output tool</description>",
+        "input_schema": {
+            "type": "object",
+            "properties": properties,
+            "title": name,
+            "required": list(properties),
+        },
+    }
+
+
+STRANDS_OUTPUT_BODIES = {
+    "weather": {
+        "max_tokens": 400,
+        "messages": [{"content": [{"text": WEATHER_ASKED, "type": "text"}], "role": "user"}],
+        "model": "claude-haiku-5-5",
+        "tools": [_strands_output_tool("Weather", WEATHER_FIELDS)],
+    },
+    "contact": {
+        "max_tokens": 400,
+        "messages": [{"content": [{"text": CONTACT_TEXT, "type": "text"}], "role": "user"}],
+        "model": "claude-haiku-5-5",
+        "tools": [
+            _strands_output_tool(
+                "CheckedContact",
+                {
+                    "name": {"title": "Name", "type": "string", "description": "Property name"},
+                    "email": {"title": "Email", "type": "string", "description": "Property email"},
+                },
+            )
+        ],
+    },
+}
+STRANDS_EXPECTED = {
+    "weather": {"city": "Paris", "temperature_c": 18},
+    "contact": {"name": "Ada Lovelace", "email": "ada@example.com"},
+}
+
+
+@pytest.mark.parametrize("case", list(STRANDS_OUTPUT_BODIES))
+def test_strands_structured_output_tool_is_answered_through_under_auto(app, case):
+    # strands-agents 1.62, `agent(prompt, structured_output_model=...)`: the only tool is its
+    # output tool, under `auto`; the answer is a call to it, its input from the person's words.
+    status, answer = post(app, STRANDS_OUTPUT_BODIES[case])
+    assert status == 200
+    calls = [b for b in answer["content"] if b["type"] == "tool_use"]
+    assert [c["name"] for c in calls] == [STRANDS_OUTPUT_BODIES[case]["tools"][0]["name"]]
+    assert STRANDS_EXPECTED[case].items() <= calls[0]["input"].items()
+
+
+def test_strands_forced_retry_does_not_fill_a_value_from_its_own_instruction(app):
+    # strands-agents 1.62: no call to the output tool under `auto`, so it asks again, forced,
+    # with its own instruction as the last user turn.
+    sent = {
+        **STRANDS_OUTPUT_BODIES["weather"],
+        "messages": [
+            {"content": [{"text": WEATHER_ASKED, "type": "text"}], "role": "user"},
+            {
+                "content": [
+                    {
+                        "signature": "sig_017E0FWNE1tBpPCOaegslxcbI68Azhrrr4VqBGiB7J",
+                        "thinking": "I have what I need to answer directly.",
+                        "type": "thinking",
+                    },
+                    {"text": "Which city would you like the weather for?", "type": "text"},
+                ],
+                "role": "assistant",
+            },
+            {
+                "content": [
+                    {
+                        "text": "You must format the previous response as structured output.",
+                        "type": "text",
+                    }
+                ],
+                "role": "user",
+            },
+        ],
+        "tool_choice": {"type": "tool", "name": "Weather"},
+    }
+    status, answer = post(app, sent)
+    assert status == 200
+    call = next(b for b in answer["content"] if b["type"] == "tool_use")
+    assert call["input"]["city"] == "Paris" and call["input"]["temperature_c"] == 18
+    assert "structured output" not in call["input"]["summary"]
+
+
+def test_a_weather_report_the_person_states_is_not_answered_with_which_city(app):
+    # langgraph 1.2's prebuilt create_react_agent (ChatAnthropic 1.7.10) with get_weather and
+    # response_format: the first turn. The person named Paris and its weather.
+    sent = {
+        "max_tokens": 400,
+        "messages": [{"role": "user", "content": WEATHER_ASKED}],
+        "model": "claude-haiku-5-5",
+        "tools": [
+            {
+                "name": "get_weather",
+                "input_schema": {
+                    "properties": {"city": {"type": "string"}},
+                    "required": ["city"],
+                    "type": "object",
+                },
+                "description": "Current weather for a city.",
+            }
+        ],
+    }
+    status, answer = post(app, sent)
+    assert status == 200
+    said = "".join(b["text"] for b in answer["content"] if b["type"] == "text")
+    cities = [b["input"].get("city") for b in answer["content"] if b["type"] == "tool_use"]
+    assert "Which city" not in said
+    assert cities == ["Paris"] or (not cities and "Paris" in said)
+
+
+def test_agnos_json_mode_gets_the_fields_it_lists(app):
+    # agno 3.1, Claude with `output_schema` and `use_json_mode=True`: the fields and their
+    # properties are written into the system prompt (no JSON Schema object).
+    system = (
+        "Provide your output as a JSON containing the following fields:\n<json_fields>\n"
+        '["city", "temperature_c", "summary"]\n</json_fields>\n\n'
+        "Here are the properties for each field:\n<json_field_properties>\n{\n"
+        '  "city": {\n    "type": "string"\n  },\n'
+        '  "temperature_c": {\n    "type": "number"\n  },\n'
+        '  "summary": {\n    "type": "string"\n  }\n}\n</json_field_properties>\n'
+        "Start your response with `{` and end it with `}`.\n"
+        "Your output will be passed to json.loads() to convert it to a Python object.\n"
+        "Make sure it only contains valid JSON."
+    )
+    sent = {
+        "max_tokens": 400,
+        "messages": [{"role": "user", "content": [{"type": "text", "text": WEATHER_ASKED}]}],
+        "model": "claude-haiku-5-5",
+        "system": [{"text": system, "type": "text"}],
+    }
+    status, answer = post(app, sent)
+    assert status == 200
+    said = "".join(b["text"] for b in answer["content"] if b["type"] == "text")
+    found = json.loads(said)
+    assert found["city"] == "Paris" and found["temperature_c"] == 18
+    assert isinstance(found["summary"], str)
+
+
+def test_llm_anthropics_default_temperature_is_accepted(app):
+    # llm-anthropic 0.30 sends `temperature` 1.0 (its default) on every request, through
+    # `extra_body`. The models that deprecated sampling parameters still take the default.
+    sent = {
+        "max_tokens": 400,
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "What is 2+2?"}]}],
+        "model": "claude-haiku-5-5",
+        "thinking": {"type": "adaptive", "display": "summarized"},
+        "temperature": 1.0,
+    }
+    status, answer = post(app, sent)
+    assert status == 200, answer
+    assert answer["stop_reason"] == "end_turn"
+
+
+# smolagents 1.26's ToolCallingAgent (LiteLLMModel, litellm 1.110): its calls and their results
+# go back as text ("Calling tools:" from the assistant, "Observation:" from the user), under
+# `tool_choice` any with its final_answer tool. The system prompt's worked examples left out.
+SMOLAGENTS_SYSTEM = (
+    "You are an expert assistant who can solve any task using tool calls. You will be given a "
+    "task to solve as best you can.\nTo do so, you have been given access to some tools.\n\n"
+    "The tool call you write is an action: after the tool is executed, you will get the result "
+    'of the tool call as an "observation".\n'
+    "This Action/Observation can repeat N times, you should take several steps when needed.\n\n"
+    "You can use the result of the previous action as input for the next action.\n"
+    'To provide the final answer to the task, use an action blob with "name": "final_answer" '
+    "tool. It is the only way to complete the task, else you will be stuck on a loop.\n\n"
+    "You only have access to these tools:\n"
+    "- get_weather: Current weather for a city.\n"
+    "    Takes inputs: {'city': {'type': 'string', 'description': 'the city'}}\n"
+    "    Returns an output of type: string\n"
+    "- final_answer: Provides a final answer to the given problem.\n"
+    "    Takes inputs: {'answer': {'type': 'any', 'description': 'The final answer to the "
+    "problem'}}\n    Returns an output of type: any\n\n"
+    "Here are the rules you should always follow to solve your task:\n"
+    "1. ALWAYS provide a tool call, else you will fail.\n"
+    "2. Always use the right arguments for the tools. Never use variable names as the action "
+    "arguments, use the value instead.\n"
+    "3. Call a tool only when needed: do not call the search agent if you do not need "
+    "information, try to solve the task yourself. If no tool call is needed, use final_answer "
+    "tool to return your answer.\n"
+    "4. Never re-do a tool call that you previously did with the exact same parameters.\n\n"
+    "Now Begin!"
+)
+
+
+def test_smolagents_observations_in_text_are_not_asked_for_again(app):
+    calls = (
+        "Calling tools:\n[{'id': 'toolu_016Hlvyc0NKfceRp18wXQVub1T', 'type': 'function', "
+        "'function': {'name': 'get_weather', 'arguments': {'city': 'Paris'}}}, "
+        "{'id': 'toolu_01pw6pGF1NzAZgz9lJYbwFHGE4', 'type': 'function', 'function': "
+        "{'name': 'get_weather', 'arguments': {'city': 'Tokyo'}}}]"
+    )
+    observation = (
+        'Observation:\n{"city": "Paris", "temperature_c": 18, "conditions": "sunny"}\n'
+        '{"city": "Tokyo", "temperature_c": 18, "conditions": "sunny"}'
+    )
+    sent = {
+        "model": "claude-haiku-5-5",
+        "stop_sequences": ["Observation:", "Calling tools:"],
+        "max_tokens": 400,
+        "tools": [
+            {
+                "name": "get_weather",
+                "input_schema": {
+                    "type": "object",
+                    "properties": {"city": {"type": "string", "description": "the city"}},
+                    "required": ["city"],
+                },
+                "type": "custom",
+                "description": "Current weather for a city.",
+            },
+            {
+                "name": "final_answer",
+                "input_schema": {
+                    "type": "object",
+                    "properties": {
+                        "answer": {
+                            "type": "string",
+                            "description": "The final answer to the problem",
+                        }
+                    },
+                    "required": ["answer"],
+                },
+                "type": "custom",
+                "description": "Provides a final answer to the given problem.",
+            },
+        ],
+        "tool_choice": {"type": "any"},
+        "system": [{"type": "text", "text": SMOLAGENTS_SYSTEM}],
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "New task:\nWhat's the weather in Paris and in Tokyo?"}
+                ],
+            },
+            {"role": "assistant", "content": [{"type": "text", "text": calls}]},
+            {"role": "user", "content": [{"type": "text", "text": observation}]},
+        ],
+    }
+    status, answer = post(app, sent)
+    assert status == 200
+    made = [b for b in answer["content"] if b["type"] == "tool_use"]
+    assert [b["name"] for b in made] == ["final_answer"]
+    said = str(made[0]["input"]["answer"])
+    assert "Paris" in said and "Tokyo" in said and "Observation" not in said
+
+
+# dspy 3.4's ChatAdapter (litellm 1.110): the fields go out as `[[ ## name ## ]]` sections, and
+# the answer is read back from the same sections, up to `[[ ## completed ## ]]`.
+DSPY_STRUCTURE = "All interactions will be structured in the following way, with the appropriate values filled in.\n\n"  # noqa: E501
+DSPY_BODIES = {
+    "plain": (
+        "Your input fields are:\n1. `question` (str):\nYour output fields are:\n1. `answer` "
+        f"(str):\n{DSPY_STRUCTURE}[[ ## question ## ]]\n{{question}}\n\n[[ ## answer ## ]]\n"
+        "{answer}\n\n[[ ## completed ## ]]\nIn adhering to this structure, your objective is: "
+        "\n        Given the fields `question`, produce the fields `answer`.",
+        "[[ ## question ## ]]\nWhat is 2+2?\n\nRespond with the corresponding output fields, "
+        "starting with the field `[[ ## answer ## ]]`, and then ending with the marker for "
+        "`[[ ## completed ## ]]`.",
+    ),
+    "structured": (
+        "Your input fields are:\n1. `text` (str):\nYour output fields are:\n1. `report` "
+        f"(Weather):\n{DSPY_STRUCTURE}[[ ## text ## ]]\n{{text}}\n\n[[ ## report ## ]]\n"
+        "{report}        # note: the value you produce must adhere to the JSON schema: "
+        '{"type": "object", "properties": {"city": {"type": "string", "title": "City"}, '
+        '"summary": {"type": "string", "title": "Summary"}, "temperature_c": {"type": "number", '
+        '"title": "Temperature C"}}, "required": ["city", "temperature_c", "summary"], '
+        '"title": "Weather"}\n\n[[ ## completed ## ]]\nIn adhering to this structure, your '
+        "objective is: \n        Turn the text into a weather report.",
+        f"[[ ## text ## ]]\n{WEATHER_ASKED}\n\nRespond with the corresponding output fields, "
+        "starting with the field `[[ ## report ## ]]` (must be formatted as a valid Python "
+        "Weather), and then ending with the marker for `[[ ## completed ## ]]`.",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(DSPY_BODIES))
+def test_dspys_field_sections_are_answered_in_the_same_sections(app, case):
+    system, question = DSPY_BODIES[case]
+    sent = {
+        "model": "claude-haiku-5-5",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": question}]}],
+        "max_tokens": 400,
+        "system": [{"type": "text", "text": system}],
+    }
+    status, answer = post(app, sent)
+    assert status == 200
+    said = "".join(b["text"] for b in answer["content"] if b["type"] == "text")
+    field = {"plain": "answer", "structured": "report"}[case]
+    head, _, rest = said.partition(f"[[ ## {field} ## ]]")
+    value, _, _ = rest.partition("[[ ## completed ## ]]")
+    assert not head.strip() and "[[ ## completed ## ]]" in rest, said
+    if case == "plain":
+        assert "4" in value
+    else:
+        found = json.loads(value)
+        assert found["city"] == "Paris" and found["temperature_c"] == 18
+        assert "[[ ##" not in found["summary"]

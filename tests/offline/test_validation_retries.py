@@ -342,3 +342,21 @@ def test_an_error_that_states_no_change_is_reported(client):
     *sent, answer = _loop(client, [("Error: the address book is full", True)])
     assert len(sent) == 1
     assert "full" in answer
+
+
+def test_a_request_to_format_the_previous_answer_is_not_the_persons_words():
+    from course_helpers.offline.conversation import Conversation
+
+    conv = Conversation(
+        {
+            "messages": [
+                {"role": "user", "content": "Paris, 18 C and sunny."},
+                {"role": "assistant", "content": "Noted."},
+                {
+                    "role": "user",
+                    "content": "You must format the previous response as structured output.",
+                },
+            ]
+        }
+    )
+    assert conv.asked_text == "Paris, 18 C and sunny."

@@ -40,13 +40,21 @@ def text_of(blocks: list[dict]) -> str:
 
 
 _WRAPPED = re.compile(r"<([A-Za-z][\w-]*)(?:\s[^>]*)?>.*?</\1>", re.DOTALL)
-# A user turn a program writes to ask for a retry: it says it is not the person speaking.
+# Field sections a program writes around the person's words (dspy's `[[ ## question ## ]]`
+# markers, and its closing request for the output sections: `field_sections.py`).
+_SECTION_MARKS = re.compile(
+    r"^\s*\[\[ ## \w+ ## \]\]\s*$|^Respond with the corresponding output fields\b.*$",
+    re.MULTILINE,
+)
 # A user text a program writes after the model's answer to say the answer failed its validation
-# (pydantic-ai, instructor and others ask again with one): not the person speaking.
+# (pydantic-ai, instructor and others ask again with one), or to ask for the previous answer in
+# another form (strands-agents: "You must format the previous response as structured output."):
+# not the person speaking.
 FEEDBACK = re.compile(
     r"automated feedback|not a message from the user|failed (?:the application's )?validation"
     r"|validation errors? (?:found|for)\b|\d+ validation errors?\b|fix the errors?\b"
-    r"|recall the function correctly|correct your json",
+    r"|recall the function correctly|correct your json"
+    r"|\b(?:re)?format\b[^.\n]{0,40}\b(?:previous|last|above) (?:response|answer|message)\b",
     re.IGNORECASE,
 )
 _FENCED = re.compile(r"```.*?(?:```|$)", re.DOTALL)
@@ -75,6 +83,7 @@ def _unescape(value: str) -> str:
 
 def own_words(value: str, said: Sequence[str] = ()) -> str:
     """`value` without what it quotes: tagged context blocks, fenced blocks, `>` quote lines,
+    the field-section markers a program writes around it,
     the model's own earlier text (`said`, and `OWN_LINES`), also when a program quoted it as an
     escaped string. The whole text when nothing else is left (a person may write a question
     inside a code fence)."""
@@ -90,7 +99,7 @@ def own_words(value: str, said: Sequence[str] = ()) -> str:
     for piece in sorted(pieces, key=len, reverse=True):
         if piece in left:
             left = left.replace(piece, " ")
-    for pattern in (_WRAPPED, _FENCED, _QUOTE_LINE):
+    for pattern in (_WRAPPED, _FENCED, _QUOTE_LINE, _SECTION_MARKS):
         left = pattern.sub(" ", left)
     left = re.sub(r"[ \t]+", " ", re.sub(r"\n\s*\n+", "\n", left)).strip()
     return left if re.search(r"\w", left) else value.strip()

@@ -22,6 +22,7 @@ from course_helpers.offline.cache_diagnostics import Fingerprints
 from course_helpers.offline.conversation import Conversation, written
 from course_helpers.offline.errors import ApiError
 from course_helpers.offline.faults import Fault, FaultQueue
+from course_helpers.offline.field_sections import answer_in_sections
 from course_helpers.offline.ids import make_id
 from course_helpers.offline.models import CATALOGUE
 from course_helpers.offline.output_tools import (
@@ -36,6 +37,7 @@ from course_helpers.offline.russian import answer_in_russian, writes_russian
 from course_helpers.offline.scenarios.instructions import instructions_for
 from course_helpers.offline.schemas import conform
 from course_helpers.offline.signatures import sign
+from course_helpers.offline.text_calls import read_text_calls
 from course_helpers.offline.tokens import (
     PromptCache,
     Segment,
@@ -89,7 +91,7 @@ class CourseModel:
         if prompt > window or (fault and fault.kind == "prompt_too_long"):
             shown = max(prompt, window + 1)
             raise ApiError(400, f"prompt is too long: {shown} tokens > {window} maximum")
-        conv = Conversation(body)
+        conv = Conversation(read_text_calls(body))
         prefill = conv.prefill
         # A prefilled turn: the answer to the request without it, then only what continues it.
         reply = self._shape(conv, self._choose(conv if prefill is None else conv.before_prefill()))
@@ -99,6 +101,7 @@ class CourseModel:
         if self.variant:
             reply = _vary(conv, reply)
         reply = answer_through_output_tool(conv, reply)
+        reply = answer_in_sections(conv, reply)
         reply = answer_in_prompted_json(conv, reply)
         reply = _structured(conv, reply)
         if prefill is not None:

@@ -20,8 +20,12 @@ from course_helpers.offline.policy import Reply
 from course_helpers.offline.schemas import conform, tidy
 
 _OUTPUT_NAME = re.compile(r"final_(?:result|answer|output|response)\w*")
+# What such a tool's description says it is: the final result, the tool that ends the
+# conversation, the structured output, or the last tool before the completed result.
 _OUTPUT_DESCRIPTION = re.compile(
-    r"\bfinal (?:result|response|answer|output)\b|\bends this conversation\b", re.IGNORECASE
+    r"\bfinal (?:result|response|answer|output)\b|\bends this conversation\b"
+    r"|\bstructured ?output ?tool\b|\blast and final tool\b|\bcompleted result\b",
+    re.IGNORECASE,
 )
 
 
@@ -63,13 +67,15 @@ def answer_through_output_tool(conv: Conversation, reply: Reply) -> Reply:
 
 # -- a JSON schema written into the prompt ------------------------------------------------------
 
+_COMPLETED = "[[ ## completed ## ]]"
 _ASKS_JSON = re.compile(r"\bjson\b", re.IGNORECASE)
 
 
 def prompted_schema(conv: Conversation) -> dict | None:
     """A JSON Schema the system prompt or the person's message asks the answer to follow
     (instructor's and pydantic-ai's JSON modes write one there), if any: the first JSON object
-    in that text that looks like a schema, when the text asks for JSON."""
+    in that text that looks like a schema, or that maps field names to their schemas (agno's
+    JSON mode), when the text asks for JSON."""
     for said in (conv.system, conv.last_user_text):
         if not said or not _ASKS_JSON.search(said):
             continue
@@ -85,7 +91,18 @@ def prompted_schema(conv: Conversation) -> dict | None:
                 isinstance(value.get("properties"), dict) or value.get("type") == "object"
             ):
                 return tidy(value)
+            if _field_properties(value):  # agno lists each field's schema, not a whole schema
+                return tidy({"type": "object", "properties": value, "required": list(value)})
     return None
+
+
+def _field_properties(value: object) -> bool:
+    """Whether a JSON object maps field names to their schemas (`{"city": {"type": "string"}}`)."""
+    return (
+        isinstance(value, dict)
+        and bool(value)
+        and all(isinstance(v, dict) and isinstance(v.get("type"), str) for v in value.values())
+    )
 
 
 def answer_in_prompted_json(conv: Conversation, reply: Reply) -> Reply:
@@ -93,8 +110,8 @@ def answer_in_prompted_json(conv: Conversation, reply: Reply) -> Reply:
     its fields filled from what the request says (`answer_values.answer_value`)."""
     if reply.stop_reason not in (None, "end_turn") or conv.output_schema is not None:
         return reply
-    if any(block["type"] != "text" for block in reply.content):
-        return reply
+    if any(block["type"] != "text" for block in reply.content) or _COMPLETED in conv.system:
+        return reply  # field sections asked for (`field_sections.py`): already written
     schema = prompted_schema(conv)
     if schema is None:
         return reply

@@ -16,7 +16,7 @@ from course_helpers.offline.conversation import blocks_of
 from course_helpers.offline.errors import ApiError
 from course_helpers.offline.models import SAMPLING_PARAMS, TOP_EFFORTS, ModelSpec
 from course_helpers.offline.signatures import altered
-from course_helpers.offline.validation.common import fail, tag_error
+from course_helpers.offline.validation.common import fail, is_number, tag_error
 from course_helpers.offline.validation.surface import KNOWN_MODELS
 
 _THINKING_BLOCKS = ("thinking", "redacted_thinking")
@@ -165,7 +165,10 @@ def check_model_rules(body: dict, spec: ModelSpec) -> None:
         raise fail(FORCED_TOOL_UNSUPPORTED)
     if not spec.sampling_params:
         for name in SAMPLING_PARAMS:
-            if name in body:
+            # `temperature` at its default (1.0) is still taken, for older clients that always
+            # send it; any other value, and any `top_p` or `top_k`, is refused.
+            default = name == "temperature" and is_number(body.get(name)) and body[name] == 1
+            if name in body and not default:
                 raise fail(f"{name} is deprecated for this model.")
     if body["max_tokens"] > spec.max_output_tokens:
         raise fail(

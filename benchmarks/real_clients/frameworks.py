@@ -1,5 +1,5 @@
 """The agent frameworks' checks (strands-agents, agno, llm, smolagents, langgraph, dspy,
-haystack, google-adk), run by `clients.py` with the clients' own Python, each framework in a
+haystack, google-adk, mirascope), run by `clients.py` with the clients' own Python, each framework in a
 venv of its own (see README.md).
 
 Each framework points at the course model its documented way: strands-agents and agno take the
@@ -7,7 +7,7 @@ Anthropic client's arguments (`client_args`, `client_params`), llm-anthropic's `
 takes `base_url`, smolagents' `LiteLLMModel`, dspy's `LM` and google-adk's `LiteLlm` take
 litellm's `api_base`, langgraph's prebuilt agent wraps a `ChatAnthropic` with `base_url`, and
 haystack's `AnthropicChatGenerator`, which takes no base URL, builds an Anthropic client that
-reads `ANTHROPIC_BASE_URL`.
+reads `ANTHROPIC_BASE_URL`; mirascope registers an Anthropic provider built with `base_url`.
 """
 
 from __future__ import annotations
@@ -667,6 +667,95 @@ def adk_checks() -> None:
     run("google-adk", "tool_loop", loop)
 
 
+# -- mirascope (v2: llm.call, the Anthropic provider registered with base_url) -------------------
+
+
+def mirascope_checks() -> None:
+    import anthropic
+    from mirascope import llm
+    from mirascope.llm.providers.anthropic import beta_provider, provider
+
+    name = f"anthropic/{MODEL}"
+
+    def use(h):
+        # The documented way to another endpoint: register a provider with `base_url` (a new
+        # instance each check: one registered by its id is cached). The clients it builds take
+        # no headers, so the check's header is added to them.
+        for module in (provider, beta_provider):
+            module.Anthropic = functools.partial(anthropic.Anthropic, default_headers=h)
+            module.AsyncAnthropic = functools.partial(anthropic.AsyncAnthropic, default_headers=h)
+        fresh = provider.AnthropicProvider(api_key=KEY, base_url=URL)
+        llm.register_provider(fresh, scope="anthropic/")
+
+    added: list[str] = []
+
+    @llm.tool
+    def add_contact(name: str, email: str) -> str:
+        """Add a person to the address book."""
+        added.append(name)
+        return f"added {name}"
+
+    @llm.tool
+    def get_weather(city: str) -> str:
+        """Current weather for a city."""
+        return weather(city)
+
+    def caller(**kwargs):
+        @llm.call(name, max_tokens=400, **kwargs)
+        def ask(question: str) -> str:
+            return question
+
+        return ask
+
+    def until_answered(response):
+        for _ in range(6):
+            if not response.tool_calls:
+                return response.text()
+            response = response.resume(response.execute_tools())
+        return "no answer after 6 turns"
+
+    def plain(h):
+        use(h)
+        said = caller()("What is 2+2?").text()
+        return "4" in said, said
+
+    def tool_name(h):
+        use(h)
+        added.clear()
+        said = until_answered(caller(tools=[add_contact])(CONTACT_TEXT))
+        return added == ["Ada Lovelace"], f"{added} / {said}"
+
+    def stream(h):
+        use(h)
+        said = "".join(caller().stream("Say hello in one short sentence.").text_stream())
+        return bool(said), said
+
+    def structured(h, mode):
+        use(h)
+        out = caller(format=llm.format(Weather, mode=mode))(WEATHER_TEXT).parse()
+        return _weather_ok(out)
+
+    def loop(h):
+        use(h)
+        said = until_answered(caller(tools=[get_weather])(LOOP_TEXT))
+        return "Paris" in said and "Tokyo" in said, said
+
+    def retry(h):
+        use(h)
+        tries: list[str] = []
+        response = caller(format=llm.format(_checked_contact(tries), mode="tool"))(CONTACT_TEXT)
+        out, _ = response.validate(max_retries=1)
+        return len(tries) == 2 and out.name == "Ada Lovelace", f"{len(tries)} tries: {out}"
+
+    run("mirascope", "plain", plain)
+    run("mirascope", "tool_name", tool_name)
+    run("mirascope", "stream", stream)
+    for mode in ("strict", "tool", "json"):
+        run("mirascope", f"structured_{mode}", lambda h, m=mode: structured(h, m))
+    run("mirascope", "tool_loop", loop)
+    run("mirascope", "validation_retry", retry)
+
+
 FRAMEWORKS = {
     "strands-agents": strands_checks,
     "agno": agno_checks,
@@ -676,4 +765,5 @@ FRAMEWORKS = {
     "dspy": dspy_checks,
     "haystack": haystack_checks,
     "google-adk": adk_checks,
+    "mirascope": mirascope_checks,
 }

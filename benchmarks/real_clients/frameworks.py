@@ -1,6 +1,6 @@
 """The agent frameworks' checks (strands-agents, agno, llm, smolagents, langgraph, dspy,
-haystack, google-adk, mirascope), run by `clients.py` with the clients' own Python, each framework in a
-venv of its own (see README.md).
+haystack, google-adk, mirascope), run by `clients.py` with the clients' own Python, each
+framework in a venv of its own (see README.md).
 
 Each framework points at the course model its documented way: strands-agents and agno take the
 Anthropic client's arguments (`client_args`, `client_params`), llm-anthropic's `ClaudeMessages`

@@ -1,10 +1,13 @@
-"""The agent frameworks' checks (strands-agents, agno, llm, smolagents, langgraph, dspy), run by
-`clients.py` with the clients' own Python, each framework in a venv of its own (see README.md).
+"""The agent frameworks' checks (strands-agents, agno, llm, smolagents, langgraph, dspy,
+haystack, google-adk, mirascope), run by `clients.py` with the clients' own Python, each
+framework in a venv of its own (see README.md).
 
 Each framework points at the course model its documented way: strands-agents and agno take the
 Anthropic client's arguments (`client_args`, `client_params`), llm-anthropic's `ClaudeMessages`
-takes `base_url`, smolagents' `LiteLLMModel` and dspy's `LM` take litellm's `api_base`,
-langgraph's prebuilt agent wraps a `ChatAnthropic` with `base_url`.
+takes `base_url`, smolagents' `LiteLLMModel`, dspy's `LM` and google-adk's `LiteLlm` take
+litellm's `api_base`, langgraph's prebuilt agent wraps a `ChatAnthropic` with `base_url`, and
+haystack's `AnthropicChatGenerator`, which takes no base URL, builds an Anthropic client that
+reads `ANTHROPIC_BASE_URL`; mirascope registers an Anthropic provider built with `base_url`.
 """
 
 from __future__ import annotations
@@ -513,6 +516,246 @@ def dspy_checks() -> None:
     run("dspy", "tool_loop", loop)
 
 
+# -- haystack (AnthropicChatGenerator, anthropic-haystack) ---------------------------------------
+
+
+def haystack_checks() -> None:
+    from haystack.components.agents import Agent
+    from haystack.dataclasses import ChatMessage, ToolCall
+    from haystack.tools import create_tool_from_function
+    from haystack.utils import Secret
+    from haystack_integrations.components.generators.anthropic import AnthropicChatGenerator
+
+    # The generator takes no base URL: the Anthropic client it builds reads ANTHROPIC_BASE_URL,
+    # which run.py sets to the course model's.
+    assert os.environ.get("ANTHROPIC_BASE_URL") == URL
+
+    def add_contact(name: str, email: str) -> str:
+        """Add a person to the address book."""
+        return f"added {name}"
+
+    def get_weather(city: str) -> str:
+        """Current weather for a city."""
+        return weather(city)
+
+    contact_tool = create_tool_from_function(add_contact)
+    weather_tool = create_tool_from_function(get_weather)
+
+    def generator(h, **kwargs):
+        settings = {"max_tokens": 400, "extra_headers": h, **kwargs.pop("settings", {})}
+        return AnthropicChatGenerator(
+            api_key=Secret.from_token(KEY), model=MODEL, generation_kwargs=settings, **kwargs
+        )
+
+    def plain(h):
+        said = generator(h).run(messages=[ChatMessage.from_user("What is 2+2?")])
+        said = said["replies"][0].text
+        return "4" in said, said
+
+    def tool_name(h):
+        forced = {"tool_choice": {"type": "tool", "name": "add_contact"}}
+        reply = generator(h, tools=[contact_tool], settings=forced).run(
+            messages=[ChatMessage.from_user(CONTACT_TEXT)]
+        )["replies"][0]
+        args = reply.tool_calls[0].arguments
+        return args.get("name") == "Ada Lovelace", args
+
+    def stream(h):
+        parts: list[str] = []
+        generator(h, streaming_callback=lambda chunk: parts.append(chunk.content or "")).run(
+            messages=[ChatMessage.from_user("Say hello in one short sentence.")]
+        )
+        return bool("".join(parts)), "".join(parts)
+
+    def structured(h):
+        schema = Weather.model_json_schema() | {"additionalProperties": False}
+        fmt = {"output_config": {"format": {"type": "json_schema", "schema": schema}}}
+        said = generator(h, settings=fmt).run(messages=[ChatMessage.from_user(WEATHER_TEXT)])
+        return _weather_ok(Weather.model_validate_json(said["replies"][0].text))
+
+    def loop(h):
+        agent = Agent(chat_generator=generator(h), tools=[weather_tool], max_agent_steps=6)
+        said = agent.run(messages=[ChatMessage.from_user(LOOP_TEXT)])["messages"][-1].text
+        return "Paris" in said and "Tokyo" in said, said
+
+    def system_after_results(h):
+        call = ToolCall(tool_name="get_weather", arguments={"city": "Paris"}, id="toolu_01Earlier")
+        history = [
+            ChatMessage.from_user("What's the weather in Paris?"),
+            ChatMessage.from_assistant(tool_calls=[call]),
+            ChatMessage.from_tool(weather("Paris"), origin=call),
+            ChatMessage.from_system(TOKENS_LEFT),
+        ]
+        said = generator(h, tools=[weather_tool]).run(messages=history)["replies"][0].text
+        return "18" in said, said
+
+    run("haystack", "plain", plain)
+    run("haystack", "tool_name", tool_name)
+    run("haystack", "stream", stream)
+    run("haystack", "structured", structured)
+    run("haystack", "tool_loop", loop)
+    run("haystack", "system_after_results", system_after_results)
+
+
+# -- google-adk (LlmAgent with LiteLlm, anthropic/ prefix) ---------------------------------------
+
+
+def adk_checks() -> None:
+    from google.adk.agents import LlmAgent
+    from google.adk.agents.run_config import RunConfig, StreamingMode
+    from google.adk.models.lite_llm import LiteLlm
+    from google.adk.runners import InMemoryRunner
+    from google.genai import types
+
+    added: list[str] = []
+
+    def add_contact(name: str, email: str) -> str:
+        """Add a person to the address book."""
+        added.append(name)
+        return f"added {name}"
+
+    def get_weather(city: str) -> str:
+        """Current weather for a city."""
+        return weather(city)
+
+    async def ask(h, prompt, stream=False, **kwargs):
+        model = LiteLlm(
+            model=f"anthropic/{MODEL}", api_base=URL, api_key=KEY, extra_headers=h, max_tokens=400
+        )
+        agent = LlmAgent(name="helper", model=model, **kwargs)
+        runner = InMemoryRunner(agent=agent, app_name="checks")
+        session = await runner.session_service.create_session(app_name="checks", user_id="u")
+        config = RunConfig(streaming_mode=StreamingMode.SSE if stream else StreamingMode.NONE)
+        message = types.Content(role="user", parts=[types.Part(text=prompt)])
+        final, partial = "", []
+        async for event in runner.run_async(
+            user_id="u", session_id=session.id, new_message=message, run_config=config
+        ):
+            parts = event.content.parts if event.content else []
+            texts = [p.text for p in parts if p.text and not p.thought]  # thinking left out
+            if event.partial:
+                partial += texts
+            elif event.is_final_response():
+                final = "".join(texts)
+        return final, "".join(partial)
+
+    async def plain(h):
+        said, _ = await ask(h, "What is 2+2?")
+        return "4" in said, said
+
+    async def tool_name(h):
+        added.clear()
+        said, _ = await ask(h, CONTACT_TEXT, tools=[add_contact])
+        return added == ["Ada Lovelace"], f"{added} / {said}"
+
+    async def stream(h):
+        said, parts = await ask(h, "Say hello in one short sentence.", stream=True)
+        return bool(parts) and bool(said), f"{len(parts)} parts: {said}"
+
+    async def structured(h):
+        said, _ = await ask(h, WEATHER_TEXT, output_schema=Weather)
+        return _weather_ok(Weather.model_validate_json(said))
+
+    async def loop(h):
+        said, _ = await ask(h, LOOP_TEXT, tools=[get_weather])
+        return "Paris" in said and "Tokyo" in said, said
+
+    run("google-adk", "plain", plain)
+    run("google-adk", "tool_name", tool_name)
+    run("google-adk", "stream", stream)
+    run("google-adk", "structured", structured)
+    run("google-adk", "tool_loop", loop)
+
+
+# -- mirascope (v2: llm.call, the Anthropic provider registered with base_url) -------------------
+
+
+def mirascope_checks() -> None:
+    import anthropic
+    from mirascope import llm
+    from mirascope.llm.providers.anthropic import beta_provider, provider
+
+    name = f"anthropic/{MODEL}"
+
+    def use(h):
+        # The documented way to another endpoint: register a provider with `base_url` (a new
+        # instance each check: one registered by its id is cached). The clients it builds take
+        # no headers, so the check's header is added to them.
+        for module in (provider, beta_provider):
+            module.Anthropic = functools.partial(anthropic.Anthropic, default_headers=h)
+            module.AsyncAnthropic = functools.partial(anthropic.AsyncAnthropic, default_headers=h)
+        fresh = provider.AnthropicProvider(api_key=KEY, base_url=URL)
+        llm.register_provider(fresh, scope="anthropic/")
+
+    added: list[str] = []
+
+    @llm.tool
+    def add_contact(name: str, email: str) -> str:
+        """Add a person to the address book."""
+        added.append(name)
+        return f"added {name}"
+
+    @llm.tool
+    def get_weather(city: str) -> str:
+        """Current weather for a city."""
+        return weather(city)
+
+    def caller(**kwargs):
+        @llm.call(name, max_tokens=400, **kwargs)
+        def ask(question: str) -> str:
+            return question
+
+        return ask
+
+    def until_answered(response):
+        for _ in range(6):
+            if not response.tool_calls:
+                return response.text()
+            response = response.resume(response.execute_tools())
+        return "no answer after 6 turns"
+
+    def plain(h):
+        use(h)
+        said = caller()("What is 2+2?").text()
+        return "4" in said, said
+
+    def tool_name(h):
+        use(h)
+        added.clear()
+        said = until_answered(caller(tools=[add_contact])(CONTACT_TEXT))
+        return added == ["Ada Lovelace"], f"{added} / {said}"
+
+    def stream(h):
+        use(h)
+        said = "".join(caller().stream("Say hello in one short sentence.").text_stream())
+        return bool(said), said
+
+    def structured(h, mode):
+        use(h)
+        out = caller(format=llm.format(Weather, mode=mode))(WEATHER_TEXT).parse()
+        return _weather_ok(out)
+
+    def loop(h):
+        use(h)
+        said = until_answered(caller(tools=[get_weather])(LOOP_TEXT))
+        return "Paris" in said and "Tokyo" in said, said
+
+    def retry(h):
+        use(h)
+        tries: list[str] = []
+        response = caller(format=llm.format(_checked_contact(tries), mode="tool"))(CONTACT_TEXT)
+        out, _ = response.validate(max_retries=1)
+        return len(tries) == 2 and out.name == "Ada Lovelace", f"{len(tries)} tries: {out}"
+
+    run("mirascope", "plain", plain)
+    run("mirascope", "tool_name", tool_name)
+    run("mirascope", "stream", stream)
+    for mode in ("strict", "tool", "json"):
+        run("mirascope", f"structured_{mode}", lambda h, m=mode: structured(h, m))
+    run("mirascope", "tool_loop", loop)
+    run("mirascope", "validation_retry", retry)
+
+
 FRAMEWORKS = {
     "strands-agents": strands_checks,
     "agno": agno_checks,
@@ -520,4 +763,7 @@ FRAMEWORKS = {
     "smolagents": smolagents_checks,
     "langgraph": langgraph_checks,
     "dspy": dspy_checks,
+    "haystack": haystack_checks,
+    "google-adk": adk_checks,
+    "mirascope": mirascope_checks,
 }

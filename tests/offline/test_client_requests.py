@@ -1373,3 +1373,48 @@ def test_dspys_field_sections_are_answered_in_the_same_sections(app, case):
         found = json.loads(value)
         assert found["city"] == "Paris" and found["temperature_c"] == 18
         assert "[[ ##" not in found["summary"]
+
+
+def test_a_forced_weather_form_takes_no_value_from_which_city(app):
+    # mirascope 2.8, `llm.format(Weather, mode="tool")`: its output tool, forced.
+    sent = {
+        "max_tokens": 400,
+        "messages": [{"role": "user", "content": WEATHER_ASKED}],
+        "model": "claude-haiku-5-5",
+        "system": [
+            {
+                "type": "text",
+                "text": "Always respond to the user's query using the "
+                "__mirascope_formatted_output_tool__ tool for structured output.",
+                "cache_control": {"type": "ephemeral"},
+            }
+        ],
+        "tool_choice": {
+            "type": "tool",
+            "name": "__mirascope_formatted_output_tool__",
+            "disable_parallel_tool_use": True,
+        },
+        "tools": [
+            {
+                "name": "__mirascope_formatted_output_tool__",
+                "description": "Use this tool to extract data in Weather format for a final "
+                "response.",
+                "input_schema": {
+                    "properties": {
+                        "city": {"title": "City", "type": "string"},
+                        "temperature_c": {"title": "Temperature C", "type": "number"},
+                        "summary": {"title": "Summary", "type": "string"},
+                    },
+                    "required": ["city", "temperature_c", "summary"],
+                    "additionalProperties": False,
+                    "type": "object",
+                },
+                "cache_control": {"type": "ephemeral"},
+            }
+        ],
+    }
+    status, answer = post(app, sent)
+    assert status == 200
+    call = next(b for b in answer["content"] if b["type"] == "tool_use")
+    assert call["input"]["city"] == "Paris" and call["input"]["temperature_c"] == 18
+    assert "Which city" not in call["input"]["summary"]

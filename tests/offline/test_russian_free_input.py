@@ -194,3 +194,46 @@ def test_a_tool_asked_for_by_name_gets_the_russian_city(client):
     message = _ask(client, "Нужен ли зонт в Париже? Используй get_weather.", tools=[WEATHER])
     assert _calls(message) == [("get_weather", {"city": "Paris"})]
     assert UNTRANSLATED not in _said(message)
+
+
+# -- 14. wording ----------------------------------------------------------------------------------
+
+
+def test_three_cities_are_listed_with_commas(client):
+    message = _ask(client, "Какая погода в Берлине, Риме и Мадриде?", tools=[WEATHER])
+    assert _said(message) == "Сейчас узнаю погоду: Берлин, Рим и Мадрид."
+    message = _ask(client, "What's the weather in Berlin, Rome and Madrid?", tools=[WEATHER])
+    assert _said(message) == "I'll check the weather in Berlin, Rome and Madrid."
+
+
+def test_a_forecast_is_introduced_as_a_forecast(client):
+    forecast = {
+        "name": "get_forecast",
+        "description": "Weather forecast for one city for the coming days.",
+        "input_schema": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
+    }
+    question = [{"role": "user", "content": "Будет ли дождь в Париже завтра?"}]
+    first = _ask(client, question, tools=[forecast])
+    (call,) = [b for b in first.content if b.type == "tool_use"]
+    result = {"type": "tool_result", "tool_use_id": call.id, "content": "rain"}
+    messages = [
+        *question,
+        {"role": "assistant", "content": first.content},
+        {"role": "user", "content": [result]},
+    ]
+    said = _said(_ask(client, messages, tools=[forecast]))
+    assert said == "Вот прогноз, о котором вы спрашивали:\nParis: rain"
+
+
+def test_a_french_call_intro_joins_cities_in_french(client):
+    message = _ask(
+        client,
+        "What's the weather in Paris and Tokyo?",
+        system="Answer in French.",
+        tools=[WEATHER],
+    )
+    assert _said(message) == "Je regarde la météo à Paris et Tokyo."

@@ -260,7 +260,9 @@ def _in_the_persons_language(conv: Conversation, reply: Reply) -> Reply:
     if not writes_russian(asked) or "french" in instructions_for(conv):
         return reply
     content = [
-        {**b, "text": answer_in_russian(b["text"])} if b["type"] == "text" and b["text"] else b
+        {**b, "text": answer_in_russian(b["text"], asked)}
+        if b["type"] == "text" and b["text"]
+        else b
         for b in reply.content
     ]
     return Reply(content, reply.stop_reason, reply.stop_details, reply.thinking)

@@ -167,12 +167,12 @@ PHRASES: list[tuple[str, str]] = [
     (
         r"Each time round, the model reads the whole conversation and either answers or asks "
         r"for a tool\.",
-        "На каждом круге модель читает весь разговор и либо отвечает, либо просит инструмент.",
+        "На каждой итерации модель читает весь разговор и либо отвечает, либо просит инструмент.",
     ),
     (
         r"Each time round, the model reads the whole conversation so far and either answers or "
         r"asks for a tool\.",
-        "На каждом круге модель читает весь разговор и либо отвечает, либо просит инструмент.",
+        "На каждой итерации модель читает весь разговор и либо отвечает, либо просит инструмент.",
     ),
     (
         r"Your program runs the tool and sends the result back\.",
@@ -196,6 +196,7 @@ PHRASES: list[tuple[str, str]] = [
     (r"I'll check the weather in (.+)\.", r"Сейчас узнаю погоду: \1."),
     (r"I'll check the forecast for (.+)\.", r"Сейчас узнаю прогноз: \1."),
     (r"Here is the weather you asked about:", "Вот погода, о которой вы спрашивали:"),
+    (r"Here is the forecast you asked about:", "Вот прогноз, о котором вы спрашивали:"),
     (r"Which city would you like the weather for\?", "Для какого города узнать погоду?"),
     (
         r"I won't guess the weather; please check the tool or try again\.",
@@ -254,6 +255,7 @@ PHRASES: list[tuple[str, str]] = [
 LINE_PHRASES: list[tuple[str, str]] = [
     (r"I could not get the weather for (.+?): ", r"Мне не удалось узнать погоду в городе \1: "),
     (r"Here is the weather you asked about: ", "Вот погода, о которой вы спрашивали: "),
+    (r"Here is the forecast you asked about: ", "Вот прогноз, о котором вы спрашивали: "),
     (r"Here is what (\w+) returned: ", r"Вот что вернул \1: "),
     (r"Done\. (\w+) returned: ", r"Готово. \1 вернул: "),
     (r"(\w+) failed: ", r"\1 не сработал: "),
@@ -291,8 +293,12 @@ def _sentences(line: str) -> list[str]:
     return [s for s in said if s]
 
 
-def answer_in_russian(value: str) -> str:
-    """The reply said in Russian, sentence by sentence, through the phrase book."""
+_FORMAL = re.compile(r"^\W*(?:здравствуйте|добрый (?:день|вечер)|доброе утро)\b", re.IGNORECASE)
+
+
+def answer_in_russian(value: str, asked: str = "") -> str:
+    """The reply said in Russian, sentence by sentence, through the phrase book; a greeting is
+    answered as formally as the person greeted (`asked`: "Здравствуйте!" gets "Здравствуйте!")."""
     # A reply that already holds the notice (a subagent's answer quoted in it) shows it once.
     missing = UNTRANSLATED in value
     kept = [line for line in value.splitlines() if line.strip() != UNTRANSLATED]
@@ -318,6 +324,8 @@ def answer_in_russian(value: str) -> str:
             if translated is None:
                 missing = True
                 translated = sentence
+            elif translated == "Привет!" and _FORMAL.match(asked):
+                translated = "Здравствуйте!"
             said.append(translated)
         lines.append(prefix + " ".join(said))
     reply = "\n".join(lines)

@@ -121,6 +121,7 @@ PHRASES: list[tuple[str, str]] = [
     (r"I'll check the weather in (.+)\.", r"Je regarde la météo à \1."),
     (r"I'll check the forecast for (.+)\.", r"Je regarde les prévisions pour \1."),
     (r"Here is the weather you asked about:", "Voici la météo demandée :"),
+    (r"Here is the forecast you asked about:", "Voici les prévisions demandées :"),
     (r"Arr!", "Arr !"),
 ]
 UNTRANSLATED = (
@@ -199,7 +200,8 @@ def french(value: str) -> str:
         for sentence in sentences(body):
             for english, translated in PHRASES:
                 if re.fullmatch(english, sentence):
-                    said.append(re.sub(english, translated, sentence))
+                    # "Paris and Tokyo" in a translated sentence: "Paris et Tokyo"
+                    said.append(re.sub(english, translated, sentence).replace(" and ", " et "))
                     break
             else:
                 said.append(sentence)

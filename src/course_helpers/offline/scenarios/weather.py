@@ -207,7 +207,7 @@ def _first_turn(
     conv: Conversation, tool: dict, place: str, asked: list[str], question: str, future: bool
 ) -> Reply:
     name = tool["name"]
-    where = " in " + " and ".join(asked) if asked else ""
+    where = " in " + listed(asked) if asked else ""
     if not conv.tools_allowed:
         # tool_choice "none": the model knows the tool but may not call it this time.
         return say(
@@ -233,9 +233,14 @@ def _first_turn(
         )
     answered = {c.input.get(place) for c in conv.calls_to(name)}
     todo = [c for c in asked if c not in answered] or asked
-    intro = f"I'll check {_what(future)} " + " and ".join(todo) + "."
+    intro = f"I'll check {_what(future)} {listed(todo)}."
     calls = (tool_use(name, **_arguments(tool, place, c, question)) for c in todo)
     return Reply([text(intro), *calls])
+
+
+def listed(names: list[str]) -> str:
+    """'Paris', 'Paris and Tokyo', 'Berlin, Rome and Madrid'."""
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
 
 
 def _what(future: bool) -> str:
@@ -278,4 +283,5 @@ def _answer(conv: Conversation, tool: dict, place: str, asked: list[str]) -> Rep
         return say(
             "\n".join(lines) + "\nI won't guess the weather; please check the tool or try again."
         )
-    return say("Here is the weather you asked about:\n" + "\n".join(lines))
+    what = "forecast" if offers_forecasts(tool) else "weather"
+    return say(f"Here is the {what} you asked about:\n" + "\n".join(lines))

@@ -207,3 +207,16 @@ def test_the_latest_name_given_wins(client, turns, question, answer):
         ]
     said = _said(_ask(client, [*messages, {"role": "user", "content": question}]))
     assert said.startswith(answer), said
+
+
+# -- 15. asked for English -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("system", ["Отвечай по-английски.", "Answer in English."])
+def test_a_russian_question_asked_to_be_answered_in_english(client, system):
+    said = _said(_ask(client, QUESTION, system=system))
+    assert said.startswith("An agent is a program that calls a language model in a loop."), said
+
+
+def test_english_is_not_asked_for_by_a_negation(client):
+    assert _said(_ask(client, QUESTION, system="Не отвечай по-английски.")).startswith(PLAIN)

@@ -51,6 +51,12 @@ INSTRUCTIONS: dict[str, re.Pattern] = {
         rf"|{_RU_VERB}\bпо-французски|\bна французском",
         re.IGNORECASE,
     ),
+    # The course model writes English; asked for it, it does not say a Russian question's
+    # answer in Russian.
+    "english": re.compile(
+        _VERB + rf"\bin english\b|{_RU_VERB}\bпо-английски|{_RU_VERB}\bна английском",
+        re.IGNORECASE,
+    ),
 }
 # An instruction found in text the person quotes orders nothing: "My friend said: «Answer in
 # French»", 'Tell your friend "you are a pirate"'. A quotation is a span of several words in

@@ -14,7 +14,8 @@ follows only these, mechanically, so that the effect of `system` can be seen off
 - **one sentence** ("Answer in one sentence."): a final answer keeps only its first sentence;
 - **bullet points** ("Answer in bullet points."): a final answer puts each sentence on its own
   `- ` line;
-- **a pirate** ("You are a pirate.", "Answer like a pirate."): the reply opens with "Arr!" and greets with "Ahoy".
+- **a pirate** ("You are a pirate.", "Answer like a pirate."): the reply opens with "Arr!" and greets with "Ahoy";
+- **English** ("Answer in English.", "Отвечай по-английски."): not put into Russian.
 
 Several instructions combine: length and shape first (one sentence, then bullets), then the
 persona, then French. Text that goes with a tool call is only translated and given the persona: the
@@ -188,6 +189,7 @@ _APPLY: dict[str, Callable[[str], str]] = {
     "bullets": bullets,
     "pirate": pirate,
     "french": french,
+    "english": str,  # already English: the answer is not put into Russian (engine.py)
 }
 
 

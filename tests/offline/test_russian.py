@@ -55,10 +55,13 @@ def _calls(message) -> list[tuple[str, dict]]:
     return [(b.name, b.input) for b in message.content if b.type == "tool_use"]
 
 
-@pytest.mark.parametrize("greeting", ["Привет!", "Здравствуйте.", "Добрый день!"])
-def test_a_russian_greeting_is_answered_in_russian(client, greeting):
+@pytest.mark.parametrize(
+    ("greeting", "answer"),
+    [("Привет!", "Привет!"), ("Здравствуйте.", "Здравствуйте!"), ("Добрый день!", "Здравствуйте!")],
+)
+def test_a_russian_greeting_is_answered_in_russian_as_formally(client, greeting, answer):
     said = _said(_ask(client, greeting))
-    assert said == "Привет! Я офлайн-модель курса. Что вы хотите попробовать?"
+    assert said == f"{answer} Я офлайн-модель курса. Что вы хотите попробовать?"
 
 
 def test_a_name_told_in_russian_is_remembered_in_russian(client):

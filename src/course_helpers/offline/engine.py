@@ -256,13 +256,15 @@ _EMPTY = "(The offline course model has nothing to add.)"
 
 
 def _in_the_persons_language(conv: Conversation, reply: Reply) -> Reply:
-    """A reply to a person who wrote in Russian, said in Russian (`russian.py`), unless the
-    system prompt asks for French."""
+    """A reply to a person who wrote in Russian, said in Russian (`russian.py`), unless an
+    instruction asks for French or English."""
     asked = conv.person_text
-    if not writes_russian(asked) or "french" in instructions_for(conv):
+    if not writes_russian(asked) or {"french", "english"} & set(instructions_for(conv)):
         return reply
     content = [
-        {**b, "text": answer_in_russian(b["text"])} if b["type"] == "text" and b["text"] else b
+        {**b, "text": answer_in_russian(b["text"], asked)}
+        if b["type"] == "text" and b["text"]
+        else b
         for b in reply.content
     ]
     return Reply(content, reply.stop_reason, reply.stop_details, reply.thinking)

@@ -7,6 +7,7 @@ or the result of a simple sum it asks for. Fields the request says nothing about
 placeholders of `schemas.example_for`.
 
     fill(schema, "Is it cold in Oslo, in fahrenheit?")   # {"city": "Oslo", "unit": "fahrenheit"}
+    fill(schema, "Холодно ли в Осло по Фаренгейту?")    # the same: Russian names read in English
     fill({"properties": {"answer": {"type": "integer"}}}, "What is 2+2?")   # {"answer": 4}
 """
 
@@ -17,6 +18,7 @@ import operator
 import re
 from typing import Any
 
+from course_helpers.offline.russian import cities_in_russian, in_english
 from course_helpers.offline.schemas import conform, example_for, resolve
 
 KNOWN_CITIES = (
@@ -102,7 +104,7 @@ def fill(schema: Any, text: str, *, hint: str = "", asked: str = "") -> Any:
     """
     numbers = _Numbers(sum_in(text), numbers_in(text))
     prose = "" if hint else asked.strip()[:300]
-    found = _from_text(schema, text, schema, 0, numbers, prose=prose)
+    found = _from_text(schema, in_english(text), schema, 0, numbers, prose=prose)
     return conform(found, schema, hint=hint)
 
 
@@ -110,12 +112,13 @@ def stated(schema: Any, text: str, *, asked: str = "") -> dict:
     """Only the fields of an object schema that `text` names (no placeholders): what a model
     could send without guessing."""
     numbers = _Numbers(sum_in(text), numbers_in(text))
-    found = _from_text(schema, text, schema, 0, numbers, prose=asked.strip()[:300])
+    found = _from_text(schema, in_english(text), schema, 0, numbers, prose=asked.strip()[:300])
     return found if isinstance(found, dict) else {}
 
 
 def city_in(text: str) -> str | None:
-    """The first city the text names: a known one, else a capitalised name after a preposition."""
+    """The first city the text names: a known one, else a capitalised name after a preposition
+    (Russian names are read by `russian.in_english` and `russian.cities_in_russian`)."""
     found = [
         (match.start(), city)
         for city in KNOWN_CITIES
@@ -124,6 +127,9 @@ def city_in(text: str) -> str | None:
     ]
     if found:
         return min(found)[1]
+    russian = cities_in_russian(text) if re.search("[А-Яа-яЁё]", text) else []
+    if russian:
+        return russian[0]  # "в Екатеринбурге": a name the list does not know, in Latin letters
     for match in _AFTER_PREPOSITION.finditer(text):
         if match.group(1) not in _NOT_PLACES:
             return match.group(1)

@@ -42,8 +42,17 @@ CITIES: dict[str, tuple[str, ...]] = {
     "Saint Petersburg": ("Санкт-Петербург", "Санкт-Петербурга", "Санкт-Петербурге"),
     "Kazan": ("Казань", "Казани"),
     "Reykjavik": ("Рейкьявик", "Рейкьявика", "Рейкьявике"),
+    "Yekaterinburg": ("Екатеринбург", "Екатеринбурга", "Екатеринбурге"),
+    "Novosibirsk": ("Новосибирск", "Новосибирска", "Новосибирске"),
+    "Minsk": ("Минск", "Минска", "Минске"),
+    "Beijing": ("Пекин", "Пекина", "Пекине"),
+    "Atlantis": ("Атлантида", "Атлантиды", "Атлантиде", "Атлантиду"),
 }
 _BY_FORM = {form.lower(): city for city, forms in CITIES.items() for form in forms}
+_BY_FORM.update({form: "Saint Petersburg" for form in ("питер", "питера", "питере")})
+_UNITS = {"fahrenheit": r"фаренгейт\w*", "celsius": r"цельси\w*", "kelvin": r"кельвин\w*"}
+_LATIN_LETTERS = "a b v g d e yo zh z i y k l m n o p r s t u f kh ts ch sh shch - y - e yu ya"
+_TO_LATIN = dict(zip("абвгдеёжзийклмнопрстуфхцчшщъыьэюя", _LATIN_LETTERS.split(" "), strict=True))
 
 
 def english_city(word: str) -> str | None:
@@ -56,14 +65,67 @@ def russian_name(city: str) -> str:
     return CITIES.get(city, (city,))[0]
 
 
+def in_latin(word: str) -> str:
+    """A Russian name a city list does not hold, in Latin letters, as a model would pass it to
+    a tool that takes English names: the ending "в Екатеринбурге" gives it dropped
+    ("Yekaterinburg"); a name that may be of any form is only transliterated."""
+    stem = re.sub(r"(?<=[бвгджзклмнпрстфхцчшщ])е$", "", word)
+    latin = "".join(_TO_LATIN.get(c.lower(), c) for c in stem).replace("-", "")
+    if stem[:1] in "ЕеЁё" and latin[:1] in "eE":  # "Екатеринбург" is "Yekaterinburg"
+        latin = "y" + latin
+    return latin[:1].upper() + latin[1:]
+
+
+_WORD = r"[А-ЯЁA-Z][\w'’]*(?:-[\w'’]+)*"
+# "в Париже и Атлантиде", "для Берлина, Рима и Мадрида": the capitalised names after "в"/"для".
+_RU_PLACES = re.compile(
+    rf"(?<!\w)(?i:в|во|для)\s+({_WORD}(?:\s*(?:,|(?i:и))\s*(?:(?i:в|во|для)\s+)?{_WORD})*)"
+)
+
+
 def cities_in_russian(question: str) -> list[str]:
-    """The cities a Russian question names, in order, by their English names."""
-    found = []
-    for match in re.finditer(r"[А-ЯЁ][а-яё]+(?:-[А-ЯЁ][а-яё]+)?", question):
-        city = english_city(match.group(0))
-        if city and city not in found:
-            found.append(city)
-    return found
+    """The cities a question names, in order, by their English names: a city the list knows in
+    any of its forms and any case ("в москве", "в Paris"), and a capitalised name after "в" or
+    "для" it does not know, in Latin letters ("в Екатеринбурге" gives "Yekaterinburg"), so that
+    the tool is asked and can say it has no data for it."""
+    found: list[tuple[int, str]] = []
+    for match in re.finditer(r"[\w'’]+(?:-[\w'’]+)*", question):
+        word = match.group(0)
+        city = english_city(word) or next((c for c in CITIES if c.lower() == word.lower()), None)
+        if city is None and " " not in word:
+            two = re.match(r"\s+([\w'’]+)", question[match.end() :])
+            pair = f"{word} {two.group(1)}" if two else ""
+            city = next((c for c in CITIES if c.lower() == pair.lower()), None)
+        if city:
+            found.append((match.start(), city))
+    for places in _RU_PLACES.finditer(question):
+        for match in re.finditer(_WORD, places.group(1)):
+            word = match.group(0)
+            if word.lower() in ("и", "в", "во", "для") or english_city(word):
+                continue
+            where = places.start(1) + match.start()
+            if any(start <= where < start + len(city) + 1 for start, city in found):
+                continue  # part of a known name ("New York")
+            found.append((where, in_latin(word) if _CYRILLIC.search(word) else word))
+    cities: list[str] = []
+    for _, city in sorted(found):
+        if city not in cities:
+            cities.append(city)
+    return cities
+
+
+def in_english(value: str) -> str:
+    """The text with the Russian names of cities and temperature units put in English ("в Осло
+    по Фаренгейту" gives "в Oslo по fahrenheit"), so that the rules that read a value from a
+    request read it the same way in either language."""
+    said = re.sub(
+        r"[А-Яа-яЁё]+(?:-[А-Яа-яЁё]+)*",
+        lambda m: english_city(m.group(0)) or m.group(0),
+        value,
+    )
+    for unit, pattern in _UNITS.items():
+        said = re.sub(pattern, unit, said, flags=re.IGNORECASE)
+    return said
 
 
 # -- the phrase book ----------------------------------------------------------------------------
@@ -105,12 +167,12 @@ PHRASES: list[tuple[str, str]] = [
     (
         r"Each time round, the model reads the whole conversation and either answers or asks "
         r"for a tool\.",
-        "На каждом круге модель читает весь разговор и либо отвечает, либо просит инструмент.",
+        "На каждой итерации модель читает весь разговор и либо отвечает, либо просит инструмент.",
     ),
     (
         r"Each time round, the model reads the whole conversation so far and either answers or "
         r"asks for a tool\.",
-        "На каждом круге модель читает весь разговор и либо отвечает, либо просит инструмент.",
+        "На каждой итерации модель читает весь разговор и либо отвечает, либо просит инструмент.",
     ),
     (
         r"Your program runs the tool and sends the result back\.",
@@ -134,6 +196,7 @@ PHRASES: list[tuple[str, str]] = [
     (r"I'll check the weather in (.+)\.", r"Сейчас узнаю погоду: \1."),
     (r"I'll check the forecast for (.+)\.", r"Сейчас узнаю прогноз: \1."),
     (r"Here is the weather you asked about:", "Вот погода, о которой вы спрашивали:"),
+    (r"Here is the forecast you asked about:", "Вот прогноз, о котором вы спрашивали:"),
     (r"Which city would you like the weather for\?", "Для какого города узнать погоду?"),
     (
         r"I won't guess the weather; please check the tool or try again\.",
@@ -179,13 +242,30 @@ PHRASES: list[tuple[str, str]] = [
         r"I would use a tool for this, but none may be used in this request\.",
         "Для этого я бы вызвал инструмент, но в этом запросе их использовать нельзя.",
     ),
-    (r"I could not get the weather for (.+?): (.+)", r"Мне не удалось узнать погоду для \1: \2"),
+    (r"I'll call (\w+)\.", r"Я вызову \1."),
+    (
+        r'None of my tools gives the weather: (\w+) says it does something else \("(.*)"\), so I '
+        r"cannot look the weather up\.",
+        r"Ни один из моих инструментов не сообщает погоду: про \1 сказано, что он делает другое "
+        r'("\2"), поэтому узнать погоду я не могу.',
+    ),
+]
+# Lines that introduce data: the words before the colon are said in Russian, the data after it
+# (a tool's result, "Paris: 18°C") stays as it is.
+LINE_PHRASES: list[tuple[str, str]] = [
+    (r"I could not get the weather for (.+?): ", r"Мне не удалось узнать погоду в городе \1: "),
+    (r"Here is the weather you asked about: ", "Вот погода, о которой вы спрашивали: "),
+    (r"Here is the forecast you asked about: ", "Вот прогноз, о котором вы спрашивали: "),
+    (r"Here is what (\w+) returned: ", r"Вот что вернул \1: "),
+    (r"Done\. (\w+) returned: ", r"Готово. \1 вернул: "),
+    (r"(\w+) failed: ", r"\1 не сработал: "),
 ]
 UNTRANSLATED = (
     "(Офлайн-модель курса знает по-русски не все фразы; остальное написано по-английски.)"
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_DATA_LINE = re.compile(r"^[\w'’ -]+: \S")  # "Paris: 18°C, light rain" is data, not prose
+# "Paris: 18°C, light rain", "New York: ...", "get_weather: ...", "Error: ..." are data, not
+# prose: before the colon, a name (up to three capitalised words) or an identifier.
+_DATA_LINE = re.compile(r"^(?:[A-ZА-ЯЁ][\w'’-]*(?: [A-ZА-ЯЁ][\w'’-]*){0,2}|[a-z]+_\w+): \S")
 _CITY_IN_SENTENCE = re.compile("|".join(rf"\b{re.escape(c)}\b" for c in CITIES))
 
 
@@ -199,8 +279,26 @@ def _translate(sentence: str) -> str | None:
     return None
 
 
-def answer_in_russian(value: str) -> str:
-    """The reply said in Russian, sentence by sentence, through the phrase book."""
+def _sentences(line: str) -> list[str]:
+    """The sentences of a line, never split inside a quotation ('You asked: "Спасибо! Пока!".')."""
+    said, start, quoted = [], 0, False
+    for match in re.finditer(r'["«»“”]|(?<=[.!?])\s+', line):
+        mark = match.group(0)
+        if mark.strip():
+            quoted = mark in "«“" or (mark == '"' and not quoted)
+        elif not quoted:
+            said.append(line[start : match.start()])
+            start = match.end()
+    said.append(line[start:])
+    return [s for s in said if s]
+
+
+_FORMAL = re.compile(r"^\W*(?:здравствуйте|добрый (?:день|вечер)|доброе утро)\b", re.IGNORECASE)
+
+
+def answer_in_russian(value: str, asked: str = "") -> str:
+    """The reply said in Russian, sentence by sentence, through the phrase book; a greeting is
+    answered as formally as the person greeted (`asked`: "Здравствуйте!" gets "Здравствуйте!")."""
     # A reply that already holds the notice (a subagent's answer quoted in it) shows it once.
     missing = UNTRANSLATED in value
     kept = [line for line in value.splitlines() if line.strip() != UNTRANSLATED]
@@ -212,12 +310,22 @@ def answer_in_russian(value: str) -> str:
         if not body.strip() or _DATA_LINE.match(body) or not _LATIN.search(body):
             lines.append(line)
             continue
+        opening = next((p for p in LINE_PHRASES if re.match(p[0], body)), None)
+        if opening is not None:
+            head = re.match(opening[0], body)
+            said_head = _CITY_IN_SENTENCE.sub(
+                lambda m: russian_name(m.group(0)), head.expand(opening[1])
+            )
+            lines.append(prefix + said_head + body[head.end() :])
+            continue
         said = []
-        for sentence in (s for s in _SENTENCE_END.split(body.strip()) if s):
+        for sentence in _sentences(body.strip()):
             translated = _translate(sentence) if _LATIN.search(sentence) else sentence
             if translated is None:
                 missing = True
                 translated = sentence
+            elif translated == "Привет!" and _FORMAL.match(asked):
+                translated = "Здравствуйте!"
             said.append(translated)
         lines.append(prefix + " ".join(said))
     reply = "\n".join(lines)

@@ -9,7 +9,9 @@ tools are offered, so notebook 02 can show `tool_choice` "auto" deciding not to 
 Each reads what the person asks (`Conversation.person_text`: not a system prompt, not the
 context a program wraps around the question), in English or in Russian ("Привет!", "Меня
 зовут Ада.", "Как меня зовут?", "Что такое агент?", "Посчитай от 1 до 20."); the reply to a
-Russian question is said in Russian (`offline/russian.py`).
+Russian question is said in Russian (`offline/russian.py`). A name may be corrected ("My name is
+not Ada, it's Ira.", "Меня зовут не Ада, а Ира.", or a later "No, my name is Ira."): the latest
+name given is the one remembered.
 """
 
 from __future__ import annotations
@@ -32,7 +34,14 @@ _GREETING = re.compile(
 _ONE_SENTENCE = re.compile(
     r"\b(?:in )?(?:one|a single)(?: short)? sentence\b|одн\w+ предложени", re.I
 )
-_INTRODUCED = re.compile(r"\bmy name is (\w+)|\bменя зовут (\w+)", re.IGNORECASE)
+_NAME = r"[^\W\d_]+(?:-[^\W\d_]+)*(?![\w-])"
+# "My name is Ada.", "Меня зовут Анна-Мария."; a correction gives the name it puts right: "My
+# name is not Ada, it's Ira.", "Меня зовут не Ада, а Ира."
+_INTRODUCED = re.compile(
+    rf"\b(?:my name is|my name's|меня зовут)\s+(?:(?:not|не)\s+{_NAME}\s*[,;]?\s*"
+    rf"(?:(?:but|it's|it is|rather|а|но)\s+)*)?(?!(?:not|не)\b)({_NAME})",
+    re.IGNORECASE,
+)
 _ASKS_NAME = re.compile(r"\bwhat(?:'s| is) my name\b|\bкак меня зовут\b", re.IGNORECASE)
 
 
@@ -120,17 +129,16 @@ def remember(conv: Conversation) -> Reply | None:
     last = conv.person_text
     introduced = _INTRODUCED.search(last)
     if introduced:
-        return say(f"Nice to meet you, {introduced.group(1) or introduced.group(2)}!")
+        return say(f"Nice to meet you, {introduced.group(1)}!")
     if _ASKS_NAME.search(last):
-        for message in conv.messages[:-1]:
+        # The latest name given wins: "No, my name is Ira." corrects an earlier "Ada".
+        for message in reversed(conv.messages[:-1]):
             if message.get("role") != "user":
                 continue
-            found = _INTRODUCED.search(own_words(written(blocks_of(message), " ")))
+            said = own_words(written(blocks_of(message), " "))
+            found = [m.group(1) for m in _INTRODUCED.finditer(said)]
             if found:
-                return say(
-                    f"Your name is {found.group(1) or found.group(2)}. You told me earlier in "
-                    "this conversation."
-                )
+                return say(f"Your name is {found[-1]}. You told me earlier in this conversation.")
         return say(
             "I don't know your name. I only see the messages sent in this request, and none of "
             "them tells me."

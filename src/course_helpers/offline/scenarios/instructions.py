@@ -1,7 +1,8 @@
 """Course machinery (offline course model): a clear instruction in `system` changes the reply
 (notebook 01).
 
-The course model recognises four kinds of instruction, each by a fixed pattern, in the request's
+The course model recognises four kinds of instruction, each by a fixed pattern
+(`offline/instruction_words.py`: negations and quoted words are read there), in the request's
 `system` prompt and in the person's own words (`Conversation.person_text`: the last user text
 without what it quotes; never a tool result), by the same rule in both (`instructions_for`), and
 applies them to whatever reply the other scenarios (or the fallback) would give. A real model follows any instruction it understands, with judgement; the course model
@@ -13,7 +14,8 @@ follows only these, mechanically, so that the effect of `system` can be seen off
 - **one sentence** ("Answer in one sentence."): a final answer keeps only its first sentence;
 - **bullet points** ("Answer in bullet points."): a final answer puts each sentence on its own
   `- ` line;
-- **a pirate** ("You are a pirate.", "Answer like a pirate."): the reply opens with "Arr!" and greets with "Ahoy".
+- **a pirate** ("You are a pirate.", "Answer like a pirate."): the reply opens with "Arr!" and greets with "Ahoy";
+- **English** ("Answer in English.", "Отвечай по-английски."): not put into Russian.
 
 Several instructions combine: length and shape first (one sentence, then bullets), then the
 persona, then French. Text that goes with a tool call is only translated and given the persona: the
@@ -26,7 +28,10 @@ that refuses forcing"), in `system` or in the last user message, with `tool_choi
   of its other scenarios knows the question (they already call the tools they need), the model
   calls that tool, once per task (not again once its result is back), with arguments read from the question where it can (numbers,
   and the allowed values of an `enum` in the order the question names them: "100 EUR in JPY"
-  gives amount 100, source EUR, target JPY) and made up from the schema otherwise. After the
+  gives amount 100, source EUR, target JPY; the city it names for a `city` argument) and made
+  up from the schema otherwise. An order in `system` counts for a question it concerns: one
+  that names an allowed value of the tool's arguments or a city for its place argument, or
+  shares a word with the tool or the order ("Use get_weather." and "Is it cold in Oslo?"). After the
   result, a question no other scenario knows is answered by quoting it;
 - **do not call it** ("Do not call convert_currency.", "Never use get_weather.", "answer
   without calling convert_currency"): the model drops its calls to that tool and says it was
@@ -44,7 +49,7 @@ not to. Russian orders work the same way ("Всегда вызывай convert_c
 get_weather", "без вызова convert_currency"), and so do the four instructions ("Отвечай
 по-французски", "Отвечай одним предложением", "Отвечай списком", "Ты пират"). A name that is a
 plain word (`refund`) counts only quoted or followed by "tool", so that "no refund yet" orders
-nothing. A forced `tool_choice` is still obeyed: the API guarantees the
+nothing. An order inside quotation marks ('My friend wrote "then call X"') orders nothing. A forced `tool_choice` is still obeyed: the API guarantees the
 call whatever the instruction says. A real model reads such instructions with judgement and
 does not always obey; the course model always does, so the lesson shows the same way each run.
 """
@@ -55,34 +60,13 @@ import re
 from collections.abc import Callable
 
 from course_helpers.offline.conversation import Conversation, blocks_of
+from course_helpers.offline.instruction_words import instructions_in, unquoted
 from course_helpers.offline.policy import Reply, scenario, text, tool_use
+from course_helpers.offline.russian import in_english
+from course_helpers.offline.scenarios.weather import cities_in
 from course_helpers.offline.schemas import example_for
 
-_VERB = r"\b(?:answer|reply|respond|write|speak|talk)\b[^.!?\n]{0,40}"
-_RU_VERB = r"(?:отвечай|отвечайте|ответь|ответьте|пиши|пишите|говори|говорите)\b[^.!?\n]{0,40}"
-INSTRUCTIONS: dict[str, re.Pattern] = {
-    "one_sentence": re.compile(
-        _VERB + r"\bin (?:one|a single)(?: short)? sentence\b"
-        rf"|{_RU_VERB}\b(?:одним|в одно)\s+(?:коротким\s+)?предложени",
-        re.IGNORECASE,
-    ),
-    "bullets": re.compile(
-        _VERB + r"\b(?:(?:in|as|with) bullet(?:ed)? (?:points?|list)|as a list)\b"
-        rf"|{_RU_VERB}\b(?:маркированным\s+)?(?:списком|пунктами)",
-        re.IGNORECASE,
-    ),
-    "pirate": re.compile(
-        r"\b(?:you are|act as|talk like|speak like|play)\b[^.!?\n]{0,20}\bpirate\b"
-        r"|\b(?:answer|reply|respond|write)\b[^.!?\n]{0,20}\b(?:as|like) a pirate\b"
-        r"|\b(?:ты|вы)\s+(?:\w+\s+)?пират|\b(?:говори|веди себя|разговаривай)\w*\s+как\s+пират",
-        re.IGNORECASE,
-    ),
-    "french": re.compile(
-        _VERB + r"\bin french\b|\ben fran[cç]ais\b|\bfran[cç]ais uniquement\b"
-        rf"|{_RU_VERB}\bпо-французски|\bна французском",
-        re.IGNORECASE,
-    ),
-}
+_PLACES = ("city", "location", "place", "town")
 
 # The phrase book: English sentences the course model's chat scenarios say, and their French.
 PHRASES: list[tuple[str, str]] = [
@@ -121,6 +105,7 @@ PHRASES: list[tuple[str, str]] = [
     (r"I'll check the weather in (.+)\.", r"Je regarde la météo à \1."),
     (r"I'll check the forecast for (.+)\.", r"Je regarde les prévisions pour \1."),
     (r"Here is the weather you asked about:", "Voici la météo demandée :"),
+    (r"Here is the forecast you asked about:", "Voici les prévisions demandées :"),
     (r"Arr!", "Arr !"),
 ]
 UNTRANSLATED = (
@@ -129,20 +114,6 @@ UNTRANSLATED = (
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _DATA_LINE = re.compile(r"^[\w'’ -]+: \S")  # "Paris: 18°C, light rain" is data, not prose
-
-
-_NEGATED = re.compile(r"\b(?:not|never|don't|avoid|не|никогда)\b[^.!?\n]{0,12}$", re.IGNORECASE)
-
-
-def instructions_in(system: str) -> list[str]:
-    """The kinds of instruction found in a text, in the order they are applied; one with a
-    negation right before it ("Never answer as a pirate.") is an order not to, so not found."""
-    text = system or ""
-    return [
-        kind
-        for kind, pattern in INSTRUCTIONS.items()
-        if any(not _NEGATED.search(text[: found.start()]) for found in pattern.finditer(text))
-    ]
 
 
 def instructions_for(conv: Conversation) -> list[str]:
@@ -183,7 +154,9 @@ def bullets(value: str) -> str:
 
 def pirate(value: str) -> str:
     value = re.sub(r"^(?:Hello|Hi)\b", "Ahoy", value)
-    return value if value.startswith("Ahoy") else "Arr! " + value
+    if value.startswith("Ahoy"):
+        return value
+    return "Arr!\n" + value if value.startswith("- ") else "Arr! " + value  # a list keeps its lines
 
 
 def french(value: str) -> str:
@@ -199,7 +172,8 @@ def french(value: str) -> str:
         for sentence in sentences(body):
             for english, translated in PHRASES:
                 if re.fullmatch(english, sentence):
-                    said.append(re.sub(english, translated, sentence))
+                    # "Paris and Tokyo" in a translated sentence: "Paris et Tokyo"
+                    said.append(re.sub(english, translated, sentence).replace(" and ", " et "))
                     break
             else:
                 said.append(sentence)
@@ -215,6 +189,7 @@ _APPLY: dict[str, Callable[[str], str]] = {
     "bullets": bullets,
     "pirate": pirate,
     "french": french,
+    "english": str,  # already English: the answer is not put into Russian (engine.py)
 }
 
 
@@ -258,7 +233,8 @@ _ANSWER_BY = r"(?:answer|reply|respond|check|convert|compute|get|find|look\s+\w+
 def tool_orders(conv: Conversation) -> tuple[list[str], list[str]]:
     """(tools an instruction says to call, tools it says not to call), from `system` and the
     last user message."""
-    said = f"{conv.system}\n{conv.person_text}"
+    system = unquoted(conv.system)
+    said = f"{system}\n{unquoted(conv.person_text)}"
     call: list[str] = []
     avoid: list[str] = []
     for name in conv.tool_names:
@@ -306,7 +282,7 @@ def tool_orders(conv: Conversation) -> tuple[list[str], list[str]]:
         )
         if refused:
             avoid.append(name)
-        elif ordered and (ordered.start() > len(conv.system) or _relates(conv, name, ordered)):
+        elif ordered and (ordered.start() > len(system) or _relates(conv, name, ordered)):
             call.append(name)
     return call, avoid
 
@@ -334,6 +310,8 @@ def _relates(conv: Conversation, name: str, order: re.Match) -> bool:
     }
     if any(re.search(rf"(?<!\w){re.escape(v)}(?!\w)", asked) for v in values if v):
         return True
+    if _place_argument(schema) and cities_in(asked):
+        return True  # "Is it cold in Oslo?" names the city a get_weather(city) call takes
     text = order.string
     begin = max(text.rfind(mark, 0, order.start() + 1) for mark in ".!?\n") + 1
     ends = [i for i in (text.find(mark, order.end()) for mark in ".!?\n") if i >= 0]
@@ -341,6 +319,19 @@ def _relates(conv: Conversation, name: str, order: re.Match) -> bool:
     about = f"{name} {(conv.tool(name) or {}).get('description') or ''} {sentence}"
     common = {"call", "tool", "tools", "always", "every", "answer", "question", "please"}
     return bool((_stems(asked) & _stems(about)) - {w[:5] for w in common})
+
+
+def _place_argument(schema: dict) -> str | None:
+    """The tool's string argument that takes a place (city, location, place, town), if any."""
+    props = schema.get("properties") or {}
+    return next(
+        (
+            name
+            for name, spec in props.items()
+            if isinstance(spec, dict) and spec.get("type") == "string" and name in _PLACES
+        ),
+        None,
+    )
 
 
 def _numbers(value: str) -> list[float]:
@@ -351,15 +342,19 @@ def arguments_from(question: str, schema: dict) -> dict:
     """Arguments for a call, read from the question where it can, else made up from the schema.
 
     Numbers go to number arguments in order; the allowed values of `enum` arguments, in the
-    order the question names them ("100 EUR in JPY": EUR, then JPY).
+    order the question names them ("100 EUR in JPY": EUR, then JPY); the first city it names
+    to a place argument (`weather.cities_in`, either language).
     """
     arguments = example_for(schema) if isinstance(schema, dict) else {}
     if not isinstance(arguments, dict):
         return {}
     props = schema.get("properties") or {}
+    place, cities = _place_argument(schema), cities_in(question)
+    if place in arguments and cities:
+        arguments[place] = cities[0]
     numbers = _numbers(question)
     named: list[str] = []
-    for match in re.finditer(r"[\w-]+", question):
+    for match in re.finditer(r"[\w-]+", in_english(question)):
         word = match.group(0)
         if any(word in (spec.get("enum") or []) for spec in props.values()):
             named.append(word)

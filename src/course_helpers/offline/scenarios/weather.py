@@ -34,7 +34,7 @@ import re
 
 from course_helpers.offline.conversation import Conversation, ToolCall, example_value, own_words
 from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
-from course_helpers.offline.russian import cities_in_russian, writes_russian
+from course_helpers.offline.russian import cities_in_russian, in_english, writes_russian
 
 _CITY = r"[A-Z][a-zA-Z\-']+(?: [A-Z][a-zA-Z\-']+)?"
 # "in Paris and Tokyo", "in Paris, and in Tokyo": the preposition may be said again.
@@ -63,21 +63,31 @@ _PLACE_ARGUMENTS = ("city", "location", "place", "town")
 
 
 def cities_in(question: str) -> list[str]:
-    """Capitalised place names after 'in'/'for'/'at', e.g. 'in Paris and Tokyo' → both; in a
-    Russian question, the cities it names, by their English names ('в Париже' → Paris)."""
+    """Capitalised place names after 'in'/'for'/'at', e.g. 'in Paris and Tokyo' → both; else
+    the cities the question names in either language and any case, by their English names
+    ('в Париже' → Paris, 'in moscow' → Moscow, 'в Екатеринбурге' → Yekaterinburg)."""
     match = re.search(_PLACES, question)
     if not match:
-        return cities_in_russian(question) if writes_russian(question) else []
+        return cities_in_russian(_where(question))
     return [c.strip() for c in re.split(_JOINS, match.group(1)) if c.strip()]
 
 
+def _where(question: str) -> str:
+    """Where a question may name its places: a Russian question anywhere; an English one after
+    'in'/'for'/'at' ('in moscow', 'in Париж'), so that 'Paris, 18 C and sunny' names none."""
+    if writes_russian(question):
+        return question
+    found = re.search(r"\b(?:in|for|at)\s+", question, re.IGNORECASE)
+    return question[found.end() :] if found else ""
+
+
 def places_as_written(question: str) -> str | None:
-    """The place phrase exactly as the question wrote it: 'Paris and Tokyo' (a Russian
-    question's cities by their English names, joined the same way)."""
+    """The place phrase exactly as the question wrote it: 'Paris and Tokyo' (cities found
+    otherwise, such as a Russian question's, by their English names, joined the same way)."""
     match = re.search(_PLACES, question)
-    if match is None and writes_russian(question):
-        return " and ".join(cities_in_russian(question)) or None
-    return match.group(1).strip() if match else None
+    if match is None:
+        return " and ".join(cities_in_russian(_where(question))) or None
+    return match.group(1).strip()
 
 
 def _description(tool: dict) -> str:
@@ -126,12 +136,24 @@ def _misnamed_tool(conv: Conversation) -> dict | None:
     )
 
 
-def _arguments(tool: dict, place: str, city: str) -> dict:
-    """The call's input: the city under `place`, and a plausible value for every other
-    required argument (the first allowed unit, 'tomorrow' for a day)."""
+def _arguments(tool: dict, place: str, city: str, question: str = "") -> dict:
+    """The call's input: the city under `place`, an allowed value the question names for any
+    other argument ("in fahrenheit", "по Фаренгейту" for a unit), and a plausible value for
+    every other required argument (the first allowed unit, 'tomorrow' for a day)."""
     arguments = {place: city}
     schema = tool.get("input_schema") or {}
     props = schema.get("properties") or {}
+    asked = in_english(question)
+    for name, spec in props.items():
+        allowed = spec.get("enum") if isinstance(spec, dict) and name != place else None
+        named = [
+            value
+            for value in allowed or []
+            if isinstance(value, str)
+            and re.search(rf"(?<!\w){re.escape(value)}(?!\w)", asked, re.IGNORECASE)
+        ]
+        if named:
+            arguments[name] = named[0]
     for name in schema.get("required") or []:
         if name in arguments:
             continue
@@ -185,7 +207,7 @@ def _first_turn(
     conv: Conversation, tool: dict, place: str, asked: list[str], question: str, future: bool
 ) -> Reply:
     name = tool["name"]
-    where = " in " + " and ".join(asked) if asked else ""
+    where = " in " + listed(asked) if asked else ""
     if not conv.tools_allowed:
         # tool_choice "none": the model knows the tool but may not call it this time.
         return say(
@@ -206,13 +228,19 @@ def _first_turn(
         return Reply(
             [
                 text(f"I'll check {_what(future)} {written}."),
-                tool_use(name, **_arguments(tool, place, written)),
+                tool_use(name, **_arguments(tool, place, written, question)),
             ]
         )
     answered = {c.input.get(place) for c in conv.calls_to(name)}
     todo = [c for c in asked if c not in answered] or asked
-    intro = f"I'll check {_what(future)} " + " and ".join(todo) + "."
-    return Reply([text(intro), *(tool_use(name, **_arguments(tool, place, c)) for c in todo)])
+    intro = f"I'll check {_what(future)} {listed(todo)}."
+    calls = (tool_use(name, **_arguments(tool, place, c, question)) for c in todo)
+    return Reply([text(intro), *calls])
+
+
+def listed(names: list[str]) -> str:
+    """'Paris', 'Paris and Tokyo', 'Berlin, Rome and Madrid'."""
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
 
 
 def _what(future: bool) -> str:
@@ -249,9 +277,11 @@ def _answer(conv: Conversation, tool: dict, place: str, asked: list[str]) -> Rep
         and says_one_city(tool, place)
     ):
         # Parallel calls were disabled: ask for the next city on its own turn.
-        return Reply([tool_use(name, **_arguments(tool, place, missing[0]))])
+        question = conv.person_text or conv.first_user_text
+        return Reply([tool_use(name, **_arguments(tool, place, missing[0], question))])
     if results and all(c.is_error for c in results):
         return say(
             "\n".join(lines) + "\nI won't guess the weather; please check the tool or try again."
         )
-    return say("Here is the weather you asked about:\n" + "\n".join(lines))
+    what = "forecast" if offers_forecasts(tool) else "weather"
+    return say(f"Here is the {what} you asked about:\n" + "\n".join(lines))

@@ -1,11 +1,14 @@
 """Course machinery (offline course model): readers of one kind of value each, from the words of a
-request: a country, a postcode, a list, a one-word name, the arithmetic a request asks for,
-whether it asks a question. `filling` fills schema fields with them.
+request: a country, a postcode, a list, a one-word name, a file name, the arithmetic a request
+asks for, a shell command. `filling` fills schema fields with them; `scenarios/asked_tool`
+fills the fields of a tool the person asks for.
 
     country_in("London, United Kingdom.")          # "United Kingdom"
     postcode_in("living in Lyon 69001")            # "69001"
     list_after("tags", "tags a and b, email x")     # ["a", "b"]
+    file_in("Summarise notes.txt for me.")         # "notes.txt"
     expression_in("What is 1234 * 5678?")          # "1234 * 5678"
+    command_in("List the files in the current directory.")   # "ls"
 """
 
 from __future__ import annotations
@@ -144,6 +147,22 @@ def single_name_in(text: str, places: frozenset[str]) -> str | None:
     return None
 
 
+_EXTENSIONS = (
+    "py|txt|md|rst|json|jsonl|yaml|yml|toml|cfg|ini|csv|tsv|js|mjs|ts|tsx|jsx|html|css|sh|"
+    "log|xml|c|h|cpp|hpp|java|go|rs|rb|php|sql|ipynb|lock|env|conf|pdf|tex"
+)
+_FILE = re.compile(
+    rf"(?<![\w@/.-])((?:\.{{0,2}}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.(?:{_EXTENSIONS}))(?![\w/-])"
+    r"|(?<![\w@/.-])((?:[\w.-]+/)*(?:Makefile|Dockerfile|README|LICENSE|Procfile))(?![\w/-])(?!\.\w)"
+)
+
+
+def file_in(text: str) -> str | None:
+    """The first file the text names ("setup.py", "docs/notes.txt", "Makefile")."""
+    match = _FILE.search(text)
+    return (match.group(1) or match.group(2)) if match else None
+
+
 _NUMBER = r"-?\d+(?:\.\d+)?"
 _OPERATOR_WORDS = {"plus": "+", "minus": "-", "times": "*", "×": "*", "divided by": "/"}
 # A hyphen counts as "minus" only between spaces: "3-5 days" and dates are not sums.
@@ -160,6 +179,38 @@ def expression_in(text: str) -> str | None:
     for word, symbol in _OPERATOR_WORDS.items():
         expression = re.sub(rf"\s*{re.escape(word)}\s*", f" {symbol} ", expression, flags=re.I)
     return re.sub(r"\s+", " ", expression).strip()
+
+
+# What a plain request asks a shell to do, and the command that does it.
+_LIST_FILES = re.compile(
+    r"(?:\b(?:list|show)\b[^.?!]*\bfiles\b|\bwhat files are\b)([^.?!]*)", re.IGNORECASE
+)
+_FOLDER = re.compile(r"\bin\s+(?:the\s+)?((?:\.{0,2}/)?[\w.-]+(?:/[\w.-]*)*/?)")
+_CURRENT_FOLDER = re.compile(
+    r"\b(?:what|which)\b[^.?!]*\b(?:current|working)\s+(?:directory|folder)\b|\bwhere am i\b",
+    re.IGNORECASE,
+)
+_HERE = frozenset({"current", "this", "working", "here", "directory", "folder"})
+_COMMAND_IN_BACKTICKS = re.compile(r"\b(?:run|execute|type)\s+`([^`\n]+)`", re.IGNORECASE)
+
+
+def command_in(text: str) -> str | None:
+    """The shell command the text gives in backticks ("Run `pytest -q`."), or the one a plain
+    request implies: listing the files is `ls` (`ls src/` for the files in src/), asking for
+    the current directory is `pwd`."""
+    quoted = _COMMAND_IN_BACKTICKS.search(text)
+    if quoted:
+        return quoted.group(1).strip()
+    listing = _LIST_FILES.search(text)
+    if listing:
+        folder = _FOLDER.search(listing.group(1))
+        name = folder.group(1) if folder else ""
+        if name and name.lower() not in _HERE and ("/" in name or name.islower()):
+            return f"ls {name}"
+        return "ls"
+    if _CURRENT_FOLDER.search(text):
+        return "pwd"
+    return None
 
 
 _QUESTION_WORDS = frozenset((

@@ -2,9 +2,12 @@
 
 Where no scenario knows the answer (a structured output, a forced tool call, an output tool), the
 course model still fills each field the way a model would when the request names a value of
-that field's kind: a city, a unit or another value an `enum` lists, a number the request states
-or the result of a simple sum it asks for. Fields the request says nothing about keep the
-placeholders of `schemas.example_for`.
+that field's kind: a city, a country, a person's name, an email, a postcode, a unit or another
+value an `enum` lists (or names: `x-enum-varnames`, a description "1 = red, 2 = green"), the
+items listed after an array field's name, a number the request states or the result of a
+simple sum it asks for (the readers of one kind each are in `reading.py`). A prose field holds
+the person's words, but never a question as its own answer. Fields the request says nothing
+about keep the placeholders of `schemas.example_for`.
 
     fill(schema, "Is it cold in Oslo, in fahrenheit?")   # {"city": "Oslo", "unit": "fahrenheit"}
     fill(schema, "Холодно ли в Осло по Фаренгейту?")    # the same: Russian names read in English
@@ -18,6 +21,8 @@ import operator
 import re
 from typing import Any
 
+from course_helpers.offline import reading
+from course_helpers.offline.reading import expression_in
 from course_helpers.offline.russian import cities_in_russian, in_english
 from course_helpers.offline.schemas import conform, example_for, resolve
 
@@ -83,10 +88,6 @@ _NAME_FIELD = re.compile(
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _NOT_PLACES = frozenset({"English", "French", "German", "Python", "Celsius", "Fahrenheit"})
 _NUMBER = r"-?\d+(?:\.\d+)?"
-_OPERATOR_WORDS = {"plus": "+", "minus": "-", "times": "*", "×": "*", "divided by": "/"}
-# A hyphen counts as "minus" only between spaces: "3-5 days" and dates are not sums.
-_OPERATOR = r"(?:\s*[+*/×]\s*|\s+-\s+|\s+(?:plus|minus|times|divided by)\s+)"
-_SUM = re.compile(rf"{_NUMBER}(?:{_OPERATOR}{_NUMBER})+", re.IGNORECASE)
 _ARITHMETIC = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -103,17 +104,63 @@ def fill(schema: Any, text: str, *, hint: str = "", asked: str = "") -> Any:
     own words ("Paris, 18 C and sunny" summarises itself), rather than a placeholder.
     """
     numbers = _Numbers(sum_in(text), numbers_in(text))
-    prose = "" if hint else asked.strip()[:300]
+    prose = "" if hint else _prose(asked, unanswered=CANNOT_ANSWER)
     found = _from_text(schema, in_english(text), schema, 0, numbers, prose=prose)
-    return conform(found, schema, hint=hint)
+    return _keep_stated(conform(found, schema, hint=hint), found, schema, schema)
 
 
 def stated(schema: Any, text: str, *, asked: str = "") -> dict:
     """Only the fields of an object schema that `text` names (no placeholders): what a model
     could send without guessing."""
     numbers = _Numbers(sum_in(text), numbers_in(text))
-    found = _from_text(schema, in_english(text), schema, 0, numbers, prose=asked.strip()[:300])
+    found = _from_text(
+        schema, in_english(text), schema, 0, numbers, prose=_prose(asked, unanswered="")
+    )
     return found if isinstance(found, dict) else {}
+
+
+# What a prose field says for a question the course model cannot answer (never the question).
+CANNOT_ANSWER = (
+    "I cannot answer that: I am the offline course model, and I only play the course's scenarios."
+)
+
+
+def _prose(asked: str, *, unanswered: str) -> str:
+    """What a prose field holds: the person's words ("Paris, 18 C and sunny" summarises
+    itself), but for a question, which is not its own answer, `unanswered`."""
+    said = asked.strip()[:300]
+    return unanswered if said and reading.is_question(said) else said
+
+
+def _keep_stated(value: Any, found: Any, schema: Any, root: Any) -> Any:
+    """`value` (made valid) with what the request states put back where making it valid
+    replaced it: an email where the schema's `format: email` gave a placeholder, a constant of
+    an anyOf/oneOf of constants where the first was taken."""
+    schema = resolve(schema, root)
+    if not isinstance(schema, dict):
+        return value
+    constants = [const for const, _ in _constant_choices(schema, root)]
+    if any(type(found) is type(const) and found == const for const in constants):
+        return found
+    if isinstance(value, dict) and isinstance(found, dict):
+        properties = schema.get("properties") or {}
+        return {
+            key: _keep_stated(item, found[key], properties.get(key), root)
+            if key in found and key in properties
+            else item
+            for key, item in value.items()
+        }
+    if (
+        schema.get("format") == "email"
+        and isinstance(found, str)
+        and isinstance(value, str)
+        and _EMAIL.fullmatch(found)
+        and not schema.get("pattern")
+        and len(found) >= int(schema.get("minLength", 0))
+        and len(found) <= int(schema.get("maxLength", len(found)))
+    ):
+        return found
+    return value
 
 
 def city_in(text: str) -> str | None:
@@ -153,9 +200,12 @@ def _person_field(name: str, text: str) -> str | None:
     """A name field's value: the person's name, or its first or last word for a first or last
     name field."""
     person = person_in(text)
-    if person is None:
-        return None
     lowered = name.lower()
+    if person is None:
+        # One word ("Save the contact Alice"): a first name, never a last one.
+        if lowered.startswith(("last", "family")):
+            return None
+        return reading.single_name_in(text, frozenset(KNOWN_CITIES) | _NOT_PLACES)
     if lowered.startswith(("first", "given")):
         return person.split()[0]
     if lowered.startswith(("last", "family")):
@@ -165,12 +215,9 @@ def _person_field(name: str, text: str) -> str | None:
 
 def sum_in(text: str) -> int | float | None:
     """The result of the first simple sum the text asks for ("2+2", "7 times 6"), if any."""
-    match = _SUM.search(text)
-    if match is None:
+    expression = expression_in(text)
+    if expression is None:
         return None
-    expression = match.group(0).lower()
-    for word, symbol in _OPERATOR_WORDS.items():
-        expression = expression.replace(word, symbol)
     try:
         value = _evaluate(ast.parse(expression, mode="eval").body)
     except (SyntaxError, ZeroDivisionError, ValueError):
@@ -240,10 +287,14 @@ def _from_text(
         return None
     enum = schema.get("enum")
     if isinstance(enum, list):
-        named = [v for v in enum if isinstance(v, str) and _mentions(text, v)]
-        return named[0] if named else None
+        return _named_value(schema, enum, text)
+    constants = _constant_choices(schema, root)
+    if constants:
+        return next((value for value, said in constants if _mentions(text, said)), None)
     kinds = schema.get("type")
     kinds = kinds if isinstance(kinds, list) else [kinds]
+    if "array" in kinds or ("items" in schema and kinds == [None]):
+        return _listed(schema, text, root, name)
     if "object" in kinds or "properties" in schema:
         properties = schema.get("properties") or {}
         found = {
@@ -261,6 +312,10 @@ def _from_text(
         if _CITY_FIELD.search(described):
             # Named or not, a city field holds a city (the placeholder), never other prose.
             return city_in(text) or example_for(schema, name=name, root=root)
+        if reading.is_country_field(described):
+            return reading.country_in(text)
+        if reading.is_postcode_field(name):
+            return reading.postcode_in(text)
         if "unit" in name.lower():
             return next((word for word in _UNIT_WORDS if _mentions(text, word)), None)
         if "email" in name.lower() or schema.get("format") == "email":
@@ -283,6 +338,79 @@ def _from_text(
         if prose and _PROSE_FIELD.search(name):
             return prose
     return None
+
+
+def _named_value(schema: dict, enum: list, text: str) -> Any:
+    """The value of an `enum` the text names: the value itself ("fahrenheit"), or the name the
+    schema gives it (`x-enum-varnames`, `x-enumNames` or `enumNames` lists, or a description
+    such as "1 = red, 2 = green")."""
+    named = [v for v in enum if isinstance(v, str) and _mentions(text, v)]
+    if named:
+        return named[0]
+    for key in ("x-enum-varnames", "x-enumNames", "enumNames"):
+        names = schema.get(key)
+        if isinstance(names, list) and len(names) == len(enum):
+            said = [v for v, n in zip(enum, names, strict=True) if _mentions_name(text, n)]
+            if said:
+                return said[0]
+    description = str(schema.get("description", ""))
+    for value in enum:
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            continue
+        v = re.escape(str(value))
+        word = r"([A-Za-z][A-Za-z_ -]*?[A-Za-z])"
+        for pattern in (
+            rf"(?<![\w.]){v}\s*(?:=|:|means|is)\s*{word}\b",
+            rf"\b{word}\s*[=:]\s*{v}(?![\w.])",
+        ):
+            match = re.search(pattern, description)
+            if match and _mentions_name(text, match.group(1)):
+                return value
+    return None
+
+
+def _mentions_name(text: str, name: Any) -> bool:
+    """Whether the text says a value's name ("LIGHT_BLUE" said as "light blue")."""
+    return isinstance(name, str) and bool(name) and _mentions(text, name.replace("_", " "))
+
+
+def _constant_choices(schema: dict, root: Any) -> list[tuple[Any, str]]:
+    """For an anyOf/oneOf of constants (`{"const": 2, "title": "GREEN"}`), each value with the
+    words that name it: its title, its description, or the constant itself."""
+    branches = schema.get("oneOf") or schema.get("anyOf")
+    if not isinstance(branches, list) or not branches:
+        return []
+    found = []
+    for branch in branches:
+        branch = resolve(branch, root)
+        if not isinstance(branch, dict) or "const" not in branch:
+            return []
+        for said in (branch.get("title"), branch.get("description"), branch["const"]):
+            if isinstance(said, str) and said:
+                found.append((branch["const"], said.replace("_", " ")))
+    return found
+
+
+def _listed(schema: dict, text: str, root: Any, name: str) -> list | None:
+    """An array field's items the text lists: the values of an item `enum` it names, in order,
+    or the words listed after the field's name ("tags a and b")."""
+    items = resolve(schema.get("items") or {}, root)
+    if not isinstance(items, dict):
+        return None
+    if isinstance(items.get("enum"), list):
+        named = sorted(
+            (match.start(), value)
+            for value in items["enum"]
+            if isinstance(value, str)
+            for match in [re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text, re.I)]
+            if match
+        )
+        return [value for _, value in named] or None
+    kind = items.get("type", "string")
+    if kind != "string" or not name or items.get("format") or items.get("pattern"):
+        return None
+    listed = reading.list_after(name, text)
+    return listed or None
 
 
 def _mentions(text: str, word: str) -> bool:

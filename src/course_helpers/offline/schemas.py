@@ -4,35 +4,59 @@
 The real API decodes under constraints when a tool is `strict` or `output_config.format` asks for
 a `json_schema`: the output is always valid. The course model does the same in two steps:
 `conform(value, schema)` keeps what a scenario produced where it already fits and repairs the
-rest; `example_for(schema)` builds a value from nothing. Both understand the subset of JSON
-Schema that structured outputs accept (types, enum/const, properties/required,
-additionalProperties, items, anyOf/oneOf/allOf, $ref to $defs/definitions, string and number
-bounds, common formats).
+rest; `example_for(schema)` builds a value from nothing. Both write values for the keywords of
+JSON Schema draft 2020-12 (types, enum/const, properties/required and the other object
+keywords, array counts, `uniqueItems`, `contains`, string lengths, `pattern` (`patterns.py`) and
+formats, number bounds, anyOf/oneOf/allOf/not, if/then/else, `$ref`), and check every value
+they give with `jsonschema` (formats asserted): a value that fails is replaced by another, and
+only a schema no value can meet (or one jsonschema cannot read) gets a best effort.
+
+A value too big for any reply (`minLength: 10000000`) is written to just past what the largest
+`max_tokens` allows, so the engine cuts it with `stop_reason: "max_tokens"` (its block
+incomplete), as the real API does when the output runs out.
 """
 
 from __future__ import annotations
 
-import re
+import json
+from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
-_FORMATS = {
-    "date": "2026-01-01",
-    "date-time": "2026-01-01T00:00:00Z",
-    "time": "00:00:00",
-    "email": "learner@example.com",
-    "uri": "https://example.com/",
-    "url": "https://example.com/",
-    "uuid": "00000000-0000-4000-8000-000000000000",
-    "hostname": "example.com",
-    "ipv4": "127.0.0.1",
-    "ipv6": "::1",
-}
-_MAX_DEPTH = 12
+from jsonschema import Draft202012Validator
+
+from course_helpers.offline.patterns import string_matching
+from course_helpers.offline.schema_parts import (
+    FORMATS,
+    NEVER,
+    branches_of,
+    fits,
+    key_of,
+    merge,
+    never,
+    non_null_first,
+    numbers,
+    pointer,
+    property_schema,
+    recursive,
+    sized_to,
+    tidy,
+    types_of,
+    with_dependencies,
+)
+from course_helpers.offline.schema_parts import resolve as _resolve
+
+BUDGET = 520_000  # characters of JSON: more than 128,000 tokens (the largest max_tokens)
+_MAX_DEPTH = 64
+_TRIES = 24  # candidates checked for one value before the best effort is given
+_PER_BRANCH = 8  # candidates of one branch of anyOf/oneOf, or of one type, before the next
+_WORK = 4000  # candidates checked for one whole value
+_CHECKER = Draft202012Validator.FORMAT_CHECKER  # draft 2020-12's formats: RFC 3339 times
 
 
 def example_for(schema: Any, *, name: str = "value", root: dict | None = None) -> Any:
     """A plausible value valid against `schema`."""
-    return _example(schema, name, root if root is not None else schema, 0)
+    return _Maker(root if root is not None else schema, []).example(schema, name, 0, ())
 
 
 def conform(value: Any, schema: Any, *, hint: str = "", root: dict | None = None) -> Any:
@@ -40,7 +64,8 @@ def conform(value: Any, schema: Any, *, hint: str = "", root: dict | None = None
 
     `hint` (free text, e.g. what the scenario would have said) fills the first free string.
     """
-    return _conform(value, schema, root if root is not None else schema, 0, [hint] if hint else [])
+    maker = _Maker(root if root is not None else schema, [hint] if hint else [])
+    return maker.conform(value, schema, "value", 0, ())
 
 
 def resolve(schema: Any, root: Any) -> Any:
@@ -48,302 +73,337 @@ def resolve(schema: Any, root: Any) -> Any:
     return _resolve(schema, root)
 
 
-_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
-_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
-_SUBSCHEMAS = ("items", "additionalProperties", "not", "contains")
-_NUMBERS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
-_COUNTS = {"minItems": 64, "maxItems": None, "minLength": 4096, "maxLength": None}
-_STRINGS = ("pattern", "format", "$ref", "description", "title")
-
-
-def tidy(schema: Any, depth: int = 0) -> dict:
-    """`schema` with every keyword the course model reads in the shape JSON Schema gives it:
-    a keyword of another shape (`"properties": "object"`, `"required": true`) is dropped, and
-    sizes are capped where an example is built (`minItems`, `minLength`). A schema a client may
-    send never crashes or stalls the course model."""
-    if not isinstance(schema, dict) or depth > 40:
-        return {}
-    out: dict = {}
-    for key, value in schema.items():
-        if key in _SCHEMA_MAPS:
-            if isinstance(value, dict):
-                out[key] = {str(k): tidy(v, depth + 1) for k, v in value.items()}
-        elif key in _SCHEMA_LISTS:
-            if isinstance(value, list):
-                out[key] = [tidy(v, depth + 1) for v in value]
-        elif key in _SUBSCHEMAS:
-            if isinstance(value, bool):
-                out[key] = value
-            elif isinstance(value, dict):
-                out[key] = tidy(value, depth + 1)
-        elif key == "required":
-            if isinstance(value, list):
-                out[key] = [v for v in value if isinstance(v, str)]
-        elif key == "enum":
-            if isinstance(value, list):
-                out[key] = value
-        elif key == "type":
-            if isinstance(value, str) or (
-                isinstance(value, list) and all(isinstance(v, str) for v in value)
-            ):
-                out[key] = value
-        elif key in _NUMBERS:
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                out[key] = value
-        elif key in _COUNTS:
-            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-                cap = _COUNTS[key]
-                out[key] = min(value, cap) if cap is not None else value
-        elif key in _STRINGS:
-            if isinstance(value, str):
-                out[key] = value
-        else:
-            out[key] = value
-    return out
+def is_valid(value: Any, schema: Any, root: Any = None) -> bool | None:
+    """Whether `value` is valid against `schema` (formats asserted); None when jsonschema
+    cannot read the schema (a `$ref` that leads nowhere, a pattern Python cannot compile)."""
+    return _Maker(root if root is not None else schema, []).valid(value, schema)
 
 
 # --------------------------------------------------------------------------- internals
 
+_MISSING = object()
+_SHALLOW = {"object": {}, "array": [], "integer": 0, "number": 0.0, "boolean": False, "string": ""}
 
-def _resolve(schema: Any, root: Any) -> Any:
-    seen = 0
-    while isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and seen < 20:
-        target = _pointer(root, schema["$ref"])
-        rest = {k: v for k, v in schema.items() if k != "$ref"}
-        schema = {**target, **rest} if isinstance(target, dict) else rest
-        seen += 1
-    if isinstance(schema, dict) and isinstance(schema.get("allOf"), list):
-        merged = {k: v for k, v in schema.items() if k != "allOf"}
-        for part in schema["allOf"]:
-            part = _resolve(part, root)
-            if not isinstance(part, dict):
+
+class _Maker:
+    """Builds (`example`) or repairs (`conform`) values against one root schema."""
+
+    def __init__(self, root: Any, hints: list[str]) -> None:
+        self.root, self.hints, self.spent = root, hints, 0
+        self.work = 0  # candidates checked: a bound on the search for schemas no value meets
+        try:
+            self.validator: Any = Draft202012Validator(
+                root if isinstance(root, dict | bool) else {}, format_checker=_CHECKER
+            )
+        except Exception:  # noqa: BLE001 - a schema jsonschema cannot take: nothing to check
+            self.validator = None
+
+    @property
+    def over(self) -> bool:
+        return self.spent > BUDGET
+
+    def valid(self, value: Any, schema: Any) -> bool | None:
+        if self.validator is None or not isinstance(schema, dict | bool):
+            return None
+        try:
+            return bool(self.validator.evolve(schema=schema).is_valid(value))
+        except Exception:  # noqa: BLE001 - unreadable ($ref to nowhere, bad regex, too deep)
+            return None
+
+    # -- building -----------------------------------------------------------------------
+    def example(self, schema: Any, name: str, depth: int, refs: tuple) -> Any:
+        first: Any = _MISSING
+        for tried, candidate in enumerate(self.candidates(schema, name, depth, refs)):
+            self.work += 1
+            if self.over or self.work > _WORK or self.valid(candidate, schema) is not False:
+                return candidate
+            if first is _MISSING:
+                first = candidate
+            if tried >= _TRIES:
+                break
+        return None if first is _MISSING else first
+
+    def candidates(self, schema: Any, name: str, depth: int, refs: tuple) -> Iterator[Any]:
+        if never(schema):
+            return
+        schema, refs = self._open(schema, refs)
+        for key in ("default", "examples"):
+            if key == "default" and "default" in schema:
+                yield schema["default"]
+            elif key == "examples" and isinstance(schema.get("examples"), list):
+                yield from schema["examples"][:3]
+        if "const" in schema:
+            yield schema["const"]
+            return
+        if isinstance(schema.get("enum"), list) and schema["enum"]:
+            yield from schema["enum"]
+            return
+        choices = branches_of(schema)
+        if choices is not None:
+            base = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
+            for branch in non_null_first(choices, self.root):
+                opened, inner = self._open(branch, refs)
+                found = self.candidates(merge(base, opened), name, depth + 1, inner)
+                yield from islice(found, _PER_BRANCH)
+            return
+        if isinstance(schema.get("if"), dict | bool):
+            base = {k: v for k, v in schema.items() if k not in ("if", "then", "else")}
+            then = merge(merge(base, schema["if"]), schema.get("then", True))
+            yield from self.candidates(then, name, depth + 1, refs)
+            yield from self.candidates(merge(base, schema.get("else", True)), name, depth, refs)
+            return
+        kinds = types_of(schema) or (["string", "integer", "object", "array", "boolean", "null"])
+        if not types_of(schema) and "not" not in schema:
+            kinds = ["string"]
+        kinds = [k for k in kinds if k != "null"] + [k for k in kinds if k == "null"]
+        for kind in kinds:
+            if depth > _MAX_DEPTH:
+                yield _SHALLOW.get(kind)
                 continue
-            props = {**(merged.get("properties") or {}), **(part.get("properties") or {})}
-            required = [*(merged.get("required") or []), *(part.get("required") or [])]
-            merged = {**part, **merged}
-            if props:
-                merged["properties"] = props
-            if required:
-                merged["required"] = list(dict.fromkeys(required))
-        schema = merged
-    return schema
+            yield from islice(self._typed(kind, schema, name, depth, refs), _PER_BRANCH)
 
+    def _open(self, schema: Any, refs: tuple) -> tuple[dict, tuple]:
+        if not isinstance(schema, dict):
+            return {}, refs
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            refs = (*refs, ref)
+        opened = _resolve(schema, self.root)
+        return (opened if isinstance(opened, dict) else {}), refs
 
-def _pointer(root: Any, ref: str) -> Any:
-    if not ref.startswith("#"):
-        return {}
-    node = root
-    for part in ref[1:].split("/"):
-        if not part:
-            continue
-        part = part.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        else:
-            return {}
-    return node
+    def _typed(self, kind: str, schema: dict, name: str, depth: int, refs: tuple) -> Iterator:
+        if kind == "object":
+            yield from self._objects(schema, depth, refs)
+        elif kind == "array":
+            yield from self._arrays(schema, name, depth, refs)
+        elif kind == "string":
+            yield from self._strings(schema, name)
+        elif kind in ("integer", "number"):
+            self.spent += 4
+            yield from numbers(schema, integer=kind == "integer")
+        elif kind == "boolean":
+            self.spent += 5
+            yield from (True, False)
+        elif kind == "null":
+            self.spent += 4
+            yield None
 
+    def _strings(self, schema: dict, name: str) -> Iterator[str]:
+        low = schema.get("minLength", 0)
+        high = schema.get("maxLength")
+        low = min(low, BUDGET + 8) if isinstance(low, int) else 0
+        high = high if isinstance(high, int) else None
+        if self.hints:
+            hint = sized_to(self.hints[0], low, high)
+            if self.valid(hint, schema):
+                self.hints.pop(0)
+                yield hint
+        texts = []
+        if schema.get("format") in FORMATS:
+            texts.append(FORMATS[schema["format"]])
+        pattern = schema.get("pattern")
+        if isinstance(pattern, str):
+            for variant in range(3):
+                found = string_matching(pattern, min_length=low, max_length=high, variant=variant)
+                if found is not None and found not in texts:
+                    texts.append(found)
+        texts.append(f"example {name}")
+        for text in texts:
+            sized = sized_to(text, low, high)
+            self.spent += len(sized) + 3
+            yield sized
+        for number in range(2, 2 + _TRIES * 4):  # other values, for `uniqueItems` and `not`
+            yield sized_to(f"example {name} {number}", low, high)
+            if isinstance(pattern, str):
+                found = string_matching(pattern, min_length=low, max_length=high, variant=number)
+                if found is not None:
+                    yield found
 
-def _types(schema: dict) -> list[str]:
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        return [k for k in kind if isinstance(k, str)]
-    if isinstance(kind, str):
-        return [kind]
-    if "properties" in schema:
-        return ["object"]
-    if "items" in schema:
-        return ["array"]
-    return []
+    def _arrays(self, schema: dict, name: str, depth: int, refs: tuple) -> Iterator[list]:
+        low = schema.get("minItems", 0) if isinstance(schema.get("minItems"), int) else 0
+        high = schema.get("maxItems") if isinstance(schema.get("maxItems"), int) else None
+        prefix = schema.get("prefixItems") if isinstance(schema.get("prefixItems"), list) else []
+        items = schema.get("items", True)
+        contains = schema.get("contains")
+        wanted = schema.get("minContains", 1) if contains is not None else 0
+        count = max(low, wanted if isinstance(wanted, int) else 1)
+        if count == 0 and not never(items) and not recursive(items, refs) and depth < 8:
+            count = 1  # one item shows what the list holds
+        count = max(count, len(prefix))
+        if high is not None:
+            count = min(count, high)
+        unique = schema.get("uniqueItems") is True
+        values: list = [self.example(p, name, depth + 1, refs) for p in prefix[:count]]
+        if contains is not None and isinstance(wanted, int):
+            inside = merge(items if isinstance(items, dict) else {}, contains)
+            values += self._many(inside, wanted, unique, values, name, depth, refs)
+        rest = count - len(values)
+        if rest > 0 and not never(items):
+            values += self._many(items, rest, unique, values, name, depth, refs)
+        yield values
+        if len(values) > low and not prefix:
+            yield values[:low]
 
+    def _many(
+        self, schema: Any, count: int, unique: bool, taken: list, name: str, depth: int, refs
+    ) -> list:
+        """`count` values for `schema`: one repeated, or distinct ones (`uniqueItems`)."""
+        if not unique:
+            one = self.example(schema, name, depth + 1, refs)
+            size = len(json.dumps(one, ensure_ascii=False, default=str)) + 1
+            room = max(1, (BUDGET - self.spent) // size + 2)
+            self.spent += size * min(count, room)
+            return [one] * min(count, room)
+        seen = {key_of(v) for v in taken}
+        found: list = []
+        for tried, candidate in enumerate(self.candidates(schema, name, depth + 1, refs)):
+            if len(found) >= count or tried > count * 4 + _TRIES or self.over:
+                break
+            if key_of(candidate) not in seen and self.valid(candidate, schema) is not False:
+                seen.add(key_of(candidate))
+                found.append(candidate)
+        while len(found) < count:  # no more distinct values: the best effort
+            found.append(self.example(schema, name, depth + 1, refs))
+        return found
 
-def _choices(schema: dict) -> list[Any] | None:
-    for key in ("anyOf", "oneOf"):
-        if isinstance(schema.get(key), list) and schema[key]:
-            return schema[key]
-    return None
-
-
-def _example(schema: Any, name: str, root: Any, depth: int) -> Any:
-    schema = _resolve(schema, root)
-    if not isinstance(schema, dict):
-        return f"example {name}"
-    if "const" in schema:
-        return schema["const"]
-    if isinstance(schema.get("enum"), list) and schema["enum"]:
-        return schema["enum"][0]
-    if "default" in schema:
-        return schema["default"]
-    choices = _choices(schema)
-    if choices is not None:
-        # Prefer a branch that is not null: a value says more than its absence.
-        for branch in choices:
-            if _types(_resolve(branch, root)) != ["null"]:
-                return _example(branch, name, root, depth + 1)
-        return _example(choices[0], name, root, depth + 1)
-    kinds = _types(schema)
-    kind = next((k for k in kinds if k != "null"), kinds[0] if kinds else "string")
-    if depth > _MAX_DEPTH:
-        return None if "null" in kinds else _shallow(kind)
-    if kind == "object":
-        props = schema.get("properties") or {}
+    def _objects(self, schema: dict, depth: int, refs: tuple) -> Iterator[dict]:
+        for key in schema.get("required") or []:
+            extra = (schema.get("dependentSchemas") or {}).get(key)
+            if isinstance(extra, dict):
+                schema = merge(schema, extra)
+        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
         required = [k for k in schema.get("required") or [] if isinstance(k, str)]
-        keys = required or list(props)
-        return {key: _example(props.get(key, {}), key, root, depth + 1) for key in keys}
-    if kind == "array":
-        count = max(1, int(schema.get("minItems", 1)))
-        if "maxItems" in schema:
-            count = min(count, int(schema["maxItems"]))
-        prefix = schema.get("prefixItems") or []
-        items = [_example(p, name, root, depth + 1) for p in prefix]
-        while len(items) < count:
-            items.append(_example(schema.get("items") or {}, name, root, depth + 1))
-        return items
-    if kind == "integer":
-        return _number(schema, integer=True)
-    if kind == "number":
-        return float(_number(schema, integer=False))
-    if kind == "boolean":
-        return True
-    if kind == "null":
-        return None
-    return _string(schema, f"example {name}")
+        optional = [k for k in props if k not in required and not recursive(props[k], refs)]
+        keys = list(dict.fromkeys(required or optional))
+        keys = with_dependencies(keys, schema.get("dependentRequired"))
+        high = schema.get("maxProperties")
+        if isinstance(high, int) and len(keys) > high:
+            keys = keys[: max(high, len(required))]
+        low = schema.get("minProperties", 0)
+        spare = [k for k in optional if k not in keys]
+        while isinstance(low, int) and len(keys) < low and spare:
+            keys = with_dependencies([*keys, spare.pop(0)], schema.get("dependentRequired"))
+        value = {}
+        for key in keys:
+            self.spent += len(key) + 4
+            value[key] = self.example(property_schema(schema, key), key, depth + 1, refs)
+        if isinstance(low, int) and len(value) < low:
+            for key in self._new_names(schema, low - len(value), value):
+                value[key] = self.example(property_schema(schema, key), key, depth + 1, refs)
+        yield value
+        missing = [k for k in optional if k not in value]
+        if missing:  # every listed property: for `minProperties`, `if`, `dependentSchemas`...
+            more = {k: self.example(props[k], k, depth + 1, refs) for k in missing}
+            yield {**value, **more}
 
+    def _new_names(self, schema: dict, count: int, taken: dict) -> list[str]:
+        """Names for properties the schema allows beyond those it lists (`patternProperties`,
+        then `additionalProperties`, within `propertyNames`)."""
+        names: list[str] = []
+        patterns = schema.get("patternProperties") or {}
+        names_schema = schema.get("propertyNames", True)
+        pool = [
+            found
+            for pattern in patterns
+            for variant in range(count + 2)
+            for found in [string_matching(pattern, variant=variant)]
+            if found is not None
+        ]
+        if not never(schema.get("additionalProperties", True)):
+            pool += list(self.candidates(names_schema, "key", 0, ())) if names_schema else []
+            pool += [f"key{n}" for n in range(1, count + 4)]
+        for name in pool:
+            if len(names) >= count:
+                break
+            if not isinstance(name, str) or name in taken or name in names:
+                continue
+            if self.valid(name, names_schema) is not False:
+                names.append(name)
+        return names
 
-def _shallow(kind: str) -> Any:
-    return {"object": {}, "array": [], "integer": 0, "number": 0.0, "boolean": False}.get(kind, "")
+    # -- repairing ----------------------------------------------------------------------
+    def conform(self, value: Any, schema: Any, name: str, depth: int, refs: tuple) -> Any:
+        verdict = self.valid(value, schema)
+        if verdict is not False or depth > _MAX_DEPTH:
+            return value
+        repaired = self._repair(value, schema, name, depth, refs)
+        if self.over or self.valid(repaired, schema) is not False:
+            return repaired
+        made = self.example(schema, name, depth, refs)
+        return made if self.valid(made, schema) is not False else repaired
 
+    def _repair(self, value: Any, schema: Any, name: str, depth: int, refs: tuple) -> Any:
+        opened, refs = self._open(schema, refs)
+        if "const" in opened or isinstance(opened.get("enum"), list):
+            return self.example(opened, name, depth, refs)
+        choices = branches_of(opened)
+        if choices is not None:
+            base = {k: v for k, v in opened.items() if k not in ("anyOf", "oneOf")}
+            for branch in choices:
+                branch, inner = self._open(branch, refs)
+                if any(fits(value, k) for k in types_of(branch) or [None]):
+                    tried = self.conform(value, merge(base, branch), name, depth + 1, inner)
+                    if self.valid(tried, schema) is not False:
+                        return tried
+            return self.example(schema, name, depth, refs)
+        kinds = types_of(opened)
+        kind = next((k for k in kinds if fits(value, k)), None)
+        if kind == "object":
+            return self._repair_object(value, opened, depth, refs)
+        if kind == "array":
+            return self._repair_array(value, opened, name, depth, refs)
+        if kind == "string" or (kind is None and "string" in kinds and isinstance(value, str)):
+            low = opened.get("minLength", 0) if isinstance(opened.get("minLength"), int) else 0
+            high = opened.get("maxLength") if isinstance(opened.get("maxLength"), int) else None
+            if isinstance(value, str) and self.valid(sized_to(value, low, high), opened):
+                return sized_to(value, low, high)
+        return self.example(opened, name, depth, refs)
 
-def _number(schema: dict, *, integer: bool) -> int | float:
-    low = schema.get("minimum")
-    high = schema.get("maximum")
-    if isinstance(schema.get("exclusiveMinimum"), int | float):
-        low = schema["exclusiveMinimum"] + (1 if integer else 0.5)
-    if isinstance(schema.get("exclusiveMaximum"), int | float):
-        high = schema["exclusiveMaximum"] - (1 if integer else 0.5)
-    value: float = 1
-    if low is not None:
-        value = max(value, low)
-    if high is not None:
-        value = min(value, high)
-    if integer:
-        value = int(value) if value == int(value) else int(value) + 1
-        multiple = schema.get("multipleOf")
-        if isinstance(multiple, int) and multiple > 0:
-            value = ((value + multiple - 1) // multiple) * multiple
-    return value
-
-
-def _string(schema: dict, text: str) -> str:
-    if schema.get("format") in _FORMATS:
-        return _FORMATS[schema["format"]]
-    pattern = schema.get("pattern")
-    if isinstance(pattern, str) and not _matches(pattern, text):
-        simple = _from_pattern(pattern)
-        if simple is not None:
-            text = simple
-    low = int(schema.get("minLength", 0))
-    high = schema.get("maxLength")
-    if len(text) < low:
-        text = text + "x" * (low - len(text))
-    if isinstance(high, int) and len(text) > high:
-        text = text[:high]
-    return text
-
-
-def _matches(pattern: str, text: str) -> bool:
-    try:
-        return re.search(pattern, text) is not None
-    except re.error:
-        return True
-
-
-def _from_pattern(pattern: str) -> str | None:
-    """A string for the simple patterns schemas use (a fixed literal, or digits)."""
-    body = pattern.removeprefix("^").removesuffix("$")
-    if re.fullmatch(r"[A-Za-z0-9 _-]*", body):
-        return body
-    if re.fullmatch(r"(\\d|\[0-9\])(\{\d+\}|\+)?", body):
-        count = re.search(r"\{(\d+)\}", body)
-        return "1" * (int(count.group(1)) if count else 1)
-    return None
-
-
-def _valid_scalar(value: Any, kind: str) -> bool:
-    if kind == "string":
-        return isinstance(value, str)
-    if kind == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if kind == "number":
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    if kind == "boolean":
-        return isinstance(value, bool)
-    if kind == "null":
-        return value is None
-    if kind == "object":
-        return isinstance(value, dict)
-    if kind == "array":
-        return isinstance(value, list)
-    return False
-
-
-def _conform(value: Any, schema: Any, root: Any, depth: int, hints: list[str]) -> Any:
-    schema = _resolve(schema, root)
-    if not isinstance(schema, dict) or depth > _MAX_DEPTH:
-        return value if value is not None else _example(schema, "value", root, depth)
-    if "const" in schema:
-        return schema["const"]
-    if isinstance(schema.get("enum"), list) and schema["enum"]:
-        return value if value in schema["enum"] else schema["enum"][0]
-    choices = _choices(schema)
-    if choices is not None:
-        for branch in choices:
-            resolved = _resolve(branch, root)
-            if isinstance(resolved, dict) and any(
-                _valid_scalar(value, k) for k in _types(resolved)
-            ):
-                return _conform(value, branch, root, depth + 1, hints)
-        return _example(schema, "value", root, depth)
-    kinds = _types(schema)
-    if not kinds:
-        return value
-    kind = next((k for k in kinds if _valid_scalar(value, k)), None)
-    if kind is None:
-        if "string" in kinds and hints:
-            return _string(schema, hints.pop(0))
-        return _example(schema, "value", root, depth)
-    if kind == "object":
-        props = schema.get("properties") or {}
-        required = [k for k in schema.get("required") or [] if isinstance(k, str)]
-        closed = schema.get("additionalProperties") is False or not schema.get(
-            "additionalProperties", True
-        )
+    def _repair_object(self, value: dict, schema: dict, depth: int, refs: tuple) -> dict:
         result = {}
         for key, item in value.items():
-            if key in props:
-                result[key] = _conform(item, props[key], root, depth + 1, hints)
-            elif not closed:
-                result[key] = item
-        for key in required:
+            sub = property_schema(schema, key)
+            if never(sub) or self.valid(key, schema.get("propertyNames", True)) is False:
+                continue
+            result[key] = self.conform(item, sub, key, depth + 1, refs)
+        keys = [k for k in schema.get("required") or [] if isinstance(k, str)]
+        for key in with_dependencies([*result, *keys], schema.get("dependentRequired")):
             if key not in result:
-                result[key] = (
-                    _conform(None, props[key], root, depth + 1, hints)
-                    if key in props
-                    else "example"
-                )
+                result[key] = self.example(property_schema(schema, key), key, depth + 1, refs)
+        high = schema.get("maxProperties")
+        if isinstance(high, int) and len(result) > high:
+            kept = [k for k in result if k in keys] + [k for k in result if k not in keys]
+            result = {k: result[k] for k in kept[: max(high, len(keys))]}
+        low = schema.get("minProperties")
+        if isinstance(low, int) and len(result) < low:
+            made = self.example(schema, "value", depth, refs)
+            for key in made if isinstance(made, dict) else {}:
+                if len(result) < low and key not in result:
+                    result[key] = made[key]
         return result
-    if kind == "array":
-        items = [_conform(v, schema.get("items") or {}, root, depth + 1, hints) for v in value]
-        low = int(schema.get("minItems", 0))
-        while len(items) < low:
-            items.append(_example(schema.get("items") or {}, "item", root, depth + 1))
-        if isinstance(schema.get("maxItems"), int):
-            items = items[: schema["maxItems"]]
-        return items
-    if kind in ("integer", "number"):
-        low, high = schema.get("minimum"), schema.get("maximum")
-        inside = (low is None or value >= low) and (high is None or value <= high)
-        return value if inside else _number(schema, integer=kind == "integer")
-    if kind == "string":
-        return _string(schema, value)
-    return value
+
+    def _repair_array(self, value: list, schema: dict, name: str, depth: int, refs) -> list:
+        prefix = schema.get("prefixItems") if isinstance(schema.get("prefixItems"), list) else []
+        items = schema.get("items", True)
+        result = []
+        for index, item in enumerate(value):
+            sub = prefix[index] if index < len(prefix) else items
+            if never(sub):
+                break
+            result.append(self.conform(item, sub, name, depth + 1, refs))
+        if schema.get("uniqueItems") is True:
+            result = list({key_of(v): v for v in result}.values())
+        high = schema.get("maxItems")
+        if isinstance(high, int):
+            result = result[:high]
+        low = schema.get("minItems", 0)
+        if isinstance(low, int) and len(result) < low and not prefix:
+            unique = schema.get("uniqueItems") is True
+            result += self._many(items, low - len(result), unique, result, name, depth, refs)
+        if "contains" in schema and self.valid(result, schema) is False:
+            made = self.example(schema, name, depth, refs)
+            return made if isinstance(made, list) else result
+        return result
+
+
+__all__ = ["BUDGET", "NEVER", "conform", "example_for", "is_valid", "pointer", "resolve", "tidy"]

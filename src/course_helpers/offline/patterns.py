@@ -1,0 +1,164 @@
+"""Course machinery (offline course model): a string that matches a JSON Schema `pattern`.
+
+A schema's `pattern` is a regular expression that must match somewhere in the string (it is not
+anchored unless it says `^`/`$`). The course model reads it with Python's own regex parser
+(`re._parser`) and writes a string from the parse: literals, character classes and ranges, the
+categories `\\d \\w \\s`, `.`, repeats, groups and backreferences, alternation and anchors.
+Lookarounds are not solved; every answer is checked with `re.search`, and a pattern it cannot
+satisfy gives `None`, never a string that fails it.
+
+    string_matching("^[A-Z]{3}-[0-9]{4}$")           # "AAA-0000"
+    string_matching("^[a-z]+$", min_length=5)        # "aaaaa"
+"""
+
+from __future__ import annotations
+
+import re
+from re import _constants as sre  # type: ignore[attr-defined]
+from re import _parser as sre_parse  # type: ignore[attr-defined]
+
+_LIMIT = 600_000  # characters: a longer string does not fit in any reply
+# Characters tried, in order, where a class or `.` leaves the choice open.
+_POOL = "axA0 _-.1bB@/:+#zZ9"
+_CATEGORY = {
+    sre.CATEGORY_DIGIT: "0123456789",
+    sre.CATEGORY_NOT_DIGIT: "aA -_",
+    sre.CATEGORY_SPACE: " ",
+    sre.CATEGORY_NOT_SPACE: "aA0_-",
+    sre.CATEGORY_WORD: "aA0_bc",
+    sre.CATEGORY_NOT_WORD: " -.@",
+}
+_REPEATS = {sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", sre.MAX_REPEAT)}
+
+
+class _Unsolved(Exception):
+    """The pattern asks for something the generator does not write."""
+
+
+def string_matching(
+    pattern: str, *, min_length: int = 0, max_length: int | None = None, variant: int = 0
+) -> str | None:
+    """A string that `re.search(pattern, ...)` matches, within the length bounds, or None.
+
+    `variant` picks other characters and branches, for a second, different answer.
+    """
+    try:
+        compiled = re.compile(pattern)
+        parsed = sre_parse.parse(pattern)
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return None
+    high = max_length if max_length is not None else _LIMIT
+    low = max(min_length, 0)
+    # How many times past its minimum each repeat runs: every count up to the length asked
+    # for (an anchored pattern cannot be padded), then a few larger ones.
+    stretches = sorted({*range(min(low, 80) + 1), 1, 2, 4, 8, 16, 64, low})
+    for stretch in stretches:
+        for pick in (variant, variant + 1, variant + 2):
+            try:
+                text = _Writer(stretch, pick).write(parsed)
+            except (_Unsolved, RecursionError):
+                continue
+            for padded in _padded(text, min_length):
+                if len(padded) <= high and compiled.search(padded):
+                    return padded
+    return None
+
+
+def _padded(text: str, low: int) -> list[str]:
+    """`text`, then lengthened to `low` characters after it or before it (an unanchored
+    pattern allows either), with letters or spaces."""
+    if len(text) >= low:
+        return [text]
+    extra, space = "x" * (low - len(text)), " " * (low - len(text))
+    return [text + extra, extra + text, text + space, space + text]
+
+
+class _Writer:
+    def __init__(self, stretch: int, pick: int) -> None:
+        self.stretch, self.pick = stretch, pick
+        self.groups: dict[int, str] = {}
+        self.size = 0
+
+    def write(self, items: object) -> str:
+        return "".join(self._item(op, arg) for op, arg in items)  # type: ignore[attr-defined]
+
+    def _item(self, op: object, arg: object) -> str:
+        text = self._one(op, arg)
+        self.size += len(text)
+        if self.size > _LIMIT:
+            raise _Unsolved("too long")
+        return text
+
+    def _one(self, op: object, arg: object) -> str:
+        if op is sre.LITERAL:
+            return chr(arg)  # type: ignore[arg-type]
+        if op is sre.NOT_LITERAL:
+            return self._choose(lambda c: ord(c) != arg)
+        if op is sre.ANY:
+            return self._choose(lambda c: c != "\n")
+        if op is sre.IN:
+            return self._class(arg)  # type: ignore[arg-type]
+        if op in _REPEATS:
+            low, high, body = arg  # type: ignore[misc]
+            count = low + self.stretch if high is sre.MAXREPEAT else min(high, low + self.stretch)
+            return "".join(self.write(body) for _ in range(count))
+        if op is sre.SUBPATTERN:
+            group, _add, _remove, body = arg  # type: ignore[misc]
+            text = self.write(body)
+            if group is not None:
+                self.groups[group] = text
+            return text
+        if op is sre.BRANCH:
+            branches = arg[1]  # type: ignore[index]
+            return self.write(branches[self.pick % len(branches)])
+        if op is sre.GROUPREF:
+            return self.groups.get(arg, "")  # type: ignore[call-overload]
+        if op in (sre.AT, sre.ASSERT, sre.ASSERT_NOT):
+            return ""  # anchors and lookarounds write nothing; re.search judges the result
+        if op is getattr(sre, "ATOMIC_GROUP", None):
+            return self.write(arg)
+        raise _Unsolved(str(op))
+
+    def _choose(self, allowed) -> str:  # noqa: ANN001
+        fits = [c for c in _POOL if allowed(c)]
+        if not fits:
+            raise _Unsolved("no character")
+        return fits[self.pick % len(fits)]
+
+    def _class(self, items: list) -> str:
+        if items and items[0][0] is sre.NEGATE:
+            return self._choose(lambda c: not _in_class(c, items[1:]))
+        options: list[str] = []
+        for op, arg in items:
+            if op is sre.LITERAL:
+                options.append(chr(arg))
+            elif op is sre.RANGE:
+                low, high = arg
+                options.extend(chr(low + k) for k in range(min(high - low + 1, 26)))
+            elif op is sre.CATEGORY:
+                options.extend(_CATEGORY.get(arg, ""))
+        if not options:
+            raise _Unsolved("empty class")
+        return options[self.pick % len(options)]
+
+
+def _in_class(char: str, items: list) -> bool:
+    code = ord(char)
+    for op, arg in items:
+        if op is sre.LITERAL and arg == code:
+            return True
+        if op is sre.RANGE and arg[0] <= code <= arg[1]:
+            return True
+        if op is sre.CATEGORY and arg in _CATEGORY_TEST and re.match(_CATEGORY_TEST[arg], char):
+            return True
+    return False
+
+
+_CATEGORY_TEST = {
+    sre.CATEGORY_DIGIT: r"\d",
+    sre.CATEGORY_NOT_DIGIT: r"\D",
+    sre.CATEGORY_SPACE: r"\s",
+    sre.CATEGORY_NOT_SPACE: r"\S",
+    sre.CATEGORY_WORD: r"\w",
+    sre.CATEGORY_NOT_WORD: r"\W",
+}

@@ -112,6 +112,7 @@ def test_the_same_prompt_in_the_imperative_gives_every_case_the_same_reply(
         "Kettle & Co is a kitchenware shop. Answer its customers' support tickets from the facts.",
         "Please write the reply to this Kettle & Co customer's ticket from the facts given.",
         "Role: the writer of replies to Kettle & Co support tickets.",
+        "You are a writer for Kettle & Co, a kitchenware shop, answering people who wrote to us.",
     ],
 )
 def test_a_role_in_any_mood_engages_the_desk_and_is_never_the_capability_menu(system):
@@ -133,6 +134,7 @@ def test_a_role_in_any_mood_engages_the_desk_and_is_never_the_capability_menu(sy
         "You are a coding assistant. Check the user's code for Kettle & Co support scripts.",
         "Translate the user's text into German. Kettle & Co support wrote it.",
         "Check the spelling of the user's text for the Kettle & Co marketing team.",
+        "You are a translator for Kettle & Co. Translate the user's text into German.",
     ],
 )
 def test_an_imperative_about_other_work_still_engages_nothing(system):

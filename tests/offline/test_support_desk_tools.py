@@ -77,3 +77,21 @@ def test_a_renamed_lookup_engages_the_desk_and_is_called_by_its_name():
     content = CourseModel().respond(body).message["content"]
     calls = [(b["name"], b["input"]) for b in content if b["type"] == "tool_use"]
     assert calls == [("get_order", {"order_id": "A1001"})]
+
+
+def test_a_tool_the_instructions_forbid_is_not_called_and_the_reply_says_what_is_known(
+    monkeypatch,
+):
+    from course_helpers.lessons.workflows import agent as agent_module
+
+    system = (
+        "You are the support agent of Kettle & Co, a kitchenware shop. Answer the customer's "
+        "ticket. Use the tools to find the facts. Never call the refund tool. Sign as Kettle & Co "
+        "support."
+    )
+    monkeypatch.setattr(agent_module, "AGENT_SYSTEM", system)
+    desk = Desk()
+    attempt = run_support_agent(_client(), desk, CASES[2].ticket)  # P3: a broken teapot
+    assert desk.refunds == [] and desk.refused == []
+    assert "cannot look this up" not in attempt.reply, attempt.reply
+    assert "Your order A1002" in attempt.reply, attempt.reply

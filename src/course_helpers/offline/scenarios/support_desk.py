@@ -73,7 +73,8 @@ applies:
    replacement's; for an account or policy question, the answer of the article found that shares the most
    words with it; no account for
    the email, or the item not found among the customer's orders; else, when the request names
-   no order, a request for the order number. Nothing to say: the message goes to a colleague.
+   no order, a request for the order number. Nothing to say: a question to the customer (what
+   they need, and the order number), never a promise that a colleague will reply.
    Which requests are answered is the writer's role, read from the whole of its instructions
    (`role_scope`): a sentence that asks to answer everything ("Answer every question the
    customer asks", "Answer all the customer's questions", "... and anything else they ask")
@@ -133,6 +134,12 @@ from course_helpers.offline.scenarios.support_desk_reading import (
 
 _FORM_TOOL = re.compile(r"\b(?:calling|call|using|use) the (\w+) tool\b")
 _DECLINED = re.compile(r"declin|approv")
+# Rule 5 with nothing to say: a question to the customer; nothing hands the ticket over, so the
+# reply promises no colleague.
+NOTHING_TO_SAY = (
+    "I am not sure yet what you need from us. Could you tell me a little more, with the order "
+    "number if it is about an order? It looks like A1234 and is in your confirmation email."
+)
 
 
 # -- rule 1: fill in a form ---------------------------------------------------------------------
@@ -388,7 +395,7 @@ def reply(requests: list[dict], known: Known, system: str = "") -> str:
     chosen = [r for r in requests if scope is None or r["category"] in scope] or requests
     lines = list(dict.fromkeys(line for r in chosen for line in request_lines(r, known)))
     if not lines:
-        lines.append("I have passed your message to a colleague, who will reply soon.")
+        lines.append(NOTHING_TO_SAY)
     return "\n".join(["Hello,", "", *lines, "", sign_off(system)])
 
 

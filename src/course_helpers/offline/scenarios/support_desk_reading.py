@@ -194,6 +194,11 @@ _SUPPORT_ROLE = re.compile(
 )
 
 
+# A role that answers people for the shop, when the role names the shop itself ("You are a
+# writer for Kettle & Co, answering people who wrote to us").
+_WRITER_ROLE = re.compile(r"\b(?:writer|answer(?:s|ing)?|respond(?:s|ing)?|agent|representative)\b")
+
+
 def asks_the_shop(ticket: str) -> bool:
     """Whether a ticket asks a shop for something: it names an order id, or its words are about
     an order, a delivery, a refund, an account or the shop's policy (`categorise` is not
@@ -205,10 +210,13 @@ def states_desk_role(system: str) -> bool:
     """Whether the instructions make the model this shop's support: their role (the first
     sentence that gives the model a role or a task, in any mood: "You check a draft ...",
     "Check a draft ...", "Act as ...", "Your job is ..."; `role_sentence`) names support,
-    customers, tickets, replies or a desk, and the instructions name the shop. A "support"
+    customers, tickets, replies or a desk, and the instructions name the shop; or the role
+    names the shop itself and answering people for it ("You are a writer for Kettle & Co,
+    answering people who wrote to us"). A "support"
     further down, or in another program's role, does not count."""
     role = role_sentence(system).lower()
-    return bool(_SUPPORT_ROLE.search(role)) and SHOP.lower() in system.lower()
+    for_the_shop = SHOP.lower() in role and bool(_WRITER_ROLE.search(role))
+    return (bool(_SUPPORT_ROLE.search(role)) or for_the_shop) and SHOP.lower() in system.lower()
 
 
 def at_the_desk(conv: Conversation) -> bool:

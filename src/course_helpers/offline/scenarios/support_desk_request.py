@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 
 from course_helpers.offline.conversation import Conversation, blocks_of
+from course_helpers.offline.scenarios.instructions import tool_orders
 
 _PAREN = r"(?:\s*\([^)\n]{0,30}\))?"
 _HEADING = re.compile(
@@ -238,8 +239,17 @@ def operation_of(tool: dict) -> str | None:
 
 
 def desk_tool(conv: Conversation, operation: str) -> str | None:
-    """The name of the first offered tool that does this operation (`operation_of`)."""
-    return next((t["name"] for t in conv.tools if operation_of(t) == operation), None)
+    """The name of the first offered tool that does this operation (`operation_of`) and that
+    the instructions do not forbid ("Never call the refund tool": `tool_orders`)."""
+    forbidden = set(tool_orders(conv)[1])
+    return next(
+        (
+            t["name"]
+            for t in conv.tools
+            if operation_of(t) == operation and t.get("name") not in forbidden
+        ),
+        None,
+    )
 
 
 def operation_called(conv: Conversation, name: str) -> str | None:

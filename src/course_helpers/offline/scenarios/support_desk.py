@@ -3,21 +3,27 @@ for every model call of every approach.
 
 The chain's triage, draft and check, the router's triage and handlers, the orchestrator's plan,
 workers and merge, and every turn of the agent are answered by the rules below. They read only
-what the request holds: the ticket (the first text block of the first user message, a
-`Ticket:` heading or not), the facts (written by a program in a text block of their own after
-the ticket's, headed `Facts (JSON):`, or returned by tool calls: both fill the same `Known`, so
-the same facts lead to the same decision), the tools offered and the instructions. Nothing
-asks which approach sent the request, or reads a key only one approach writes. What a customer types, a
-`Facts (JSON):` heading included, stays in the ticket's block: ticket, never facts (`section`).
+what the request holds, wherever it holds it (`support_desk_request`): the ticket (a part headed
+as one, "Ticket:" or "Customer ticket:", in a user text or the system prompt; else the first
+user message's texts that ask the shop something), the facts (JSON of order facts, under a
+"Facts (JSON):", "Facts:" or "Order facts" heading or none, in any block of any user turn or in
+the system prompt, or returned by tool calls: all fill the same `Known`, so the same facts lead
+to the same decision), the tools offered and the instructions. Nothing asks which approach sent
+the request, or reads a key only one approach writes. What a customer types, a `Facts (JSON):`
+heading included, stays the customer's words: a user text that neither starts with a heading
+nor marks the ticket with one is never cut, and facts in a text of their own are believed
+before any typed inside another.
 
 **When the desk engages** (`is_support_request`), by one rule for every caller: the person's
-ticket (the first text block of the first user message) asks a shop for something, that is, it
-names an order id or speaks of an order, a delivery, a refund, an account or the shop's policy
-(`asks_the_shop`); and the request puts the model at this shop's desk, that is, one of the
-desk's tools is offered (`look_up_order`, `look_up_customer`, `search_kb`, `refund`, or the
-workflows' forms `triage_ticket`, `plan_subtasks`), or the first sentence of the instructions
-states the model's role as support for the shop: it speaks to the model ("You ...", "Act as
-..."), names support, customers, tickets or a desk, and the instructions name Kettle & Co
+ticket asks a shop for something, that is, it names an order id or speaks of an order, a
+delivery, a refund, an account or the shop's policy (`asks_the_shop`); and the request puts the
+model at this shop's desk, that is, a tool that does one of the desk's operations is offered (an
+order lookup, a customer lookup, a help-centre search or a refund, judged by what the tool's
+name and description say: `desk_tool`; or the workflows' forms `triage_ticket`,
+`plan_subtasks`), or the instructions' role states the model's role as support for the shop:
+their first sentence that gives the model a role or a task, in any mood ("You check a draft
+...", "Check a draft ...", "Tell Kettle & Co customers ...", "Act as ..."), names support,
+customers, tickets, replies or a desk, and the instructions name Kettle & Co
 (`states_desk_role`). Anything else is not the desk's: a question about something else gets the
 plain answer any request gets, whatever the instructions say, and a "support" further down
 another program's instructions engages nothing.
@@ -30,7 +36,8 @@ the ticket's email; a request naming no order and no item is about the one befor
 Rule 6 answers a request that holds worker answers; any other gets the first of rules 1-5 that
 applies:
 
-1. **Form.** `tool_choice` or the instructions ("calling the X tool", not negated) name an offered
+1. **Form.** `tool_choice` or the instructions ("calling the X tool", "use the X tool", not
+   negated) name an offered
    tool: fill in its form from the ticket (a `requests` field gets one entry per request). A
    form the ticket cannot fill validly (a required field missing, a value outside an enum) is
    not sent; the rules below apply.
@@ -66,21 +73,25 @@ applies:
    replacement's; for an account or policy question, the answer of the article found that shares the most
    words with it; no account for
    the email, or the item not found among the customer's orders; else, when the request names
-   no order, a request for the order number. Nothing to say: the message goes to a colleague.
+   no order, a request for the order number. Nothing to say: a question to the customer (what
+   they need, and the order number), never a promise that a colleague will reply.
    Which requests are answered is the writer's role, read from the whole of its instructions
    (`role_scope`): a sentence that asks to answer everything ("Answer every question the
-   customer asks", "... and anything else they ask") makes it every request; else the sentences
-   that speak to the model ("You ...", "Your job is ...") that name refunds, where an order is
-   (tracking, delivery) or the help centre's articles (account, policy) limit it to requests of
-   those kinds (all of them when the ticket has none); naming no kind ("You write replies to
-   support tickets", "You are the support agent") is every request.
+   customer asks", "Answer all the customer's questions", "... and anything else they ask")
+   makes it every request; else the role sentence (the first that gives a role or a task, in
+   any mood) and the other sentences that state a role to the model ("You handle refunds"; not
+   one about how to work: "You must read the refund policy ...", "You never promise ...") that
+   name refunds (or being reimbursed), where an order is (tracking, delivery) or the help
+   centre's articles (account, policy) limit it to requests of those kinds (all of them when
+   the ticket has none); a sentence with "also" adds the kinds it names; naming no kind ("You
+   write replies to support tickets", "You are the support agent") is every request.
 6. **Merge.** Worker answers are given: one greeting, each answer's body, one sign-off.
 
 Every reply (rules 4-6) ends with the name the instructions say to sign with ("sign as X",
-"signed X"; `sign_off`), else "Kettle & Co support". With the form of rule 1 and the refund
+"signed X", "the signature X"; `sign_off`), else "Kettle & Co support". With the form of rule 1 and the refund
 policy of rule 2, that is all the instructions change. How a request is read (its requests, its
-sections, `Known`) is in `support_desk_reading`, what its instructions say in
-`support_desk_instructions`.
+sections, `Known`) is in `support_desk_reading`, where its parts sit and which tool does what in
+`support_desk_request`, what its instructions say in `support_desk_instructions`.
 """
 
 from __future__ import annotations
@@ -96,12 +107,18 @@ from course_helpers.fixtures.support_desk import (
 from course_helpers.offline.conversation import Conversation
 from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
 from course_helpers.offline.scenarios.support_desk_reading import (
+    CUSTOMER,
+    HELP,
+    ORDER,
+    REFUND,
     STOPWORDS,
     Known,
     approval_word,
     asks_the_shop,
     at_the_desk,
     checks_completeness,
+    desk_tool,
+    instructions_of,
     known_from,
     negated,
     order_ids_in,
@@ -115,8 +132,14 @@ from course_helpers.offline.scenarios.support_desk_reading import (
     words_of,
 )
 
-_FORM_TOOL = re.compile(r"calling the (\w+) tool")
+_FORM_TOOL = re.compile(r"\b(?:calling|call|using|use) the (\w+) tool\b")
 _DECLINED = re.compile(r"declin|approv")
+# Rule 5 with nothing to say: a question to the customer; nothing hands the ticket over, so the
+# reply promises no colleague.
+NOTHING_TO_SAY = (
+    "I am not sure yet what you need from us. Could you tell me a little more, with the order "
+    "number if it is about an order? It looks like A1234 and is in your confirmation email."
+)
 
 
 # -- rule 1: fill in a form ---------------------------------------------------------------------
@@ -127,7 +150,7 @@ def form_tool(conv: Conversation) -> dict | None:
     the X tool" counts unless negated ("never answer by calling the refund tool")."""
     named = conv.forced_tool
     if named is None:
-        for clause in re.split(r"[.;!?]+\s*", conv.system):
+        for clause in re.split(r"[.;!?]+\s*", instructions_of(conv)):
             match = _FORM_TOOL.search(clause)
             if match and not negated(words_of(clause[: match.start()])):
                 named = match.group(1)
@@ -156,8 +179,10 @@ def fill_in(form: dict, ticket: str) -> dict | None:
 
 def lookups(conv: Conversation, ticket: str, requests: list[dict], known: Known) -> list[dict]:
     calls: list[dict] = []
-    if conv.offers("look_up_order"):
-        argument = conv.argument_for("look_up_order", ("order_id",))
+    order_tool, customer_tool = desk_tool(conv, ORDER), desk_tool(conv, CUSTOMER)
+    help_tool, system = desk_tool(conv, HELP), instructions_of(conv)
+    if order_tool:
+        argument = conv.argument_for(order_tool, ("order_id",))
         wanted = [i for r in requests for i in r["order_ids"]]
         if known.customer and any(not r["order_ids"] and r["item"] for r in requests):
             items = [r["item"] for r in requests if not r["order_ids"] and r["item"]]
@@ -166,25 +191,25 @@ def lookups(conv: Conversation, ticket: str, requests: list[dict], known: Known)
         wanted += [str(o["replaced_by"]) for o in known.orders.values() if o.get("replaced_by")]
         wanted += pointed_at(known)
         wanted = [i for i in dict.fromkeys(wanted) if not known.looked_up(i)]
-        calls += [tool_use("look_up_order", **{argument: i}) for i in wanted]
+        calls += [tool_use(order_tool, **{argument: i}) for i in wanted]
     email = next((r["email"] for r in requests if not r["order_ids"] and r["email"]), "")
     unknown = known.customer is None and not known.no_customer
-    if email and unknown and conv.offers("look_up_customer"):
-        argument = conv.argument_for("look_up_customer", ("email",))
-        calls.append(tool_use("look_up_customer", **{argument: email}))
-    follow = told_to_follow_refund_policy(conv.system)
+    if email and unknown and customer_tool:
+        argument = conv.argument_for(customer_tool, ("email",))
+        calls.append(tool_use(customer_tool, **{argument: email}))
+    follow = told_to_follow_refund_policy(system)
     needs = [
         r
         for r in requests
         if r["category"] in ("account", "policy") or (r["category"] == "refund" and follow)
     ]
-    if needs and known.articles is None and conv.offers("search_kb"):
+    if needs and known.articles is None and help_tool:
         # One search, worded from every request that needs the help centre (the first words
         # of each), so a question later in a ticket is searched for as well as the first one.
         parts = [r.get("text", ticket) for r in needs] if len(needs) > 1 else [ticket]
         words = [w for p in parts for w in query_words(p)[:8]]
-        argument = conv.argument_for("search_kb", ("query",))
-        calls.append(tool_use("search_kb", **{argument: " ".join(words)}))
+        argument = conv.argument_for(help_tool, ("query",))
+        calls.append(tool_use(help_tool, **{argument: " ".join(words)}))
     return calls
 
 
@@ -255,9 +280,12 @@ def pointed_at(known: Known) -> list[str]:
 
 
 def refunds_to_ask(conv: Conversation, requests: list[dict], known: Known) -> list[dict]:
-    if not conv.offers("refund") or declined(known):
+    refund_tool = desk_tool(conv, REFUND)
+    if not refund_tool or declined(known):
         return []
-    argument = conv.argument_for("refund", ("order_id",))
+    argument = conv.argument_for(refund_tool, ("order_id",))
+    props = ((conv.tool(refund_tool) or {}).get("input_schema") or {}).get("properties") or {}
+    reason = next((k for k in props if k != argument and "reason" in k), "reason")
     calls = []
     for request in (r for r in requests if r["category"] == "refund"):
         orders = known.about(request)
@@ -273,7 +301,9 @@ def refunds_to_ask(conv: Conversation, requests: list[dict], known: Known) -> li
             if order["order_id"] not in known.asked:
                 known.asked.add(order["order_id"])
                 calls.append(
-                    tool_use("refund", **{argument: order["order_id"], "reason": request["reason"]})
+                    tool_use(
+                        refund_tool, **{argument: order["order_id"], reason: request["reason"]}
+                    )
                 )
     return calls
 
@@ -365,7 +395,7 @@ def reply(requests: list[dict], known: Known, system: str = "") -> str:
     chosen = [r for r in requests if scope is None or r["category"] in scope] or requests
     lines = list(dict.fromkeys(line for r in chosen for line in request_lines(r, known)))
     if not lines:
-        lines.append("I have passed your message to a colleague, who will reply soon.")
+        lines.append(NOTHING_TO_SAY)
     return "\n".join(["Hello,", "", *lines, "", sign_off(system)])
 
 
@@ -429,9 +459,10 @@ def support_desk(conv: Conversation) -> Reply | None:
         return None
     ticket = ticket_of(conv)
     answers = section(conv, ANSWERS_HEADING)
+    system = instructions_of(conv)
     if answers is not None:  # rule 6
         try:
-            return say(merge(json.loads(answers), conv.system))
+            return say(merge(json.loads(answers), system))
         except ValueError:
             return say("I could not read the answers I was given.")
     form = form_tool(conv) if conv.tools_allowed else None
@@ -446,5 +477,5 @@ def support_desk(conv: Conversation) -> Reply | None:
             return Reply([text(f"Next I need {names}."), *calls])
     draft = section(conv, DRAFT_HEADING)
     if draft is not None:  # rule 4
-        return say(check(draft, requests, known, conv.system))
-    return say(reply(requests, known, conv.system))  # rule 5
+        return say(check(draft, requests, known, system))
+    return say(reply(requests, known, system))  # rule 5

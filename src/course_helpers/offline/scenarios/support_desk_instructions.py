@@ -19,7 +19,7 @@ from course_helpers.fixtures.support_desk import SIGN_OFF
 _REFUND_SUBJECT = re.compile(r"\brefund\w*|money back")
 _RULING_SOURCE = re.compile(
     r"\b(?:polic(?:y|ies)|rules?|articles?|guidelines?|terms|conditions)\b"
-    r"|help[- ]?cent(?:re|er)|knowledge[- ]base|\bfaq\b"
+    r"|help[- ]?cent(?:re|er)|knowledge[- ]base|\bfaq\b|\bpages?\b"
 )
 # Verbs of consulting, in their forms ("read", "looked at", "have consulted", "make sure you
 # know", "be familiar with").
@@ -32,6 +32,8 @@ _FOLLOW_VERBS = {
     *("stick", "sticking", "comply", "complying", "honour", "honor", "mind", "open", "opening"),
     *("opened", "know", "knowing", "known", "understand", "understood", "familiar", "familiarise"),
     *("familiarize", "go", "going", "use", "using", "refer", "referring", "keep"),
+    *("match", "matches", "matching", "conform", "conforms", "adhere", "adheres", "fit"),
+    *("fits", "align", "aligns", "accord", "agree", "agrees"),
 }
 _AGAINST_VERBS = {"skip", "skipping", "ignore", "ignoring", "disregard", "disregarding"}
 _NEGATIONS = {"not", "never", "no", "without", "cannot", "nothing"}
@@ -115,24 +117,56 @@ def told_to_follow_refund_policy(system: str) -> bool:
 
 # A sentence that speaks to the model ("You are ...", "Act as ...", "Your job is ...").
 ADDRESSED = re.compile(r"^(?:you\b|act as\b|your (?:role|job|task)\b|as (?:the|a|an)\b)")
+# A sentence that gives the model a task in the imperative ("Check a draft ...", "Tell
+# customers ...", "Please merge ..."), or a role by another wording ("Role: ...", "We want you
+# to ...", "Imagine you are ...").
+_IMPERATIVE = {
+    *("answer", "reply", "respond", "write", "draft", "compose", "check", "compare", "review"),
+    *("verify", "proofread", "tell", "inform", "let", "merge", "combine", "join", "assemble"),
+    *("handle", "help", "assist", "serve", "support", "deal", "resolve", "process", "work"),
+    *("act", "be", "play", "plan", "triage", "classify", "sort", "route", "read", "correct"),
+    *("fix", "rewrite", "edit", "approve", "judge", "prepare", "produce", "greet", "report"),
+    *("explain", "summarise", "summarize", "turn", "make", "give", "take", "look", "find"),
+}
+_DIRECTIVE = re.compile(
+    r"^(?:role|task|job|instructions?)\s*:|^(?:i|we) (?:want|need|would like|'d like) you\b"
+    r"|^(?:imagine|pretend|assume) (?:that )?you\b"
+)
+# An addressed sentence about how to work, not what the role is ("You must read ...", "You
+# never promise ...", "You do not ...").
+_PROCEDURE = re.compile(
+    r"^you (?:must|should|shall|may|might|can|cannot|can't|could|will|won't|would|need|"
+    r"needn't|have to|has to|do not|don't|never|are not|aren't|mustn't|shouldn't)\b"
+)
 # The kinds of request a writer's role sentences name.
 _ROLE_KINDS = [
-    ({"refund"}, re.compile(r"refund|money back")),
-    ({"shipping"}, re.compile(r"where (?:their|the|an?|your) orders? (?:is|are)|tracking|deliver")),
+    ({"refund"}, re.compile(r"refund|money back|reimburs|paid back|pay(?:ing)? back")),
+    (
+        {"shipping"},
+        re.compile(r"\bwhere\b[^.;]{0,40}\borders?\b|tracking|deliver|shipping|shipment"),
+    ),
     ({"account", "policy"}, re.compile(r"help[- ]?cent(?:re|er)|articles?|knowledge[- ]base")),
 ]
 # A sentence that asks the writer to answer everything the customer asks.
 _EVERYTHING = re.compile(
-    r"\b(?:every|each|all(?: the)?|any)\b(?: \w+)? (?:requests?|questions?|parts?)\b"
+    r"\b(?:every|each|all(?: of)?(?: the)?|any)\b(?: [\w']+){0,2}? (?:requests?|questions?|parts?)\b"
     r"|\b(?:anything|everything|whatever)\b(?: else)?(?: \w+){0,2} (?:asks?|asked|wants?|needs?)\b"
 )
 _SIGN_AS = re.compile(
-    r"\bsign(?: off| it)? (?:as|with) ([^.;!?]+)|\bsigned (?!in\b|up\b|out\b)(?:as |with )?([^.;!?]+)",
+    r"\bsign(?: off| it)? (?:as|with) ([^.;!?]+)|\bsigned (?!in\b|up\b|out\b)(?:as |with )?([^.;!?]+)"
+    r"|\bsignature(?: line)?(?: of| as| is|:)? [\"'“]?([^.;!?\"”]+)",
     re.IGNORECASE,
 )
-_APPROVAL = re.compile(r"\bwith (?:exactly |just |only |the word )?[\"'“]?([A-Z]{2,})\b")
+_APPROVAL = re.compile(
+    r"\b(?:with|reply|answer|say|respond|return)(?: with)?(?: exactly| just| only| the word)?"
+    r" [\"'“]?([A-Z]{2,})\b"
+)
 _COMPLETE = re.compile(
-    r"\b(?:every|each|all(?: the)?) (?:request|question|part)s?\b", re.IGNORECASE
+    r"\b(?:every|each|all(?: of)?(?: the)?)(?: [\w']+){0,2}? (?:request|question|part)s?\b"
+    r"|\bnothing\b[^.;]{0,80}\b(?:left out|missing|unanswered|omitted|missed)\b"
+    r"|\b(?:leaves?|leaving|misses|missing|skips?) (?:nothing|no (?:request|question|part))\b"
+    r"|\bno (?:request|question|part)\b[^.;]{0,40}\b(?:left out|unanswered|omitted|missed)\b",
+    re.IGNORECASE,
 )
 
 
@@ -140,25 +174,65 @@ def sentences_of(system: str) -> list[str]:
     return [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n", system.strip()) if s.strip()]
 
 
+def gives_a_role(sentence: str) -> bool:
+    """Whether a sentence gives the model its role or task: it speaks to the model ("You ...",
+    "Act as ...") or tells it what to do ("Check a draft ...", "Please tell ...")."""
+    said = sentence.lower().replace("’", "'")
+    first = (words_of(said.removeprefix("please ").strip()) or [""])[0]
+    return bool(ADDRESSED.match(said) or _DIRECTIVE.match(said)) or first in _IMPERATIVE
+
+
+def role_sentence(system: str) -> str:
+    """The role the instructions give: their first sentence (up to a colon) that gives the model
+    a role or a task (`gives_a_role`); a sentence before it that only describes ("Kettle & Co is
+    a kitchenware shop.") is context. '' when none does."""
+    for sentence in sentences_of(unquoted(system)):
+        head, colon, _ = sentence.partition(":")
+        role = head if colon and len(words_of(head)) > 2 else sentence
+        if gives_a_role(role):
+            return role
+    return ""
+
+
 def role_scope(system: str) -> set[str] | None:
     """The kinds of request a writer answers, read from the whole of its instructions: None
     (every kind) when a sentence asks it to answer everything ("Answer every question the
-    customer asks", "... and anything else they ask"); else the kinds its role sentences (every
-    sentence that speaks to the model: "You ...", "Your job is ...") name: refunds; where an
-    order is (tracking, delivery); the help centre's articles (account and policy questions).
-    None too when they name none ("You write replies to customer support tickets")."""
+    customer asks", "Answer all the customer's questions", "... and anything else they ask");
+    else the kinds its role sentences name: the role (`role_sentence`, in any mood: "You tell
+    customers the outcome of their refund", "Tell customers ...") and every other sentence
+    that states a role to the model ("You handle refunds"; not one about how to work: "You must
+    read the refund policy ...", "You never promise a refund ...", nor a clause that asks to
+    read the refund policy). The kinds: refunds; where an order is (tracking, delivery); the
+    help centre's articles (account and policy questions); one that names more ("Also tell them
+    where any other order they mention is") adds its kinds. None too when they name none ("You
+    write replies to customer support tickets")."""
     sentences = [s.lower() for s in sentences_of(unquoted(system))]
     if any(_EVERYTHING.search(s) for s in sentences):
         return None
-    roles = [s for s in sentences if ADDRESSED.match(s)]
+    role = role_sentence(system).lower()
+    roles = [role] if role else []
+    roles += [s for s in sentences if ADDRESSED.match(s) and not _PROCEDURE.match(s)]
+    widen = [s for s in sentences if re.search(r"\balso\b|\bas well\b", s)]
+    roles += [
+        s
+        for s in widen
+        if not negated(words_of(s)[:1]) and not re.search(r"\bnot\b|n't\b|\bnever\b", s)
+    ]
+    roles = [role_words(s) for s in roles]
     kinds = [kinds for kinds, words in _ROLE_KINDS if any(words.search(s) for s in roles)]
     return set().union(*kinds) if kinds else None
+
+
+def role_words(sentence: str) -> str:
+    """A role sentence without its clauses that ask to read the refund policy."""
+    clauses = re.split(r"[;,:]\s*|\s(?:and |but )?(?:before|after|when) ", sentence)
+    return " ".join(c for c in clauses if c and not says_to_read(c))
 
 
 def sign_off(system: str) -> str:
     """The name the instructions say to sign with ("sign as X", "signed X"), else the desk's."""
     found = _SIGN_AS.search(system)
-    named = (found.group(1) or found.group(2)).strip().strip("\"'“”") if found else ""
+    named = next(g for g in found.groups() if g).strip().strip("\"'“”") if found else ""
     return named or SIGN_OFF
 
 

@@ -12,22 +12,36 @@ import re
 from dataclasses import dataclass, field
 
 from course_helpers.fixtures.support_desk import (
+    ANSWERS_HEADING,
+    DRAFT_HEADING,
     FACTS_HEADING,
     PLAN_TOOL_NAME,
-    TICKET_HEADING,
     TRIAGE_TOOL_NAME,
 )
-from course_helpers.offline.conversation import Conversation, blocks_of
+from course_helpers.offline.conversation import Conversation
 from course_helpers.offline.scenarios.support_desk_instructions import (  # noqa: F401 (re-exported)
     ADDRESSED,
     approval_word,
     checks_completeness,
     negated,
     role_scope,
+    role_sentence,
     says_to_read,
     sign_off,
     told_to_follow_refund_policy,
     words_of,
+)
+from course_helpers.offline.scenarios.support_desk_request import (
+    CUSTOMER,
+    HELP,
+    ORDER,
+    REFUND,
+    desk_tool,
+    facts_given,
+    instructions_of,
+    operation_called,
+    section_text,
+    ticket_text,
 )
 
 ORDER_ID = re.compile(r"\b[Aa]\d{4}\b")
@@ -172,10 +186,17 @@ def requests_of(ticket: str) -> list[dict]:
 # -- whether the desk engages ------------------------------------------------------------------
 
 SHOP = "Kettle & Co"
-# The desk's own tools: its four operations and the workflows' two forms.
-DESK_TOOLS = ("look_up_order", "look_up_customer", "search_kb", "refund")
+# The workflows' two forms (the desk's four operations are found by what each tool says:
+# `desk_tool`).
 DESK_FORMS = (TRIAGE_TOOL_NAME, PLAN_TOOL_NAME)
-_SUPPORT_ROLE = re.compile(r"\b(?:support|customers?|customer's|tickets?|help ?desk|desk)\b")
+_SUPPORT_ROLE = re.compile(
+    r"\b(?:support|customers?|customer's|tickets?|help ?desk|desk|repl(?:y|ies))\b"
+)
+
+
+# A role that answers people for the shop, when the role names the shop itself ("You are a
+# writer for Kettle & Co, answering people who wrote to us").
+_WRITER_ROLE = re.compile(r"\b(?:writer|answer(?:s|ing)?|respond(?:s|ing)?|agent|representative)\b")
 
 
 def asks_the_shop(ticket: str) -> bool:
@@ -186,45 +207,40 @@ def asks_the_shop(ticket: str) -> bool:
 
 
 def states_desk_role(system: str) -> bool:
-    """Whether the instructions make the model this shop's support: their first sentence (the
-    role) speaks to the model and names support, customers, tickets or a desk, and the
-    instructions name the shop. A "support" further down, or in another program's role, does not count."""
-    first = re.split(r"(?<=[.!?:])\s+|\n", system.strip(), maxsplit=1)[0].strip().lower()
-    addressed = bool(ADDRESSED.match(first))
-    return addressed and bool(_SUPPORT_ROLE.search(first)) and SHOP.lower() in system.lower()
+    """Whether the instructions make the model this shop's support: their role (the first
+    sentence that gives the model a role or a task, in any mood: "You check a draft ...",
+    "Check a draft ...", "Act as ...", "Your job is ..."; `role_sentence`) names support,
+    customers, tickets, replies or a desk, and the instructions name the shop; or the role
+    names the shop itself and answering people for it ("You are a writer for Kettle & Co,
+    answering people who wrote to us"). A "support"
+    further down, or in another program's role, does not count."""
+    role = role_sentence(system).lower()
+    for_the_shop = SHOP.lower() in role and bool(_WRITER_ROLE.search(role))
+    return (bool(_SUPPORT_ROLE.search(role)) or for_the_shop) and SHOP.lower() in system.lower()
 
 
 def at_the_desk(conv: Conversation) -> bool:
-    """Whether the request puts the model at this shop's desk: one of the desk's tools or forms
-    is offered, or the instructions state the role (`states_desk_role`)."""
-    offered = any(conv.offers(name) for name in (*DESK_TOOLS, *DESK_FORMS))
-    return offered or states_desk_role(conv.system)
-
-
-def first_user_blocks(conv: Conversation) -> list[str]:
-    """The text blocks of the first user message (a plain string is one block)."""
-    for message in conv.messages:
-        if message.get("role") == "user":
-            return [b.get("text", "") for b in blocks_of(message) if b.get("type") == "text"]
-    return []
+    """Whether the request puts the model at this shop's desk: a tool that does one of the
+    desk's operations (`desk_tool`) or one of its forms is offered, or the instructions state
+    the role (`states_desk_role`)."""
+    operations = (ORDER, CUSTOMER, HELP, REFUND)
+    offered = any(desk_tool(conv, op) for op in operations) or any(map(conv.offers, DESK_FORMS))
+    return offered or states_desk_role(instructions_of(conv))
 
 
 def ticket_of(conv: Conversation) -> str:
-    """The ticket: the first text block of the first user message, without its `Ticket:`
-    heading (a workflow's message) or as it stands (the agent's)."""
-    blocks = first_user_blocks(conv)
-    said = blocks[0].strip() if blocks else ""
-    return said.removeprefix(TICKET_HEADING).strip()
+    """The ticket, wherever the request puts it (`ticket_text`): a part headed as a ticket
+    ("Ticket:", "Customer ticket:"), in a user text or the system prompt; else the first user
+    message's texts that ask the shop something (a preamble block before it is not the
+    ticket); else its first text."""
+    return ticket_text(conv, asks_the_shop)
 
 
 def section(conv: Conversation, heading: str) -> str | None:
-    """What a program wrote under `heading`: a text block of its own, after the first block of
-    the first user message (the ticket, with or without a `Ticket:` heading), that starts with
-    it. A ticket's words stay in the ticket's block, so a ticket cannot write a section (a
-    customer who types "Facts (JSON):" writes part of the ticket)."""
-    blocks = first_user_blocks(conv)
-    found = [b.strip() for b in blocks[1:] if b.strip().startswith(heading)]
-    return found[0].removeprefix(heading).strip() if found else None
+    """What a program wrote under a heading of this kind (the draft, the worker answers),
+    wherever it sits (`section_text`); a customer's words are never cut into sections."""
+    kind = {DRAFT_HEADING: "draft", ANSWERS_HEADING: "answers", FACTS_HEADING: "facts"}[heading]
+    return section_text(conv, kind)
 
 
 # -- what the request holds: the facts, however they arrived --------------------------------------
@@ -236,8 +252,8 @@ def item_words(text: str) -> set[str]:
 
 @dataclass
 class Known:
-    """Every fact the request holds, from the `Facts (JSON):` section of a workflow's message
-    and from tool results."""
+    """Every fact the request holds, from the facts its texts hold (`facts_given`) and from
+    tool results."""
 
     orders: dict[str, dict] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)  # order ids with no record
@@ -291,20 +307,21 @@ class Known:
             except ValueError:
                 data = None
             argument = str(next(iter(call.input.values()), "")).strip().lstrip("#").upper()
-            if call.name == "look_up_order":
+            operation = operation_called(conv, call.name)
+            if operation == ORDER:
                 if isinstance(data, dict):
                     self.add_order(data)
                 else:
                     self.missing.append(argument)
-            elif call.name == "look_up_customer":
+            elif operation == CUSTOMER:
                 if isinstance(data, dict):
                     self.customer = data
                     self.searched_orders = len(data.get("orders") or [])
                 else:
                     self.no_customer = True
-            elif call.name == "search_kb":
+            elif operation == HELP:
                 self.add_articles(data if isinstance(data, list) else [])
-            elif call.name == "refund":
+            elif operation == REFUND:
                 if isinstance(data, dict):
                     self.refunds.append(data)
                     self.asked.add(argument)
@@ -342,13 +359,10 @@ class Known:
 
 
 def known_from(conv: Conversation) -> Known:
+    """The facts the request's texts hold, wherever they sit (`facts_given`), then the tool
+    results."""
     known = Known()
-    raw = section(conv, FACTS_HEADING)
-    if raw is not None:
-        try:
-            facts = json.loads(raw)
-        except ValueError:
-            facts = {}
-        known.add_facts(facts if isinstance(facts, dict) else {})
+    for facts in facts_given(conv):
+        known.add_facts(facts)
     known.add_results(conv)
     return known

@@ -1,0 +1,257 @@
+"""Course machinery (offline course model): where notebook 09's support desk finds the parts of a
+request, the same for every caller: the ticket, the facts, a draft, worker answers and the
+instructions, wherever the request puts them (one string or several text blocks, in any order,
+under a heading or none, in the system prompt or a later user turn); and which offered tool does
+which of the desk's operations, by what its name and description say. The rules that use them
+are in `support_desk`; this module registers no scenario.
+
+**Parts.** Every text the program sends (the system prompt, each text block of each user
+message) is cut at heading lines into parts: a ticket ("Ticket:", "Customer ticket:", "Customer
+wrote:", ...), facts ("Facts (JSON):", "Facts:", "Order facts:", ...), a draft ("Draft reply:")
+and worker answers ("Worker answers (JSON):"). JSON of order facts (an object with `orders`,
+`refunds`, `customer`, ..., an order record, a list of them) is facts by its content, heading or
+none. What a person typed is never cut: a user text that neither starts with a heading nor marks
+the ticket with one is one part, the person's words, whatever headings they type (a customer who
+types "Facts (JSON):" writes part of the ticket). A part that is a text of its own is the
+program's; when the request has one of a kind, it is believed before one found inside another
+text (the facts a ticket's block holds are the customer's); inside one text, the last of a kind
+counts (a program writes its facts after the ticket it frames)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from course_helpers.offline.conversation import Conversation, blocks_of
+from course_helpers.offline.scenarios.instructions import tool_orders
+
+_PAREN = r"(?:\s*\([^)\n]{0,30}\))?"
+_HEADING = re.compile(
+    r"^[ \t]*(?:"
+    rf"(?P<ticket>(?:the |a |new )?(?:customer(?:'s)? |support |incoming )?(?:ticket|message)"
+    rf"(?: from the customer)?{_PAREN}|(?:the )?customer(?: wrote| says| asks)?)"
+    rf"|(?P<facts>(?:(?:the|known|order|looked[- ]up|relevant|customer) )*facts{_PAREN}"
+    rf"|order (?:data|records?|details){_PAREN})"
+    rf"|(?P<draft>(?:the )?draft(?: reply| answer)?{_PAREN})"
+    rf"|(?P<answers>(?:the )?(?:workers?'?|colleagues'?) answers{_PAREN})"
+    r")[ \t]*:[ \t]*",
+    re.IGNORECASE | re.MULTILINE,
+)
+_FACT_KEYS = {
+    *("orders", "order", "refunds", "refused", "customer", "customer_not_found"),
+    *("articles", "not_found", "searched_orders"),
+}
+
+
+@dataclass(frozen=True)
+class Part:
+    kind: str  # "ticket", "facts", "draft", "answers", or "" (no heading: words or instructions)
+    body: str
+    source: str  # "system" or "user"
+    own: bool  # the part is a whole text of its own
+    turn: int  # the user message it is in (0 for the first; -1 for the system prompt)
+
+
+def as_facts(value: object) -> dict | None:
+    """JSON that holds order facts, as `Known.add_facts` reads them, or None."""
+    if isinstance(value, list) and value and all(is_order(v) for v in value):
+        return {"orders": value}
+    if is_order(value):
+        return {"orders": [value]}
+    if isinstance(value, dict) and _FACT_KEYS & set(value):
+        facts = dict(value)
+        if is_order(facts.get("order")):
+            facts["orders"] = [*(facts.get("orders") or []), facts.pop("order")]
+        return facts
+    return None
+
+
+def is_order(value: object) -> bool:
+    return (
+        isinstance(value, dict) and "order_id" in value and ("status" in value or "items" in value)
+    )
+
+
+def leading_json(text: str) -> tuple[object, str] | None:
+    """The JSON value a text starts with and the text after it, or None."""
+    stripped = text.lstrip()
+    if stripped[:1] not in ("{", "["):
+        return None
+    try:
+        value, end = json.JSONDecoder().raw_decode(stripped)
+    except ValueError:
+        return None
+    return value, stripped[end:]
+
+
+def kind_of(head: re.Match) -> str:
+    return next(k for k in ("ticket", "facts", "draft", "answers") if head[k])
+
+
+def own_kind(text: str) -> str | None:
+    """The kind of a text that is one part of its own: one heading at its start and no other,
+    or JSON of facts and nothing else."""
+    heads = list(_HEADING.finditer(text))
+    if len(heads) == 1 and not text[: heads[0].start()].strip():
+        return kind_of(heads[0])
+    found = leading_json(text) if not heads else None
+    return "facts" if found and as_facts(found[0]) is not None and not found[1].strip() else None
+
+
+def parts_of(text: str, source: str, turn: int, owned: set[str] = frozenset()) -> list[Part]:
+    """One text cut into parts (see the module's docstring); a heading of a kind the request
+    holds in a text of its own (`owned`) does not cut another text: it is that text's words."""
+    heads = [h for h in _HEADING.finditer(text) if own_kind(text) or kind_of(h) not in owned]
+    starts_with_heading = bool(heads) and not text[: heads[0].start()].strip()
+    if source == "user" and not starts_with_heading and not any(h["ticket"] for h in heads):
+        found = leading_json(text)
+        if found and as_facts(found[0]) is not None and not found[1].strip():
+            return [Part("facts", text.strip(), source, True, turn)]
+        return [Part("", text.strip(), source, True, turn)] if text.strip() else []
+    pieces: list[tuple[str, str]] = [("", text[: heads[0].start()] if heads else text)]
+    for head, after in zip(heads, [*heads[1:], None][: len(heads)], strict=True):
+        kind = kind_of(head)
+        body = text[head.end() : after.start() if after else len(text)]
+        found = leading_json(body)
+        if kind == "facts" and found:  # the words after the JSON are not facts
+            pieces += [(kind, json.dumps(found[0])), ("", found[1])]
+        else:
+            pieces.append((kind, body))
+    pieces = [(k, b.strip()) for k, b in pieces if b.strip()]
+    return [Part(k, b, source, len(pieces) == 1, turn) for k, b in pieces]
+
+
+def request_parts(conv: Conversation) -> list[Part]:
+    """Every part of the request: the system prompt's, then each user text block's, in order."""
+    users = [m for m in conv.messages if m.get("role") == "user"]
+    texts = [(conv.system, "system", -1)] + [
+        (block.get("text", ""), "user", turn)
+        for turn, message in enumerate(users)
+        for block in blocks_of(message)
+        if block.get("type") == "text"
+    ]
+    owned = {kind for text, _, _ in texts if (kind := own_kind(text))}
+    return [part for text, source, turn in texts for part in parts_of(text, source, turn, owned)]
+
+
+def believed(parts: list[Part], kind: str) -> list[Part]:
+    """The parts of a kind the request holds: those that are texts of their own when there are
+    any, else the last of the kind in each text."""
+    of_kind = [p for p in parts if p.kind == kind]
+    own = [p for p in of_kind if p.own]
+    return own or list({(p.source, p.turn): p for p in of_kind}.values())
+
+
+def section_text(conv: Conversation, kind: str) -> str | None:
+    """The body of the first believed part of a kind (a draft, worker answers), or None."""
+    found = believed(request_parts(conv), kind)
+    return found[0].body if found else None
+
+
+def facts_given(conv: Conversation) -> list[dict]:
+    """Every set of facts the request's texts hold (headed or JSON by its content; the system
+    prompt's too), each as `Known.add_facts` reads it. A heading over text that is not JSON of
+    facts gives none."""
+    parts = request_parts(conv)
+    found = []
+    for part in believed(parts, "facts"):
+        parsed = leading_json(part.body)
+        facts = as_facts(parsed[0]) if parsed else None
+        found += [facts] if facts is not None else []
+    for part in (p for p in parts if p.kind == "" and p.source == "system"):
+        found += [f for f in json_in(part.body) if f is not None]
+    return found
+
+
+def json_in(text: str) -> list[dict | None]:
+    """The facts JSON that starts a line of an unheaded text (instructions with facts below)."""
+    found = []
+    for start in re.finditer(r"^[ \t]*[{\[]", text, re.MULTILINE):
+        parsed = leading_json(text[start.start() :])
+        found.append(as_facts(parsed[0]) if parsed else None)
+    return found
+
+
+def instructions_of(conv: Conversation) -> str:
+    """The instructions: the system prompt's unheaded parts, without any facts JSON in them."""
+    said = []
+    for part in (p for p in request_parts(conv) if p.source == "system" and p.kind == ""):
+        said.append(_without_json(part.body))
+    return "\n".join(s for s in said if s.strip())
+
+
+def _without_json(text: str) -> str:
+    for start in reversed(list(re.finditer(r"^[ \t]*[{\[]", text, re.MULTILINE))):
+        parsed = leading_json(text[start.start() :])
+        if parsed and as_facts(parsed[0]) is not None:
+            text = text[: start.start()] + parsed[1]
+    return text
+
+
+def ticket_text(conv: Conversation, asks: object) -> str:
+    """The ticket: the first part headed as one (a user text's first, then the system
+    prompt's); else the first user message's unheaded texts that ask the shop something
+    (`asks(text)`), joined; else its first unheaded text ('' when there is none)."""
+    parts = request_parts(conv)
+    headed = [p for p in parts if p.kind == "ticket"]
+    headed.sort(key=lambda p: p.source == "system")
+    if headed:
+        return headed[0].body
+    words = [p.body for p in parts if p.kind == "" and p.source == "user" and p.turn == 0]
+    asking = [w for w in words if asks(w)]  # type: ignore[operator]
+    return "\n\n".join(asking) if asking else (words[0] if words else "")
+
+
+# -- which offered tool does which of the desk's operations --------------------------------------
+
+ORDER, CUSTOMER, HELP, REFUND = "order", "customer", "help", "refund"
+_OPERATION_WORDS = {
+    ORDER: {"order", "orders"},
+    CUSTOMER: {"customer", "customers", "email", "account", "client"},
+    HELP: {"kb", "help", "centre", "center", "knowledge", "article", "articles", "faq", "policy"},
+    REFUND: {"refund", "refunds", "reimburse", "repay"},
+}
+# Lookups only read: a tool whose name or description changes something is not one.
+_CHANGES = {"cancel", "delete", "remove", "update", "change", "edit", "create", "send", "place"}
+
+
+def tool_words(text: str) -> set[str]:
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text)
+    return set(re.findall(r"[a-z]+", spaced.lower()))
+
+
+def operation_of(tool: dict) -> str | None:
+    """The desk operation a tool does, by what its name and the first sentence of its
+    description say (a name word counts twice): an order lookup, a customer lookup, a help-centre
+    search or a refund; None when they say none of these, or two alike."""
+    name = tool_words(str(tool.get("name", "")).replace("_", " ").replace("-", " "))
+    first = re.split(r"(?<=[.!?])\s", str(tool.get("description") or "").strip(), maxsplit=1)[0]
+    described = tool_words(first)
+    score = {op: 2 * len(name & w) + len(described & w) for op, w in _OPERATION_WORDS.items()}
+    best = max(score.values())
+    tops = [op for op, s in score.items() if s == best]
+    if best == 0 or len(tops) > 1:
+        return None
+    if tops[0] != REFUND and (name | described) & _CHANGES:
+        return None
+    return tops[0]
+
+
+def desk_tool(conv: Conversation, operation: str) -> str | None:
+    """The name of the first offered tool that does this operation (`operation_of`) and that
+    the instructions do not forbid ("Never call the refund tool": `tool_orders`)."""
+    forbidden = set(tool_orders(conv)[1])
+    return next(
+        (
+            t["name"]
+            for t in conv.tools
+            if operation_of(t) == operation and t.get("name") not in forbidden
+        ),
+        None,
+    )
+
+
+def operation_called(conv: Conversation, name: str) -> str | None:
+    """The operation of a tool the model called (judged by the tool as offered)."""
+    return operation_of(conv.tool(name) or {"name": name})

@@ -1,12 +1,14 @@
 """Values the course model writes for a JSON Schema are valid against it (jsonschema, formats
 asserted), in every mode that asks for one: a forced tool, an output tool under `auto`, and
 `output_config.format`, streamed or not. A value too big for `max_tokens` ends with
-`stop_reason: "max_tokens"`."""
+`stop_reason: "max_tokens"`. A tool schema that is not draft 2020-12 is refused as the API
+refuses it."""
 
 from __future__ import annotations
 
 import json
 
+import anthropic
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,6 +21,11 @@ from course_helpers.offline.schemas import conform, example_for
 FORCING_MODEL = "claude-haiku-5-5"  # accepts a forced tool_choice
 AUTO_MODEL = "claude-sonnet-5-5"
 STRICT = {"_strict_response_validation": True, "max_retries": 0}
+INVALID = (
+    "tools.0.custom.input_schema: JSON schema is invalid. It must match JSON Schema draft "
+    "2020-12 (https://json-schema.org/draft/2020-12). Learn more about tool use at "
+    "https://docs.claude.com/en/docs/tool-use."
+)
 
 
 def valid(value, schema) -> bool:
@@ -202,6 +209,52 @@ def test_a_value_too_big_for_max_tokens_stops_at_max_tokens(strict_client, field
 def test_a_value_that_fits_is_written_whole():
     schema = wrap({"type": "string", "minLength": 5000})
     assert len(example_for(schema)["f"]) == 5000
+
+
+# -- W10: schemas that are not draft 2020-12 ---------------------------------------------------
+
+NOT_SCHEMAS = [
+    {"type": "object", "properties": None},
+    {"type": "object", "properties": [{"type": "string"}]},
+    {"type": "object", "properties": {"a": 5}},
+    {"type": "object", "properties": {"a": "string"}},
+    {"type": "object", "properties": {"a": {"type": "strin"}}},
+    {"type": "object", "properties": {"a": {"type": []}}},
+    {"type": "object", "required": "a"},
+    {"type": "object", "required": [1]},
+    {"type": "object", "properties": {"a": {"$ref": 5}}},
+    {"type": "object", "properties": {"a": {"type": "number", "multipleOf": 0}}},
+]
+STILL_SCHEMAS = [
+    {"type": "object", "properties": {"a": {"type": "string", "pattern": "(unclosed"}}},
+    {"type": "object", "properties": {"a": {"$ref": "#/$defs/Nope"}}},
+    {"type": "object", "properties": {"a": {"$ref": "https://example.com/other.json"}}},
+    {"type": "object", "properties": {"a": {"type": "integer", "minimum": 5, "maximum": 1}}},
+]
+
+
+@pytest.mark.parametrize("schema", NOT_SCHEMAS, ids=[json.dumps(s) for s in NOT_SCHEMAS])
+def test_a_tool_schema_that_is_not_draft_2020_12_is_refused(strict_client, schema):
+    with pytest.raises(anthropic.BadRequestError) as refused:
+        strict_client.messages.create(
+            model=FORCING_MODEL,
+            max_tokens=256,
+            messages=[{"role": "user", "content": "Hi"}],
+            tools=[{"name": "t", "input_schema": schema}],
+        )
+    assert refused.value.body["error"]["message"] == INVALID
+
+
+@pytest.mark.parametrize("schema", STILL_SCHEMAS, ids=[json.dumps(s) for s in STILL_SCHEMAS])
+def test_what_the_meta_schema_allows_is_accepted(strict_client, schema):
+    message = strict_client.messages.create(
+        model=FORCING_MODEL,
+        max_tokens=256,
+        messages=[{"role": "user", "content": "Hi"}],
+        tools=[{"name": "t", "input_schema": schema}],
+        tool_choice={"type": "tool", "name": "t"},
+    )
+    assert message.stop_reason == "tool_use"
 
 
 # -- generated schemas -------------------------------------------------------------------------

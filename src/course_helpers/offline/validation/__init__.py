@@ -218,7 +218,11 @@ Written in the API's pydantic style (``path: message``), from pydantic's own tex
   ``tools.N.custom.input_schema.type: Input should be 'object'``, unknown tool ``type``
   (discriminator error, tags from the SDK's ``ToolUnionParam``), server tool
   ``tools.N.<type>.name: Input should be 'web_search'``, ``tools.N.<type>.max_uses: Input
-  should be greater than 0``.
+  should be greater than 0``. After those, a custom tool's schema that fails the draft 2020-12
+  meta-schema: ``tools.N.custom.input_schema: JSON schema is invalid. It must match JSON Schema
+  draft 2020-12 (https://json-schema.org/draft/2020-12). Learn more about tool use at
+  https://docs.claude.com/en/docs/tool-use.`` (live errors in anthropics/claude-code#63673 and
+  #8900; docs/models.md, "Tool input schemas").
 - ``tool_choice: Input should be a valid dictionary``, unknown type (discriminator error),
   ``tool_choice.tool.name: Field required``, ``tool_choice.tool.name: Tool 'x' not found in
   provided tools``.

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from jsonschema import Draft202012Validator
+
 from course_helpers.offline.validation.common import (
     check_effort_shape,
     fail,
@@ -158,6 +160,29 @@ def _check_tools_shape(body: dict, surface: Surface) -> None:
     names = [tool["name"] for tool in tools if "name" in tool]
     if len(names) != len(set(names)):
         raise fail("tools: Tool names must be unique.")
+    for index, tool in enumerate(tools):
+        if (tool.get("type") or "custom") == "custom" and not _meets_meta_schema(
+            tool["input_schema"]
+        ):
+            raise fail(f"tools.{index}.custom.input_schema: {SCHEMA_INVALID}")
+
+
+SCHEMA_INVALID = (
+    "JSON schema is invalid. It must match JSON Schema draft 2020-12 "
+    "(https://json-schema.org/draft/2020-12). Learn more about tool use at "
+    "https://docs.claude.com/en/docs/tool-use."
+)
+_META = Draft202012Validator(Draft202012Validator.META_SCHEMA)  # no format assertions
+
+
+def _meets_meta_schema(schema: dict) -> bool:
+    """Whether a tool's input schema is a draft 2020-12 schema: the meta-schema's own rules
+    (keyword shapes), nothing more. A `$ref` that leads nowhere, `minimum` above `maximum` or a
+    pattern Python cannot compile pass, as the meta-schema lets them."""
+    try:
+        return bool(_META.is_valid(schema))
+    except RecursionError:
+        return True  # too deep to check here: no evidence that the API refuses it
 
 
 def _check_tool_definition(index: int, tool: Any, surface: Surface) -> None:

@@ -175,3 +175,11 @@ def test_a_writer_told_it_never_promises_a_refund_still_answers_every_request():
     # A role sentence keeps narrowing, in either mood.
     assert role_scope(HANDLER_SYSTEMS["refund"]) == {"refund"}
     assert role_scope(_imperative(HANDLER_SYSTEMS["refund"], "Tell")) == {"refund"}
+
+
+def test_a_merge_whose_prompt_names_no_shop_merges_answers_the_shops_workers_signed(monkeypatch):
+    system = MERGE_SYSTEM.replace("Sign as Kettle & Co support.", "Sign as the support team.")
+    shipped = _replies("orchestrator")["U5 two requests"][0]
+    monkeypatch.setattr(orchestrator_module, "MERGE_SYSTEM", system)
+    merged = _replies("orchestrator")["U5 two requests"][0]
+    assert merged == shipped.replace("Kettle & Co support", "the support team")

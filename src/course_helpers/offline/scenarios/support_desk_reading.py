@@ -206,17 +206,19 @@ def asks_the_shop(ticket: str) -> bool:
     return bool(order_ids_in(ticket)) or categorise(ticket) != "other"
 
 
-def states_desk_role(system: str) -> bool:
+def states_desk_role(system: str, shown: str = "") -> bool:
     """Whether the instructions make the model this shop's support: their role (the first
     sentence that gives the model a role or a task, in any mood: "You check a draft ...",
     "Check a draft ...", "Act as ...", "Your job is ..."; `role_sentence`) names support,
     customers, tickets, replies or a desk, and the instructions name the shop; or the role
     names the shop itself and answering people for it ("You are a writer for Kettle & Co,
-    answering people who wrote to us"). A "support"
+    answering people who wrote to us"). The shop may instead be named in what the program
+    shows the model (`shown`: a draft or worker answers signed by the shop). A "support"
     further down, or in another program's role, does not count."""
     role = role_sentence(system).lower()
     for_the_shop = SHOP.lower() in role and bool(_WRITER_ROLE.search(role))
-    return (bool(_SUPPORT_ROLE.search(role)) or for_the_shop) and SHOP.lower() in system.lower()
+    named = SHOP.lower() in f"{system}\n{shown}".lower()
+    return (bool(_SUPPORT_ROLE.search(role)) or for_the_shop) and named
 
 
 def at_the_desk(conv: Conversation) -> bool:
@@ -225,7 +227,8 @@ def at_the_desk(conv: Conversation) -> bool:
     the role (`states_desk_role`)."""
     operations = (ORDER, CUSTOMER, HELP, REFUND)
     offered = any(desk_tool(conv, op) for op in operations) or any(map(conv.offers, DESK_FORMS))
-    return offered or states_desk_role(instructions_of(conv))
+    shown = [section_text(conv, kind) or "" for kind in ("draft", "answers")]
+    return offered or states_desk_role(instructions_of(conv), "\n".join(shown))
 
 
 def ticket_of(conv: Conversation) -> str:

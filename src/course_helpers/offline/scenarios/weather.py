@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 
 from course_helpers.offline.conversation import Conversation, ToolCall, example_value, own_words
+from course_helpers.offline.filling import city_in
 from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
 from course_helpers.offline.russian import cities_in_russian, in_english, writes_russian
 
@@ -195,12 +196,29 @@ def weather(conv: Conversation) -> Reply | None:
             f"None of my tools gives the weather: {misnamed['name']} says it does something "
             f'else ("{_description(misnamed)[:120]}"), so I cannot look the weather up.'
         )
+    stated = _stated_weather(question)
+    if stated and not conv.ends_with_results and not conv.calls():
+        # The person gives the weather ("Paris, 18 C and sunny"): nothing to look up.
+        return say(f"You gave the weather yourself, so there is nothing to look up: {stated}")
     name = tool["name"]
     place = conv.argument_for(name, _PLACE_ARGUMENTS, of_type="string")
     asked = cities_in(question) or cities_in(own_words(conv.first_user_text))
     if not conv.ends_with_results:
         return _first_turn(conv, tool, place, asked, question, future)
     return _answer(conv, tool, place, asked)
+
+
+# A temperature stated with its unit: "18 C", "18°C", "-3 °F".
+_TEMPERATURE = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?\s?°?\s?[CF]\b")
+
+
+def _stated_weather(question: str) -> str:
+    """The sentence in which the person states a city's weather themselves (a known city and a
+    temperature with its unit), or ''."""
+    for sentence in re.split(r"(?<=[.!?])\s+", question):
+        if _TEMPERATURE.search(sentence) and city_in(sentence):
+            return sentence.strip()
+    return ""
 
 
 def _first_turn(

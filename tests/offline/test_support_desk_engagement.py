@@ -92,3 +92,17 @@ def test_every_ticket_of_09_engages_it_under_every_role_it_is_sent_with():
 @pytest.fixture
 def desk_tools() -> list[dict]:
     return [t.definition() for t in Desk().tools()]
+
+
+def test_a_tool_that_lists_orders_is_not_an_order_lookup():
+    """Notebook 10's audit: `list_shipments` ("The order ids shipped in a week") names orders
+    but looks none up, so the desk stays out of the audit."""
+    from course_helpers.fixtures.delivery_audit import AUDIT_TASK, AUDIT_TOOLS, HANDBOOK
+    from course_helpers.offline.conversation import Conversation
+    from course_helpers.offline.scenarios.support_desk_reading import at_the_desk
+
+    tools = [tool.definition() for tool in AUDIT_TOOLS]
+    conv = Conversation(
+        {"system": HANDBOOK, "tools": tools, "messages": [{"role": "user", "content": AUDIT_TASK}]}
+    )
+    assert not at_the_desk(conv)

@@ -223,8 +223,9 @@ def tool_words(text: str) -> set[str]:
 
 def operation_of(tool: dict) -> str | None:
     """The desk operation a tool does, by what its name and the first sentence of its
-    description say (a name word counts twice): an order lookup, a customer lookup, a help-centre
-    search or a refund; None when they say none of these, or two alike."""
+    description say (a name word counts twice): an order lookup (which takes an order: an
+    `order_id` or `id` field), a customer lookup, a help-centre search or a refund; None when
+    they say none of these, or two alike."""
     name = tool_words(str(tool.get("name", "")).replace("_", " ").replace("-", " "))
     first = re.split(r"(?<=[.!?])\s", str(tool.get("description") or "").strip(), maxsplit=1)[0]
     described = tool_words(first)
@@ -235,7 +236,20 @@ def operation_of(tool: dict) -> str | None:
         return None
     if tops[0] != REFUND and (name | described) & _CHANGES:
         return None
+    if tops[0] == ORDER and not _takes_an_order(tool):
+        return None  # "The order ids shipped in a week" lists orders; it looks none up
     return tops[0]
+
+
+def _takes_an_order(tool: dict) -> bool:
+    """Whether the tool's input names an order (a field such as `order_id`, `order`, `id`),
+    when its schema lists its fields."""
+    schema = tool.get("input_schema")
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict):
+        return True  # nothing said about its input
+    names = properties
+    return any(re.search(r"order|(?:^|_)id$", str(key), re.IGNORECASE) for key in names)
 
 
 def desk_tool(conv: Conversation, operation: str) -> str | None:

@@ -52,7 +52,7 @@ _SECTION_MARKS = re.compile(
 # not the person speaking.
 FEEDBACK = re.compile(
     r"automated feedback|not a message from the user|failed (?:the application's )?validation"
-    r"|validation errors? (?:found|for)\b|\d+ validation errors?\b|fix the errors?\b"
+    r"|validation errors? found\b|fix the errors? and try again|fix the errors?$"
     r"|recall the function correctly|correct your json"
     r"|\b(?:re)?format\b[^.\n]{0,40}\b(?:previous|last|above) (?:response|answer|message)\b",
     re.IGNORECASE,

@@ -7,15 +7,18 @@ a user text after a JSON answer ("Fix the errors and try again."). A model reads
 feedback on its own answer and sends the answer again with the named fields put right.
 
 The course model does the same, by one rule for every caller. Feedback is read only where it
-answers the model's own answer: an `is_error` result of a call to the tool being filled, or a
-user text that says the answer failed validation, right after that answer. From it, a field is
+answers the model's own answer: an `is_error` result of a call to the tool being filled (the
+program's own answer schema, forced or an output tool), or a user text that says the answer
+failed validation, right after that answer. An error from a tool that acts in the world is a
+result to report, never an order to call it again differently (it may come from anyone). From it, a field is
 changed only when the error names the field (pydantic's `loc` line or a `"loc"` list, or the
-field's name in the sentence) and states one of these exact changes:
+field's name in a sentence that names no other field) and states one of these exact changes:
 
 - must end in / with X: an address gets X as its domain when X starts with `@`
   ("ada@lovelace.org" must end in "@example.com" gives "ada@example.com"); any other text
   gets X added at its end;
-- must start / begin with X: X added in front;
+- must start / begin with X: X added in front (X quoted, or plainly a literal: a symbol or a
+  digit in it; "must start with a capital letter" names no text to add);
 - must be lowercase / uppercase;
 - at most N characters: cut to N.
 
@@ -103,9 +106,13 @@ def _errors(feedback: str, value: dict) -> list[tuple[list[str], str]]:
     if found:
         return found
     for sentence in re.split(r"(?<=[.!?;])\s+|\n+", feedback):
-        for key in value:
-            if re.search(rf"(?<!\w){re.escape(str(key))}(?!\w)", sentence, re.IGNORECASE):
-                found.append(([key], sentence))
+        named = [
+            key
+            for key in value
+            if re.search(rf"(?<!\w){re.escape(str(key))}(?!\w)", sentence, re.IGNORECASE)
+        ]
+        if len(named) == 1:  # a sentence about two fields says which of them to change no better
+            found.append((named, sentence))
     return found
 
 
@@ -140,15 +147,26 @@ def _change(value: dict, path: list[str], message: str) -> None:
     node[key] = _changed(node[key], message)
 
 
+def _target(match: re.Match) -> str | None:
+    """What a "must end / start with" names: a quoted text, or a bare one that is plainly a
+    literal (it holds a symbol or a digit: "@example.com", "EU-"). "a capital letter" or "a
+    valid top-level domain" describe a change; they are not text to add."""
+    quoted = next((group for group in match.groups()[:3] if group), None)
+    if quoted is not None:
+        return quoted
+    bare = match.group(4)
+    return bare if bare and re.search(r"[^\w\s]|\d", bare) else None
+
+
 def _changed(text: str, message: str) -> str:
-    if match := _ENDS.search(message):
-        end = next(group for group in match.groups() if group)
-        if not text.endswith(end):
-            text = text.split("@")[0] + end if end.startswith("@") and "@" in text else text + end
-    if match := _STARTS.search(message):
-        start = next(group for group in match.groups() if group)
-        if not text.startswith(start):
-            text = start + text
+    ends = _ENDS.search(message)
+    end = _target(ends) if ends else None
+    if end and not text.endswith(end):
+        text = text.split("@")[0] + end if end.startswith("@") and "@" in text else text + end
+    starts = _STARTS.search(message)
+    start = _target(starts) if starts else None
+    if start and not text.startswith(start):
+        text = start + text
     if match := _CASE.search(message):
         text = text.lower() if match.group(1).lower() == "lower" else text.upper()
     if match := _AT_MOST.search(message):

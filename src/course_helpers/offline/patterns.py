@@ -49,6 +49,10 @@ def string_matching(
         return None
     high = max_length if max_length is not None else _LIMIT
     low = max(min_length, 0)
+    # A repeat inside a repeat ("^(a+)+$") makes a string that does not match take exponential
+    # time to reject: such a pattern is only checked on what the writer wrote for it (never
+    # padded), and the first miss ends the search rather than stalling the server.
+    nested = _has_nested_repeat(parsed)
     # How many times past its minimum each repeat runs: every count up to the length asked
     # for (an anchored pattern cannot be padded), then a few larger ones.
     stretches = sorted({*range(min(low, 80) + 1), 1, 2, 4, 8, 16, 64, low})
@@ -58,10 +62,41 @@ def string_matching(
                 text = _Writer(stretch, pick).write(parsed)
             except (_Unsolved, RecursionError):
                 continue
+            if nested:
+                if not low <= len(text) <= high:
+                    continue
+                if len(text) > _NESTED_CHECKED:
+                    return None
+                if compiled.search(text):
+                    return text
+                return None
             for padded in _padded(text, min_length):
                 if len(padded) <= high and compiled.search(padded):
                     return padded
     return None
+
+
+_NESTED_CHECKED = 4_000  # characters: a match of a nested repeat is quick; a miss is not
+_REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", sre.MAX_REPEAT))
+
+
+def _has_nested_repeat(parsed, inside: bool = False) -> bool:
+    """Whether a repeat holds another repeat, directly or through groups and branches."""
+    for op, value in parsed:
+        if op in _REPEATS:
+            if inside:
+                return True
+            if _has_nested_repeat(value[2], True):
+                return True
+        elif op == sre.SUBPATTERN:
+            if _has_nested_repeat(value[-1], inside):
+                return True
+        elif op == sre.BRANCH:
+            if any(_has_nested_repeat(branch, inside) for branch in value[1]):
+                return True
+        elif op in (sre.ASSERT, sre.ASSERT_NOT) and _has_nested_repeat(value[1], inside):
+            return True
+    return False
 
 
 def _padded(text: str, low: int) -> list[str]:

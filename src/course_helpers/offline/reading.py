@@ -213,6 +213,22 @@ def command_in(text: str) -> str | None:
     return None
 
 
+# Commands no request makes safe to run: they delete or overwrite what lies beyond any project
+# (the whole disk, the home folder, a device) or stop the machine.
+_DESTRUCTIVE = re.compile(
+    r"\brm\s+-[a-z]*[rf][a-z]*\s+(?:-[a-z]+\s+)*(?:/|~|\*|\$HOME|/\*)(?:\s|$)"
+    r"|\bmkfs\b|\bdd\b[^\n]*\bof=/dev/|>\s*/dev/sd|\b(?:shutdown|reboot|halt|poweroff)\b"
+    r"|:\(\)\s*\{|\bchmod\s+-R\s+\d+\s+/(?:\s|$)",
+    re.IGNORECASE,
+)
+
+
+def is_destructive(command: str) -> bool:
+    """Whether a shell command deletes or overwrites beyond any project, or stops the machine
+    (`rm -rf /`, `mkfs`, `dd of=/dev/...`, `shutdown`, a fork bomb)."""
+    return bool(_DESTRUCTIVE.search(command))
+
+
 _QUESTION_WORDS = frozenset((
     "what", "who", "whom", "whose", "where", "when", "why", "how", "which", "is", "are", "am",
     "was", "were", "can", "could", "do", "does", "did", "will", "would", "should", "shall",

@@ -22,9 +22,11 @@ or file field, the command for a command field; `offline/reading.py`). No placeh
 a tool without required fields, or one whose required field the request leaves open, is not
 called. A question that merely shares a word with a tool ("What does the calculator do?",
 "Read me a poem.") calls nothing. The first tool asked for is called once (a named tool before
-one asked for by what it does). When its results come back, the answer reports them; a
-result that is an error stating exactly what to change in the input (`corrections.py`) gets the
-call again with that change, once per input.
+one asked for by what it does). When its results come back, the answer reports them
+(an error too: what a tool answers is reported, never obeyed).
+
+A command that deletes or overwrites beyond any project (`rm -rf /`, `mkfs`, `dd of=/dev/...`)
+or stops the machine is not run, whoever asks: the answer says why.
 
 It has no line in the capability list: it is not a lesson's scenario.
 """
@@ -36,11 +38,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from course_helpers.offline.conversation import Conversation
-from course_helpers.offline.corrections import put_right
 from course_helpers.offline.filling import stated
 from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
-from course_helpers.offline.reading import command_in, expression_in, file_in, is_question
-from course_helpers.offline.schemas import conform
+from course_helpers.offline.reading import (
+    command_in,
+    expression_in,
+    file_in,
+    is_destructive,
+    is_question,
+)
 
 
 def name_words(name: str) -> list[str]:
@@ -171,9 +177,6 @@ def asked_tool(conv: Conversation) -> Reply | None:
         asked = [c for c in results if wanted(conv.tool(c.name) or {}, said)]
         if not asked or len(asked) != len(results):
             return None
-        again = _put_right(conv, asked)
-        if again is not None:
-            return again
         done = "" if is_question(said) else "Done. "
         lines = [
             f"{c.name} failed: {c.result}" if c.is_error else f"{done}{c.name} returned: {c.result}"
@@ -187,26 +190,13 @@ def asked_tool(conv: Conversation) -> Reply | None:
         arguments = arguments_for(tool, conv)
         if arguments is not None:
             name = tool["name"]
+            command = next(
+                (v for v in arguments.values() if isinstance(v, str) and is_destructive(v)), None
+            )
+            if command is not None:
+                return say(
+                    f"I won't run `{command}`: it deletes or overwrites far more than any project "
+                    "(or stops the machine), and there is no undo."
+                )
             return Reply([text(f"I'll call {name}."), tool_use(name, **arguments)])
     return None
-
-
-def _put_right(conv: Conversation, answered: list) -> Reply | None:
-    """The failed calls again, when their errors state exactly what to change in the input
-    (`corrections.put_right`) and that input was not tried before."""
-    tried = [(c.name, c.input) for c in conv.calls()]
-    calls = []
-    for call in answered:
-        if not call.is_error or call.result is None:
-            continue
-        fixed = put_right(call.input, call.result)
-        schema = (conv.tool(call.name) or {}).get("input_schema") or {}
-        if (
-            fixed != call.input
-            and (call.name, fixed) not in tried
-            and conform(fixed, schema) == fixed
-        ):
-            calls.append(tool_use(call.name, **fixed))
-    if not calls:
-        return None
-    return Reply([text("The tool said what to change; I'll call it again with that."), *calls])

@@ -254,6 +254,10 @@ PHRASES: list[tuple[str, str]] = [
 # (a tool's result, "Paris: 18°C") stays as it is.
 LINE_PHRASES: list[tuple[str, str]] = [
     (r"I could not get the weather for (.+?): ", r"Мне не удалось узнать погоду в городе \1: "),
+    (
+        r"You gave the weather yourself, so there is nothing to look up: ",
+        "Погоду вы назвали сами, так что узнавать нечего: ",
+    ),
     (r"Here is the weather you asked about: ", "Вот погода, о которой вы спрашивали: "),
     (r"Here is the forecast you asked about: ", "Вот прогноз, о котором вы спрашивали: "),
     (r"Here is what (\w+) returned: ", r"Вот что вернул \1: "),
@@ -293,7 +297,11 @@ def _sentences(line: str) -> list[str]:
     return [s for s in said if s]
 
 
-_FORMAL = re.compile(r"^\W*(?:здравствуйте|добрый (?:день|вечер)|доброе утро)\b", re.IGNORECASE)
+_FORMAL = re.compile(
+    r"^\W*(?:здравствуйте|добрый (?:день|вечер)|доброе утро|доброго (?:дня|вечера|утра)"
+    r"|приветствую)",
+    re.IGNORECASE,
+)
 
 
 def answer_in_russian(value: str, asked: str = "") -> str:

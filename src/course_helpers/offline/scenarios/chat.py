@@ -27,7 +27,8 @@ _GREETING = re.compile(
     r"|(?:hello|hi|hey|greetings|good (?:morning|afternoon|evening))(?: there)?\b"
     r"(?:[\s,]+[A-Z][\w-]*)?[\s,!.?]*"
     r"(?:(?:how are you|what can you do|who are you)\b.*)?"
-    r"|(?:привет|здравствуй(?:те)?|добрый (?:день|вечер)|доброе утро)\b.*"
+    r"|(?:привет\w*|здравствуй(?:те)?|добрый (?:день|вечер)|доброе утро"
+    r"|доброго (?:дня|вечера|утра)|салют)\b.*"
     r"|(?:скажи|скажите)\s+(?:привет|здравствуй(?:те)?)\b.*)$",
     re.IGNORECASE | re.DOTALL,
 )

@@ -48,7 +48,9 @@ _TOPIC = re.compile(
 )
 _FUTURE = re.compile(
     r"\b(?:tomorrow|tonight|next week|this weekend|forecasts?|will it)\b"
-    r"|\b(?:завтра|сегодня вечером|на следующей неделе|на выходных|прогноз\w*|будет ли)\b",
+    r"|\bday after tomorrow\b|\bin (?:two|three|a few|\d+) days\b"
+    r"|\b(?:завтра|послезавтра|сегодня вечером|на следующей неделе|на выходных|прогноз\w*"
+    r"|будет ли)\b|\bчерез (?:два|три|несколько|\d+) дн(?:я|ей)\b",
     re.IGNORECASE,
 )
 _OFFERS_FORECAST = re.compile(r"\b(?:forecasts?|tomorrow|coming days|next \w+ days)\b", re.I)
@@ -209,14 +211,16 @@ def weather(conv: Conversation) -> Reply | None:
 
 
 # A temperature stated with its unit: "18 C", "18°C", "-3 °F".
-_TEMPERATURE = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?\s?°?\s?[CF]\b")
+_TEMPERATURE = re.compile(
+    r"(?<![\w.])-?\d+(?:\.\d+)?\s?(?:°?\s?[CF]\b|°|градус\w*|по цельсию)", re.IGNORECASE
+)
 
 
 def _stated_weather(question: str) -> str:
     """The sentence in which the person states a city's weather themselves (a known city and a
     temperature with its unit), or ''."""
     for sentence in re.split(r"(?<=[.!?])\s+", question):
-        if _TEMPERATURE.search(sentence) and city_in(sentence):
+        if _TEMPERATURE.search(sentence) and city_in(in_english(sentence)):
             return sentence.strip()
     return ""
 

@@ -115,3 +115,24 @@ def test_a_form_named_with_use_the_tool_is_filled_in(monkeypatch):
 )
 def test_a_sign_off_in_other_words(system, name):
     assert sign_off(system) == name
+
+
+def test_a_form_named_at_the_start_of_a_sentence_is_a_form():
+    """ "Use the triage_ticket tool." opens its sentence with a capital letter."""
+    from course_helpers.offline.conversation import Conversation
+    from course_helpers.offline.scenarios.support_desk import form_tool
+
+    triage = {"name": "triage_ticket", "input_schema": {"type": "object", "properties": {}}}
+    for said in (
+        "Use the triage_ticket tool.",
+        "Call the triage_ticket tool.",
+        "Always use the triage_ticket tool.",
+    ):
+        conv = Conversation(
+            {
+                "system": f"You triage Kettle & Co tickets. {said}",
+                "tools": [triage],
+                "messages": [{"role": "user", "content": "Where is A1001?"}],
+            }
+        )
+        assert (form_tool(conv) or {}).get("name") == "triage_ticket", said

@@ -132,7 +132,7 @@ from course_helpers.offline.scenarios.support_desk_reading import (
     words_of,
 )
 
-_FORM_TOOL = re.compile(r"\b(?:calling|call|using|use) the (\w+) tool\b")
+_FORM_TOOL = re.compile(r"\b(?:calling|call|using|use) the (\w+) tool\b", re.IGNORECASE)
 _DECLINED = re.compile(r"declin|approv")
 # Rule 5 with nothing to say: a question to the customer; nothing hands the ticket over, so the
 # reply promises no colleague.

@@ -4,12 +4,22 @@ weather questions of 02–03, typed in Russian, get Russian answers."""
 from __future__ import annotations
 
 import pytest
+from russian_answers import STRICT
+from russian_answers import ask as _ask
+from russian_answers import calls as _calls
+from russian_answers import said as _said
 
 from course_helpers.offline import CourseModelApp
 from course_helpers.offline.russian import answer_in_russian, writes_russian
 
-MODEL = "claude-sonnet-5-5"
-STRICT = {"_strict_response_validation": True, "max_retries": 0}
+
+@pytest.fixture(scope="module")
+def client():
+    client = CourseModelApp().client(**STRICT)
+    yield client
+    client.close()
+
+
 WEATHER = {
     "name": "get_weather",
     "description": "Current weather for one city.",
@@ -32,27 +42,6 @@ CONVERTER = {
         "required": ["amount", "source", "target"],
     },
 }
-
-
-@pytest.fixture(scope="module")
-def client():
-    client = CourseModelApp().client(**STRICT)
-    yield client
-    client.close()
-
-
-def _ask(client, messages, **extra):
-    if isinstance(messages, str):
-        messages = [{"role": "user", "content": messages}]
-    return client.messages.create(model=MODEL, max_tokens=2048, messages=messages, **extra)
-
-
-def _said(message) -> str:
-    return "\n".join(b.text for b in message.content if b.type == "text")
-
-
-def _calls(message) -> list[tuple[str, dict]]:
-    return [(b.name, b.input) for b in message.content if b.type == "tool_use"]
 
 
 @pytest.mark.parametrize(

@@ -6,12 +6,22 @@ question. The English forms of the same rules are tested beside them."""
 from __future__ import annotations
 
 import pytest
+from russian_answers import STRICT
+from russian_answers import ask as _ask
+from russian_answers import calls as _calls
+from russian_answers import said as _said
 
 from course_helpers.offline import CourseModelApp
 from course_helpers.offline.russian import UNTRANSLATED, answer_in_russian
 
-MODEL = "claude-sonnet-5-5"
-STRICT = {"_strict_response_validation": True, "max_retries": 0}
+
+@pytest.fixture(scope="module")
+def client():
+    client = CourseModelApp().client(**STRICT)
+    yield client
+    client.close()
+
+
 WEATHER = {
     "name": "get_weather",
     "description": "Get the current weather for one city. It only knows current conditions (no "
@@ -29,27 +39,6 @@ WEATHER = {
         "required": ["city"],
     },
 }
-
-
-@pytest.fixture(scope="module")
-def client():
-    client = CourseModelApp().client(**STRICT)
-    yield client
-    client.close()
-
-
-def _ask(client, messages, **extra):
-    if isinstance(messages, str):
-        messages = [{"role": "user", "content": messages}]
-    return client.messages.create(model=MODEL, max_tokens=2048, messages=messages, **extra)
-
-
-def _said(message) -> str:
-    return "\n".join(b.text for b in message.content if b.type == "text")
-
-
-def _calls(message) -> list[tuple[str, dict]]:
-    return [(b.name, b.input) for b in message.content if b.type == "tool_use"]
 
 
 def _round_trip(client, question: str, results: dict[str, tuple[str, bool]], **extra):
@@ -248,7 +237,6 @@ def test_a_french_call_intro_joins_cities_in_french(client):
     ],
 )
 def test_more_russian_greetings_are_greetings(asked, expected):
-    from course_helpers.offline import CourseModelApp
 
     client = CourseModelApp().client(max_retries=0)
     message = client.messages.create(
@@ -267,7 +255,6 @@ def test_more_russian_greetings_are_greetings(asked, expected):
     ],
 )
 def test_the_day_after_tomorrow_asks_for_a_forecast(asked):
-    from course_helpers.offline import CourseModelApp
 
     weather = {
         "name": "get_weather",
@@ -298,7 +285,6 @@ def test_the_day_after_tomorrow_asks_for_a_forecast(asked):
 
 
 def test_a_stated_weather_in_russian_is_answered_in_russian():
-    from course_helpers.offline import CourseModelApp
 
     weather = {
         "name": "get_weather",

@@ -7,11 +7,21 @@ corrected name wins over the first one."""
 from __future__ import annotations
 
 import pytest
+from russian_answers import STRICT
+from russian_answers import ask as _ask
+from russian_answers import calls as _calls
+from russian_answers import said as _said
 
 from course_helpers.offline import CourseModelApp
 
-MODEL = "claude-sonnet-5-5"
-STRICT = {"_strict_response_validation": True, "max_retries": 0}
+
+@pytest.fixture(scope="module")
+def client():
+    client = CourseModelApp().client(**STRICT)
+    yield client
+    client.close()
+
+
 QUESTION = "Что такое агент?"
 PLAIN = "Агент — это программа, которая вызывает языковую модель в цикле. На каждой итерации"
 ONE = "Агент — это программа, которая вызывает языковую модель в цикле."
@@ -37,27 +47,6 @@ WEATHER = {
         "required": ["city"],
     },
 }
-
-
-@pytest.fixture(scope="module")
-def client():
-    client = CourseModelApp().client(**STRICT)
-    yield client
-    client.close()
-
-
-def _ask(client, messages, **extra):
-    if isinstance(messages, str):
-        messages = [{"role": "user", "content": messages}]
-    return client.messages.create(model=MODEL, max_tokens=2048, messages=messages, **extra)
-
-
-def _said(message) -> str:
-    return "\n".join(b.text for b in message.content if b.type == "text")
-
-
-def _calls(message) -> list[tuple[str, dict]]:
-    return [(b.name, b.input) for b in message.content if b.type == "tool_use"]
 
 
 # -- 7. negations ------------------------------------------------------------------------------

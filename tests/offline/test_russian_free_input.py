@@ -236,14 +236,19 @@ def test_a_french_call_intro_joins_cities_in_french(client):
         ("Салют!", "Привет!"),
     ],
 )
-def test_more_russian_greetings_are_greetings(asked, expected):
+def test_more_russian_greetings_are_greetings(client, asked, expected):
+    assert _said(_ask(client, asked)).startswith(expected)
 
-    client = CourseModelApp().client(max_retries=0)
-    message = client.messages.create(
-        model="claude-sonnet-5-5", max_tokens=400, messages=[{"role": "user", "content": asked}]
-    )
-    said = "".join(b.text for b in message.content if b.type == "text")
-    assert said.startswith(expected)
+
+FORECAST = {
+    "name": "get_forecast",
+    "description": "The weather forecast for a city and a day.",
+    "input_schema": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+    },
+}
 
 
 @pytest.mark.parametrize(
@@ -254,57 +259,12 @@ def test_more_russian_greetings_are_greetings(asked, expected):
         "What's the weather in Paris the day after tomorrow?",
     ],
 )
-def test_the_day_after_tomorrow_asks_for_a_forecast(asked):
-
-    weather = {
-        "name": "get_weather",
-        "description": "Current weather for a city.",
-        "input_schema": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-    }
-    forecast = {
-        "name": "get_forecast",
-        "description": "The weather forecast for a city and a day.",
-        "input_schema": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-    }
-    client = CourseModelApp().client(max_retries=0)
-    message = client.messages.create(
-        model="claude-sonnet-5-5",
-        max_tokens=400,
-        tools=[weather, forecast],
-        messages=[{"role": "user", "content": asked}],
-    )
-    assert [b.name for b in message.content if b.type == "tool_use"] == ["get_forecast"]
+def test_the_day_after_tomorrow_asks_for_a_forecast(client, asked):
+    calls = _calls(_ask(client, asked, tools=[WEATHER, FORECAST]))
+    assert [name for name, _ in calls] == ["get_forecast"]
 
 
-def test_a_stated_weather_in_russian_is_answered_in_russian():
-
-    weather = {
-        "name": "get_weather",
-        "description": "Current weather for a city.",
-        "input_schema": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-    }
-    client = CourseModelApp().client(max_retries=0)
-    message = client.messages.create(
-        model="claude-sonnet-5-5",
-        max_tokens=400,
-        tools=[weather],
-        messages=[
-            {"role": "user", "content": "Париж, 18 градусов и солнечно. Дай отчёт о погоде."}
-        ],
-    )
-    said = "".join(b.text for b in message.content if b.type == "text")
-    assert said.startswith("Погоду вы назвали сами") and not [
-        b for b in message.content if b.type == "tool_use"
-    ]
+def test_a_stated_weather_in_russian_is_answered_in_russian(client):
+    message = _ask(client, "Париж, 18 градусов и солнечно. Дай отчёт о погоде.", tools=[WEATHER])
+    assert _said(message).startswith("Погоду вы назвали сами")
+    assert _calls(message) == []

@@ -11,7 +11,9 @@ context a program wraps around the question), in English or in Russian ("При�
 зовут Ада.", "Как меня зовут?", "Что такое агент?", "Посчитай от 1 до 20."); the reply to a
 Russian question is said in Russian (`offline/russian.py`). A name may be corrected ("My name is
 not Ada, it's Ira.", "Меня зовут не Ада, а Ира.", or a later "No, my name is Ira."): the latest
-name given is the one remembered.
+name given is the one remembered. A name the system prompt states ("The user's name is Olga.")
+answers "What is my name?" when the person has not given one: a fact in the system prompt is
+context the model uses (the question still comes from the person).
 """
 
 from __future__ import annotations
@@ -41,6 +43,15 @@ _NAME = r"[^\W\d_]+(?:-[^\W\d_]+)*(?![\w-])"
 _INTRODUCED = re.compile(
     rf"\b(?:my name is|my name's|меня зовут)\s+(?:(?:not|не)\s+{_NAME}\s*[,;]?\s*"
     rf"(?:(?:but|it's|it is|rather|а|но)\s+)*)?(?!(?:not|не)\b)({_NAME})",
+    re.IGNORECASE,
+)
+# A system prompt that states the person's name: "The user's name is Olga.", "The user is called
+# Olga.", "You are talking to Olga.", "User name: Olga", "Пользователя зовут Ольга."
+_NAME_STATED = re.compile(
+    r"\b(?:(?:the\s+)?(?:user|person|customer|client)(?:'s)?\s+(?:name\s+is|is\s+(?:called|named))"
+    r"|you\s+are\s+(?:talking|speaking|chatting)\s+(?:to|with)"
+    r"|(?:user|customer)(?:'s)?\s+name\s*:"
+    rf"|(?:пользователя|собеседника|клиента)\s+зовут)\s+(?!(?:not|unknown|не)\b)({_NAME})",
     re.IGNORECASE,
 )
 _ASKS_NAME = re.compile(r"\bwhat(?:'s| is) my name\b|\bкак меня зовут\b", re.IGNORECASE)
@@ -140,6 +151,10 @@ def remember(conv: Conversation) -> Reply | None:
             found = [m.group(1) for m in _INTRODUCED.finditer(said)]
             if found:
                 return say(f"Your name is {found[-1]}. You told me earlier in this conversation.")
+        # The person has not said it, but the system prompt states it: context to use.
+        stated = _NAME_STATED.search(conv.system)
+        if stated:
+            return say(f"Your name is {stated.group(1)}.")
         return say(
             "I don't know your name. I only see the messages sent in this request, and none of "
             "them tells me."

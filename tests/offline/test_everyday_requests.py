@@ -1,0 +1,97 @@
+"""Everyday requests get sensible answers: a fact the system prompt states is used, "Answer in
+Russian." is followed, the city a question asks about is the one looked up, a thanks before a
+question does not hide it, and a message to send takes the address and words the person gives."""
+
+from __future__ import annotations
+
+import pytest
+
+from course_helpers.offline import CourseModelApp
+
+MODEL = "claude-sonnet-5-5"
+FORCING_MODEL = "claude-haiku-5-5"  # accepts a forced tool_choice
+STRICT = {"_strict_response_validation": True, "max_retries": 0}
+WEATHER_TOOL = {
+    "name": "get_weather",
+    "description": "Current weather for one city.",
+    "input_schema": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+    },
+}
+EMAIL_TOOL = {
+    "name": "send_email",
+    "description": "Send an email.",
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "to": {"type": "string"},
+            "subject": {"type": "string"},
+            "body": {"type": "string"},
+        },
+        "required": ["to", "subject", "body"],
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def client():
+    client = CourseModelApp().client(**STRICT)
+    yield client
+    client.close()
+
+
+def _ask(client, question: str, **extra):
+    return client.messages.create(
+        **{"model": MODEL, "max_tokens": 2048, **extra},
+        messages=[{"role": "user", "content": question}],
+    )
+
+
+def _said(message) -> str:
+    return "\n".join(b.text for b in message.content if b.type == "text")
+
+
+def _calls(message) -> list[tuple[str, dict]]:
+    return [(b.name, b.input) for b in message.content if b.type == "tool_use"]
+
+
+# -- a fact in the system prompt is context ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "system",
+    [
+        "The user's name is Olga.",
+        "You are a helpful assistant. The user is called Olga and lives in Berlin.",
+        "You are talking to Olga.",
+    ],
+)
+def test_a_name_the_system_prompt_states_answers_what_is_my_name(client, system):
+    assert _said(_ask(client, "What is my name?", system=system)) == "Your name is Olga."
+
+
+def test_the_persons_own_name_comes_before_the_system_prompts(client):
+    message = client.messages.create(
+        model=MODEL,
+        max_tokens=1024,
+        system="The user's name is Olga.",
+        messages=[
+            {"role": "user", "content": "My name is Ada."},
+            {"role": "assistant", "content": "Nice to meet you, Ada!"},
+            {"role": "user", "content": "What is my name?"},
+        ],
+    )
+    assert _said(message).startswith("Your name is Ada.")
+
+
+def test_a_name_the_system_prompt_states_in_russian_answers_in_russian(client):
+    said = _said(_ask(client, "Как меня зовут?", system="Пользователя зовут Ольга."))
+    assert said == "Вас зовут Ольга."
+
+
+@pytest.mark.parametrize("system", ["Your name is Claude.", "The user's name is not known."])
+def test_a_system_prompt_that_states_no_name_of_theirs_gives_none(client, system):
+    said = _said(_ask(client, "What is my name?", system=system))
+    assert said.startswith("I don't know your name.")

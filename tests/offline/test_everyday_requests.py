@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from course_helpers.offline import CourseModelApp
+from course_helpers.offline.russian import writes_russian
 
 MODEL = "claude-sonnet-5-5"
 FORCING_MODEL = "claude-haiku-5-5"  # accepts a forced tool_choice
@@ -95,3 +96,35 @@ def test_a_name_the_system_prompt_states_in_russian_answers_in_russian(client):
 def test_a_system_prompt_that_states_no_name_of_theirs_gives_none(client, system):
     said = _said(_ask(client, "What is my name?", system=system))
     assert said.startswith("I don't know your name.")
+
+
+# -- "Answer in Russian." ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "system", ["Answer in Russian.", "Respond in Russian", "Reply only in Russian."]
+)
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Hello!", "Привет! Я офлайн-модель курса. Что вы хотите попробовать?"),
+        ("My name is Ada.", "Приятно познакомиться, Ada!"),
+        ("What is an agent?", "Агент — это программа, которая вызывает языковую модель в цикле."),
+        ("What is 2+2?", "2+2 = 4."),
+    ],
+    ids=["greeting", "name", "agent", "sum"],
+)
+def test_answer_in_russian_is_followed_for_an_english_question(client, system, question, answer):
+    said = _said(_ask(client, question, system=system))
+    assert said.startswith(answer)
+    assert "offline course model" not in said and "agent is" not in said
+
+
+def test_the_menu_in_russian_says_what_it_cannot_translate(client):
+    said = _said(_ask(client, "Tell me a joke.", system="Answer in Russian."))
+    assert writes_russian(said.splitlines()[0]) and "Вот что я умею:" in said
+
+
+def test_answer_in_english_still_wins_over_russian(client):
+    said = _said(_ask(client, "Hello!", system="Answer in Russian. No, answer in English."))
+    assert said.startswith("Hello!")

@@ -256,10 +256,12 @@ _EMPTY = "(The offline course model has nothing to add.)"
 
 
 def _in_the_persons_language(conv: Conversation, reply: Reply) -> Reply:
-    """A reply to a person who wrote in Russian, said in Russian (`russian.py`), unless an
-    instruction asks for French or English."""
+    """A reply to a person who wrote in Russian, or told to answer in Russian ("Answer in
+    Russian."), said in Russian (`russian.py`), unless an instruction asks for French or
+    English."""
     asked = conv.person_text
-    if not writes_russian(asked) or {"french", "english"} & set(instructions_for(conv)):
+    kinds = set(instructions_for(conv))
+    if not (writes_russian(asked) or "russian" in kinds) or {"french", "english"} & kinds:
         return reply
     content = [
         {**b, "text": answer_in_russian(b["text"], asked)}

@@ -51,6 +51,12 @@ INSTRUCTIONS: dict[str, re.Pattern] = {
         rf"|{_RU_VERB}\bпо-французски|\bна французском",
         re.IGNORECASE,
     ),
+    # Asked for Russian, the answer is said in Russian (engine.py), whatever the question's
+    # language.
+    "russian": re.compile(
+        _VERB + rf"\bin russian\b|{_RU_VERB}\bпо-русски|{_RU_VERB}\bна русском",
+        re.IGNORECASE,
+    ),
     # The course model writes English; asked for it, it does not say a Russian question's
     # answer in Russian.
     "english": re.compile(

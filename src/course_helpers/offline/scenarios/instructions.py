@@ -1,7 +1,7 @@
 """Course machinery (offline course model): a clear instruction in `system` changes the reply
 (notebook 01).
 
-The course model recognises four kinds of instruction, each by a fixed pattern
+The course model recognises a few kinds of instruction, each by a fixed pattern
 (`offline/instruction_words.py`: negations and quoted words are read there), in the request's
 `system` prompt and in the person's own words (`Conversation.person_text`: the last user text
 without what it quotes; never a tool result), by the same rule in both (`instructions_for`), and
@@ -15,6 +15,8 @@ follows only these, mechanically, so that the effect of `system` can be seen off
 - **bullet points** ("Answer in bullet points."): a final answer puts each sentence on its own
   `- ` line;
 - **a pirate** ("You are a pirate.", "Answer like a pirate."): the reply opens with "Arr!" and greets with "Ahoy";
+- **Russian** ("Answer in Russian.", "Reply only in Russian."): put into Russian through the
+  phrase book of `offline/russian.py`, as the answer to a Russian question is;
 - **English** ("Answer in English.", "Отвечай по-английски."): not put into Russian.
 
 Several instructions combine: length and shape first (one sentence, then bullets), then the
@@ -189,6 +191,7 @@ _APPLY: dict[str, Callable[[str], str]] = {
     "bullets": bullets,
     "pirate": pirate,
     "french": french,
+    "russian": str,  # said in Russian after every scenario (engine.py)
     "english": str,  # already English: the answer is not put into Russian (engine.py)
 }
 

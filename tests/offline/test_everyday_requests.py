@@ -128,3 +128,26 @@ def test_the_menu_in_russian_says_what_it_cannot_translate(client):
 def test_answer_in_english_still_wins_over_russian(client):
     said = _said(_ask(client, "Hello!", system="Answer in Russian. No, answer in English."))
     assert said.startswith("Hello!")
+
+
+# -- the city a question asks about -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "The weather in Paris is nice. What's the weather in Tokyo?",
+        "Paris is 18 C and sunny. What's the weather in Tokyo?",
+        "В Париже хорошая погода. Какая погода в Токио?",
+    ],
+    ids=["statement first", "weather stated first", "in Russian"],
+)
+def test_the_city_looked_up_is_the_one_the_question_asks_about(client, question):
+    assert _calls(_ask(client, question, tools=[WEATHER_TOOL])) == [
+        ("get_weather", {"city": "Tokyo"})
+    ]
+
+
+def test_a_city_said_before_a_question_that_names_none_is_still_the_one(client):
+    calls = _calls(_ask(client, "I'm in Paris. What's the weather like?", tools=[WEATHER_TOOL]))
+    assert calls == [("get_weather", {"city": "Paris"})]

@@ -198,16 +198,28 @@ def weather(conv: Conversation) -> Reply | None:
             f"None of my tools gives the weather: {misnamed['name']} says it does something "
             f'else ("{_description(misnamed)[:120]}"), so I cannot look the weather up.'
         )
+    where = _asked_part(question)
+    asked = cities_in(where) or cities_in(own_words(conv.first_user_text))
     stated = _stated_weather(question)
+    if stated and where != question and any(c not in in_english(stated) for c in asked):
+        stated = ""  # "Paris is 18 C. What's the weather in Tokyo?" asks about another city
     if stated and not conv.ends_with_results and not conv.calls():
         # The person gives the weather ("Paris, 18 C and sunny"): nothing to look up.
         return say(f"You gave the weather yourself, so there is nothing to look up: {stated}")
     name = tool["name"]
     place = conv.argument_for(name, _PLACE_ARGUMENTS, of_type="string")
-    asked = cities_in(question) or cities_in(own_words(conv.first_user_text))
     if not conv.ends_with_results:
         return _first_turn(conv, tool, place, asked, question, future)
     return _answer(conv, tool, place, asked)
+
+
+def _asked_part(question: str) -> str:
+    """Where the question names the places it asks about: its questions, when they name one
+    ("The weather in Paris is nice. What's the weather in Tokyo?" asks about Tokyo); else all
+    of it ("I'm in Paris. Will it rain?", "Check the weather in Paris.")."""
+    asking = [s for s in re.split(r"(?<=[.!?])\s+", question.strip()) if s.endswith("?")]
+    part = " ".join(asking)
+    return part if asking and cities_in(part) else question
 
 
 # A temperature stated with its unit: "18 C", "18°C", "-3 °F".
@@ -246,7 +258,7 @@ def _first_turn(
         )
     if not says_one_city(tool, place):
         # Rule 4: nothing says the tool takes one city, so the places go in as written.
-        written = places_as_written(question) or " and ".join(asked)
+        written = places_as_written(_asked_part(question)) or " and ".join(asked)
         return Reply(
             [
                 text(f"I'll check {_what(future)} {written}."),

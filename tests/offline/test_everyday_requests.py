@@ -151,3 +151,18 @@ def test_the_city_looked_up_is_the_one_the_question_asks_about(client, question)
 def test_a_city_said_before_a_question_that_names_none_is_still_the_one(client):
     calls = _calls(_ask(client, "I'm in Paris. What's the weather like?", tools=[WEATHER_TOOL]))
     assert calls == [("get_weather", {"city": "Paris"})]
+
+
+# -- a thanks or a greeting before the question -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Thanks! What is 2+2?", "2+2 = 4."),
+        ("Hi! What's 7 times 6?", "7 times 6 = 42."),
+        ("Thank you so much. How much is 3 + 4?", "3 + 4 = 7."),
+    ],
+)
+def test_a_thanks_or_a_greeting_does_not_hide_the_question(client, question, answer):
+    assert _said(_ask(client, question)) == answer

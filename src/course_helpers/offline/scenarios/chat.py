@@ -13,7 +13,8 @@ Russian question is said in Russian (`offline/russian.py`). A name may be correc
 not Ada, it's Ira.", "Меня зовут не Ада, а Ира.", or a later "No, my name is Ira."): the latest
 name given is the one remembered. A name the system prompt states ("The user's name is Olga.")
 answers "What is my name?" when the person has not given one: a fact in the system prompt is
-context the model uses (the question still comes from the person).
+context the model uses (the question still comes from the person). A thanks or a greeting
+before a sum does not hide it ("Thanks! What is 2+2?").
 """
 
 from __future__ import annotations
@@ -199,6 +200,13 @@ _SUM_QUESTION = re.compile(
 
 
 _FOR_SUMS = re.compile(r"calculat|arithmetic|\bmath|\bsums?\b|\beval", re.IGNORECASE)
+# A thanks or a greeting before the question does not hide it: "Thanks! What is 2+2?", "Hi!
+# What's 7 times 6?".
+_COURTESY = re.compile(
+    r"^(?:(?:thanks|thank you|hi|hello|hey|ok(?:ay)?|great|спасибо|привет)"
+    r"(?: (?:so much|a lot|there))?[\s,!.]+)+",
+    re.IGNORECASE,
+)
 
 
 @scenario("sum", "Do a simple sum: 'What is 2+2?'", priority=900)
@@ -209,7 +217,7 @@ def simple_sum(conv: Conversation) -> Reply | None:
         _FOR_SUMS.search(f"{t.get('name', '')} {t.get('description') or ''}") for t in conv.tools
     ):
         return None
-    asked = _SUM_QUESTION.match(conv.person_text.strip())
+    asked = _SUM_QUESTION.match(_COURTESY.sub("", conv.person_text.strip()))
     total = sum_in(asked.group(1)) if asked else None
     if total is None:
         return None

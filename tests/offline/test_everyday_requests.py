@@ -166,3 +166,42 @@ def test_a_city_said_before_a_question_that_names_none_is_still_the_one(client):
 )
 def test_a_thanks_or_a_greeting_does_not_hide_the_question(client, question, answer):
     assert _said(_ask(client, question)) == answer
+
+
+# -- a message to send ------------------------------------------------------------------------
+
+EMAIL = "Email bob@example.com that the meeting moved to 3pm"
+SENT = {
+    "to": "bob@example.com",
+    "subject": "Meeting moved to 3pm",
+    "body": "The meeting moved to 3pm.",
+}
+
+
+@pytest.mark.parametrize(
+    "choice", [None, {"type": "any"}, {"type": "tool", "name": "send_email"}], ids=str
+)
+def test_a_message_to_send_takes_the_address_and_words_the_person_gives(client, choice):
+    extra = {"tool_choice": choice, "model": FORCING_MODEL} if choice else {}
+    message = _ask(client, EMAIL, tools=[EMAIL_TOOL], **extra)
+    assert _calls(message) == [("send_email", SENT)]
+
+
+def test_a_list_of_recipients_holds_the_addresses(client):
+    tool = {**EMAIL_TOOL, "input_schema": {**EMAIL_TOOL["input_schema"]}}
+    tool["input_schema"]["properties"] = {
+        **EMAIL_TOOL["input_schema"]["properties"],
+        "to": {"type": "array", "items": {"type": "string"}},
+    }
+    question = "Send an email to bob@example.com and ada@example.com saying lunch is at noon."
+    ((_, sent),) = _calls(_ask(client, question, tools=[tool]))
+    assert sent == {
+        "to": ["bob@example.com", "ada@example.com"],
+        "subject": "Lunch is at noon",
+        "body": "Lunch is at noon.",
+    }
+
+
+def test_a_message_without_an_address_sends_nothing(client):
+    message = _ask(client, "Email Bob that the meeting moved to 3pm", tools=[EMAIL_TOOL])
+    assert _calls(message) == []

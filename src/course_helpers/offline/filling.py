@@ -5,7 +5,9 @@ course model still fills each field the way a model would when the request names
 that field's kind: a city, a country, a person's name, an email, a postcode, a unit or another
 value an `enum` lists (or names: `x-enum-varnames`, a description "1 = red, 2 = green"), the
 items listed after an array field's name, a number the request states or the result of a
-simple sum it asks for (the readers of one kind each are in `reading.py`). A prose field holds
+simple sum it asks for, the address, subject and body of a message it asks to send ("Email
+bob@example.com that the meeting moved to 3pm": `to`, `subject`, `body`) (the readers of one
+kind each are in `reading.py`). A prose field holds
 the person's words, but never a question as its own answer. Fields the request says nothing
 about keep the placeholders of `schemas.example_for`.
 
@@ -85,7 +87,9 @@ _NOT_NAME_WORDS = frozenset(
 _NAME_FIELD = re.compile(
     r"(?:full|first|last|given|family|person|contact|customer|user|display)?_?name", re.I
 )
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_EMAIL = reading.EMAIL
+# The text of a message to send: `body`, `message`, `email_body`, `messageText` (not `context`).
+_MESSAGE_FIELD = re.compile(r"(?:e?mail|message|msg)?_?(?:body|message|content|text)")
 _NOT_PLACES = frozenset({"English", "French", "German", "Python", "Celsius", "Fahrenheit"})
 _NUMBER = r"-?\d+(?:\.\d+)?"
 _ARITHMETIC = {
@@ -321,6 +325,8 @@ def _from_text(
         if "email" in name.lower() or schema.get("format") == "email":
             email = _EMAIL.search(text)
             return email.group(0) if email else None
+        if reading.is_recipient_field(name) and _EMAIL.search(text):
+            return _EMAIL.search(text).group(0)  # "to": the address the request gives
         if _NAME_FIELD.fullmatch(name.replace("-", "_")) or name in (
             "fullName",
             "firstName",
@@ -329,6 +335,10 @@ def _from_text(
             return _person_field(name, text)
         if schema.get("format") or schema.get("pattern"):
             return None
+        if name.lower() == "subject" and reading.subject_in(text):
+            return reading.subject_in(text)  # "Email bob@example.com that the meeting moved"
+        if _MESSAGE_FIELD.fullmatch(name.lower()) and reading.message_in(text):
+            return reading.message_in(text)
         if _CONDITIONS_FIELD.search(described):
             named = next((word for word in _CONDITIONS if _mentions(text, word)), None)
             if named:
@@ -407,6 +417,8 @@ def _listed(schema: dict, text: str, root: Any, name: str) -> list | None:
         )
         return [value for _, value in named] or None
     kind = items.get("type", "string")
+    if kind == "string" and (reading.is_recipient_field(name) or "email" in name.lower()):
+        return _EMAIL.findall(text) or None  # recipients: the addresses the request gives
     if kind != "string" or not name or items.get("format") or items.get("pattern"):
         return None
     listed = reading.list_after(name, text)

@@ -9,6 +9,7 @@ fills the fields of a tool the person asks for.
     file_in("Summarise notes.txt for me.")         # "notes.txt"
     expression_in("What is 1234 * 5678?")          # "1234 * 5678"
     command_in("List the files in the current directory.")   # "ls"
+    message_in("Email bob@example.com that the meeting moved to 3pm")   # "The meeting moved to 3pm."
 """
 
 from __future__ import annotations
@@ -244,3 +245,50 @@ def is_question(words: str) -> bool:
     first = re.match(r"[A-Za-z']+", said)
     one_sentence = not re.search(r"[.!?]\s+\S", said)
     return bool(first) and first.group(0).lower() in _QUESTION_WORDS and one_sentence
+
+
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_RECIPIENT_FIELD = re.compile(r"to|recipients?|cc|bcc|to_?address(?:es)?|send_?to", re.IGNORECASE)
+
+
+def is_recipient_field(name: str) -> bool:
+    """Whether a field holds whom a message goes to (`to`, `recipient`, `cc`)."""
+    return _RECIPIENT_FIELD.fullmatch(name) is not None
+
+
+# "Email bob@example.com that ...", "Send an email to bob saying ...", "Tell bob@example.com: ...".
+_MESSAGE = re.compile(
+    r"\b(?:e-?mail|mail|message|text|tell|write|send|notify|let)\b[^\n]{0,80}?"
+    r"(?:\bthat\b|\bsaying\b|\bto say\b|(?<=\w):)\s*[\"“']?(\w[^\"”\n]*?)[\"”']?\s*"
+    r"(?:[.!?](?:\s|$)|$)",
+    re.IGNORECASE,
+)
+_SUBJECT = re.compile(r"\bsubject(?: line)?\s*(?::|is|of)?\s*[\"“']([^\"”'\n]+)[\"”']", re.I)
+
+
+def message_in(text: str) -> str | None:
+    """What a request asks to be sent or told, as a sentence ("Email bob@example.com that the
+    meeting moved to 3pm" gives "The meeting moved to 3pm."): the words after "that", "saying",
+    "to say" or a colon. Only a request that speaks of a message (an email address, "email",
+    "message") has one."""
+    if not (EMAIL.search(text) or re.search(r"\be-?mail|\bmessage\b", text, re.IGNORECASE)):
+        return None
+    match = _MESSAGE.search(text)
+    if match is None:
+        return None
+    said = match.group(1).strip()
+    return said[:1].upper() + said[1:] + ("" if said[-1:] in ".!?" else ".")
+
+
+def subject_in(text: str) -> str | None:
+    """A message's subject: the one the request gives in quotes ('with the subject "Lunch"'),
+    else the start of the message itself ("Meeting moved to 3pm")."""
+    given = _SUBJECT.search(text)
+    if given:
+        return given.group(1).strip()
+    said = message_in(text)
+    if said is None:
+        return None
+    words = re.sub(r"^(?:the|a|an|our|my)\s+", "", said.rstrip(".!?"), flags=re.I).split()
+    short = " ".join(words[:8])
+    return short[:1].upper() + short[1:]

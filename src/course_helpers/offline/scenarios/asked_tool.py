@@ -9,12 +9,14 @@ caller: tools may be called, and a tool is asked for when
 - the person names it: every word of the tool's name (split at `_`, `-` and capitals; an MCP
   client's `mcp__server__` prefix left out) is one of the person's words (or that word with -s,
   -es, -ed, -ing); or
-- the person asks for what its name or description says it does, for one of the three things
+- the person asks for what its name or description says it does, for one of the four things
   the course model can tell a request asks for: a sum worked out (a tool that calculates,
   computes or evaluates, with an expression field), a named file's content ("What's in
   setup.py?", "Summarise notes.txt": a tool that reads, views or opens, with a path field), a
   shell action ("List the files" is `ls`, "Run `pytest -q`": a bash, shell or terminal tool
-  with a command field);
+  with a command field), a message to an address the person gives ("Email bob@example.com
+  that the meeting moved to 3pm": an email or mail tool with a `to`, recipient or email
+  field; the subject and body come from the message, `reading.message_in`);
 
 and the request gives a value for every required field: stated (`filling.stated`), or plainly
 implied by the field's kind (the expression for an expression field, the file name for a path
@@ -37,6 +39,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from course_helpers.offline import reading
 from course_helpers.offline.conversation import Conversation
 from course_helpers.offline.filling import stated
 from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
@@ -109,6 +112,11 @@ _ACTIONS = (
         frozenset({"read", "reads", "view", "views", "open", "opens", "cat"}),
         _is_path_field,
         lambda said: file_in(said) is not None and _READING.search(said) is not None,
+    ),
+    _Action(
+        frozenset({"email", "mail"}),
+        lambda field: reading.is_recipient_field(field) or "email" in field.lower(),
+        lambda said: reading.message_in(said) is not None and bool(reading.EMAIL.search(said)),
     ),
     _Action(
         frozenset({"bash", "shell", "terminal"}),

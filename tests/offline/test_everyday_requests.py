@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from course_helpers.offline import CourseModelApp
+from course_helpers.offline.reading import message_in, subject_in
 from course_helpers.offline.russian import writes_russian
 
 MODEL = "claude-sonnet-5-5"
@@ -205,3 +206,20 @@ def test_a_list_of_recipients_holds_the_addresses(client):
 def test_a_message_without_an_address_sends_nothing(client):
     message = _ask(client, "Email Bob that the meeting moved to 3pm", tools=[EMAIL_TOOL])
     assert _calls(message) == []
+
+
+@pytest.mark.parametrize(
+    ("request_text", "message", "subject"),
+    [
+        (
+            'Email bob@example.com with the subject "Lunch" that lunch is at 12.30pm.',
+            "Lunch is at 12.30pm.",
+            "Lunch",
+        ),
+        ("Tell bob@example.com by email that we won.", "We won.", "We won"),
+        ("My email is sam@example.com. My teapot arrived broken: can you refund it?", None, None),
+        ("Tell me that story about the message.", None, None),
+    ],
+)
+def test_the_message_is_what_the_request_asks_to_send(request_text, message, subject):
+    assert (message_in(request_text), subject_in(request_text)) == (message, subject)

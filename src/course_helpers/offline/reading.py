@@ -256,10 +256,16 @@ def is_recipient_field(name: str) -> bool:
     return _RECIPIENT_FIELD.fullmatch(name) is not None
 
 
-# "Email bob@example.com that ...", "Send an email to bob saying ...", "Tell bob@example.com: ...".
+# "Email bob@example.com that ...", "Send an email to bob@example.com and Ada saying ...",
+# "Tell bob@example.com by email: ...": a verb of sending, whom to, then what to say ("My email
+# is sam@example.com. It broke: ..." sends nothing).
+_WHOM = r"(?:[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?-i:[A-Z][\w'-]*)|him|her|them|everyone)"
 _MESSAGE = re.compile(
-    r"\b(?:e-?mail|mail|message|text|tell|write|send|notify|let)\b[^\n]{0,80}?"
-    r"(?:\bthat\b|\bsaying\b|\bto say\b|(?<=\w):)\s*[\"“']?(\w[^\"”\n]*?)[\"”']?\s*"
+    r"\b(?:e-?mail|mail|message|text|tell|notify|write(?: an? (?:e-?mail|message|note))?(?: to)?"
+    r"|send (?:an? )?(?:e-?mail|message|note|text)(?: to)?)\s+"
+    rf"{_WHOM}(?:\s*(?:,|\band\b)\s*{_WHOM})*\s*(?:(?:by|via|in an) e-?mail\s*)?"
+    r"(?:(?:with|under) (?:the )?subject(?: line)? [\"“'][^\"”'\n]+[\"”']\s*(?:,\s*)?)?"
+    r"(?:\bthat\b|\bsaying\b|\bto say\b|:)\s*[\"“']?(\w[^\"”\n]*?)[\"”']?\s*"
     r"(?:[.!?](?:\s|$)|$)",
     re.IGNORECASE,
 )

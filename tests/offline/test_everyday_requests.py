@@ -188,6 +188,15 @@ def test_a_message_to_send_takes_the_address_and_words_the_person_gives(client, 
     assert _calls(message) == [("send_email", SENT)]
 
 
+def test_a_message_tool_by_another_name_is_called_the_same_way(client):
+    tool = {**EMAIL_TOOL, "name": "send_message", "description": "Send a message to someone."}
+    assert _calls(_ask(client, EMAIL, tools=[tool])) == [("send_message", SENT)]
+
+
+def test_a_message_to_send_without_tools_is_one_the_model_cannot_send(client):
+    assert _said(_ask(client, EMAIL)).startswith("I can't do that myself.")
+
+
 def test_a_list_of_recipients_holds_the_addresses(client):
     tool = {**EMAIL_TOOL, "input_schema": {**EMAIL_TOOL["input_schema"]}}
     tool["input_schema"]["properties"] = {

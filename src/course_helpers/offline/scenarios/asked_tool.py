@@ -15,8 +15,8 @@ caller: tools may be called, and a tool is asked for when
   setup.py?", "Summarise notes.txt": a tool that reads, views or opens, with a path field), a
   shell action ("List the files" is `ls`, "Run `pytest -q`": a bash, shell or terminal tool
   with a command field), a message to an address the person gives ("Email bob@example.com
-  that the meeting moved to 3pm": an email or mail tool with a `to`, recipient or email
-  field; the subject and body come from the message, `reading.message_in`);
+  that the meeting moved to 3pm": an email, mail or message tool with a `to`, recipient or
+  email field; the subject and body come from the message, `reading.message_in`);
 
 and the request gives a value for every required field: stated (`filling.stated`), or plainly
 implied by the field's kind (the expression for an expression field, the file name for a path
@@ -114,7 +114,7 @@ _ACTIONS = (
         lambda said: file_in(said) is not None and _READING.search(said) is not None,
     ),
     _Action(
-        frozenset({"email", "mail"}),
+        frozenset({"email", "mail", "message"}),
         lambda field: reading.is_recipient_field(field) or "email" in field.lower(),
         lambda said: reading.message_in(said) is not None and bool(reading.EMAIL.search(said)),
     ),

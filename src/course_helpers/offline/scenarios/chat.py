@@ -24,6 +24,7 @@ import re
 from course_helpers.offline.conversation import Conversation, blocks_of, own_words, written
 from course_helpers.offline.filling import sum_in
 from course_helpers.offline.policy import Reply, say, scenario
+from course_helpers.offline.reading import message_in
 
 _GREETING = re.compile(
     r"^(?:(?:please\s+)?say\s+(?:hello|hi)\b.*"
@@ -182,8 +183,9 @@ _ACTIONS = re.compile(
     priority=900,
 )
 def no_hands(conv: Conversation) -> Reply | None:
-    if not _plain_chat(conv) or not _ACTIONS.search(conv.person_text):
-        return None
+    said = conv.person_text
+    if not _plain_chat(conv) or not (_ACTIONS.search(said) or message_in(said)):
+        return None  # message_in: "Email bob@example.com that the meeting moved to 3pm"
     return say(
         "I can't do that myself. I can only read the messages you send me and write text "
         "back: I have no access to your files, your clock, your email or a terminal. If your "

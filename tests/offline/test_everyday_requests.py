@@ -99,6 +99,25 @@ def test_a_system_prompt_that_states_no_name_of_theirs_gives_none(client, system
     assert said.startswith("I don't know your name.")
 
 
+@pytest.mark.parametrize(
+    ("system", "city"),
+    [
+        ("The user lives in Berlin.", "Berlin"),
+        ("You are a helpful assistant. The customer is based in Lyon, France.", "Lyon"),
+        ("The user's city is Oslo.", "Oslo"),
+    ],
+)
+def test_a_city_the_system_prompt_gives_answers_a_question_that_names_none(client, system, city):
+    message = _ask(client, "What's the weather like?", system=system, tools=[WEATHER_TOOL])
+    assert _calls(message) == [("get_weather", {"city": city})]
+
+
+def test_the_city_the_question_names_comes_before_the_system_prompts(client):
+    system = "The user lives in Berlin."
+    message = _ask(client, "What's the weather in Rome?", system=system, tools=[WEATHER_TOOL])
+    assert _calls(message) == [("get_weather", {"city": "Rome"})]
+
+
 # -- "Answer in Russian." ---------------------------------------------------------------------
 
 

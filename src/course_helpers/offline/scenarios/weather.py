@@ -22,7 +22,8 @@ judgement; these rules only make the same lesson visible, the same way on every 
    city, in parallel. When it does not (a vague "Gets weather."), the model passes the places
    exactly as the question wrote them, in a single call (`{"city": "Paris and Tokyo"}`).
 
-Once results come back it answers from them; an `is_error` result is reported honestly instead
+A question that names no city asks about the one the system prompt says the person is in
+("The user lives in Berlin."). Once results come back it answers from them; an `is_error` result is reported honestly instead
 of invented weather. With `tool_choice` "none" it says it may not use the tool instead of
 promising to check. An instruction not to call the tool ("Never call get_weather.") is obeyed
 too: the `instructions` scenario drops the call and says why (see its docstring).
@@ -200,6 +201,7 @@ def weather(conv: Conversation) -> Reply | None:
         )
     where = _asked_part(question)
     asked = cities_in(where) or cities_in(own_words(conv.first_user_text))
+    asked = asked or _persons_city(conv.system)
     stated = _stated_weather(question)
     if stated and where != question and any(c not in in_english(stated) for c in asked):
         stated = ""  # "Paris is 18 C. What's the weather in Tokyo?" asks about another city
@@ -211,6 +213,25 @@ def weather(conv: Conversation) -> Reply | None:
     if not conv.ends_with_results:
         return _first_turn(conv, tool, place, asked, question, future)
     return _answer(conv, tool, place, asked)
+
+
+# Where the system prompt says the person is: "The user lives in Berlin.", "The customer is
+# based in Lyon.", "The user's city is Oslo."
+_PERSONS_PLACE = re.compile(
+    r"\b(?:user|person|customer|client)(?:'s)?\b[^.!?\n]{0,30}?"
+    r"(?:\b(?:lives|living|is|based|located|staying)\s+(in\s+[^.!?\n]+)"
+    r"|\b(?:city|location|home town)\s+is\s+([^.!?\n]+))",
+    re.IGNORECASE,
+)
+
+
+def _persons_city(system: str) -> list[str]:
+    """The city the system prompt says the person is in, for a question that names none ("What's
+    the weather like?"): a fact the system prompt states is context, never a question."""
+    found = _PERSONS_PLACE.search(system)
+    if found is None:
+        return []
+    return cities_in(found.group(1) or f"in {found.group(2)}")[:1]
 
 
 def _asked_part(question: str) -> str:

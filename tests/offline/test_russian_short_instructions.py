@@ -89,8 +89,14 @@ def test_an_order_not_to_use_tools_drops_the_call(client, system, asked, note):
     assert said(message).startswith(note)
 
 
-def test_a_description_of_tools_is_no_order_not_to_use_them(client):
-    message = ask(
-        client, "Какая погода в Париже?", system="Tools are used by the program.", tools=[WEATHER]
-    )
+@pytest.mark.parametrize(
+    "system",
+    [
+        "Не используй инструменты, если можно ответить сразу.",
+        "Do not use tools unless you must.",
+        "Tools are used by the program.",
+    ],
+)
+def test_a_conditional_order_or_a_description_of_tools_drops_no_call(client, system):
+    message = ask(client, "Какая погода в Париже?", system=system, tools=[WEATHER])
     assert calls(message) == [("get_weather", {"city": "Paris"})]

@@ -232,13 +232,18 @@ _ANSWER_BY = r"(?:answer|reply|respond|check|convert|compute|get|find|look\s+\w+
 
 
 # An order not to use any tool: "Don't use tools.", "Answer without using any tools.", "Не
-# используй инструменты.", "Отвечай без инструментов."
+# используй инструменты.", "Отвечай без инструментов."; not one with a condition ("Don't use
+# tools unless you must", "не используй инструменты, если можно ответить сразу").
 _NO_TOOLS = re.compile(
+    r"(?:"
     rf"\b{_NEGATION}\s+(?:{_CALL_VERB}|calling|using)\s+(?:any\s+|the\s+|your\s+)?tools?\b"
     r"|\b(?:answer|reply|respond)\s+without\s+(?:using\s+|calling\s+)?(?:any\s+)?tools?\b"
     r"|(?:\bне|\bникогда\s+не)\s+(?:используй|используйте|вызывай|вызывайте|применяй|применяйте)"
-    r"\s+(?:никаких\s+|никакие\s+)?инструмент"
-    r"|\b(?:отвечай|отвечайте|ответь|ответьте)\s+без\s+(?:использования\s+|вызова\s+)?инструмент",
+    r"\s+(?:никаких\s+|никакие\s+)?инструмент\w*\b"
+    r"|\b(?:отвечай|отвечайте|ответь|ответьте)\s+без\s+(?:использования\s+|вызова\s+)?"
+    r"инструмент\w*\b"
+    r")(?![,\s]+(?:unless|except|if|when|only|for|to|that|which|until|before|если|кроме|пока|когда"
+    r"|для|чтобы|без\s+необходимости)\b)",
     re.IGNORECASE,
 )
 

@@ -64,6 +64,9 @@ def _then(client, messages: list[dict], follow_up: str, **extra):
         ("в Буэнос-Айресе", "Buenos Aires"),
         ("в Праге", "Prague"),
         ("в Великом Устюге", "Velikiy Ustyug"),
+        ("в Нижнем Тагиле", "Nizhniy Tagil"),
+        ("в Красной Поляне", "Krasnaya Polyana"),
+        ("для Верхней Пышмы", "Verkhnyaya Pyshma"),
         ("в Усть-Илимске", "Ust-Ilimsk"),
     ],
 )
@@ -202,6 +205,13 @@ def test_a_follow_up_that_names_a_city_is_still_a_lookup(client, follow_up, city
     history = _looked_up(client, "Какая погода в Париже?")
     message = _then(client, history, follow_up, tools=[WEATHER])
     assert calls(message) == [("get_weather", {"city": city})]
+
+
+@pytest.mark.parametrize("follow_up", ["А по Фаренгейту?", "In fahrenheit?"])
+def test_a_follow_up_that_names_a_unit_is_still_a_lookup(client, follow_up):
+    history = _looked_up(client, "Какая погода в Париже?")
+    message = _then(client, history, follow_up, tools=[WEATHER])
+    assert calls(message) == [("get_weather", {"city": "Paris", "unit": "fahrenheit"})]
 
 
 # -- 6. pirate and one sentence together -----------------------------------------------------------

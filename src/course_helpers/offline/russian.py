@@ -102,7 +102,16 @@ _ADJECTIVE = re.compile(r"(?<=[а-яё]{3})(?:ом|ем|ого|его|ому|е�
 _SOFT_OR_HUSHING = "кгхжшчщн"
 
 
-def _nominative(word: str) -> str:
+_FEMININE = re.compile(r"(?<=[а-яё]{3})[ое]й$")  # "в Красной Поляне", "для Красной Поляны"
+
+
+def _nominative(word: str, feminine: bool = False) -> str:
+    if feminine:
+        adjective = _FEMININE.search(word)
+        if adjective:
+            soft = adjective.group(0) == "ей" and word[adjective.start() - 1] not in "жшчщ"
+            return word[: adjective.start()] + ("яя" if soft else "ая")
+        return re.sub(r"(?<=[бвгджзклмнпрстфхцчшщ])[еыи]$", "а", word)
     adjective = _ADJECTIVE.search(word)
     if adjective:
         stem = word[: adjective.start()]
@@ -121,8 +130,12 @@ def _latin_part(part: str) -> str:
 def in_latin(name: str) -> str:
     """A Russian name a city list does not hold, in Latin letters, as a model would pass it to
     a tool that takes English names, every word kept: "в Екатеринбурге" gives "Yekaterinburg",
-    "в Великом Устюге" "Velikiy Ustyug"; a hyphen stays ("Усть-Илимск" gives "Ust-Ilimsk")."""
-    words = [_nominative(word) for word in name.split()]
+    "в Великом Устюге" "Velikiy Ustyug", "в Красной Поляне" "Krasnaya Polyana"; a hyphen stays
+    ("Усть-Илимск" gives "Ust-Ilimsk")."""
+    said = name.split()
+    # A name of several words that opens with a feminine adjective ("Красной") is feminine.
+    feminine = len(said) > 1 and bool(_FEMININE.search(said[0]))
+    words = [_nominative(word, feminine) for word in said]
     return " ".join("-".join(_latin_part(p) for p in word.split("-")) for word in words)
 
 

@@ -189,9 +189,11 @@ def _is_weather_question(conv: Conversation) -> bool:
         return True
     if not ASKS_WEATHER.search(own_words(conv.first_user_text)):
         return False
-    # An earlier weather question carries over to a follow-up that names a place or a day
-    # ("And in Tokyo?", "А завтра?"), not to other chat ("Hello!", "Сколько будет 2+2?").
-    return conv.ends_with_results or bool(cities_in(said) or _FUTURE.search(said))
+    # An earlier weather question carries over to a follow-up that names a place, a day or a
+    # unit ("And in Tokyo?", "А завтра?", "По Фаренгейту?"), not to other chat ("Hello!",
+    # "Сколько будет 2+2?").
+    unit = re.search(r"\b(?:fahrenheit|celsius|kelvin)\b", in_english(said), re.IGNORECASE)
+    return conv.ends_with_results or bool(cities_in(said) or _FUTURE.search(said) or unit)
 
 
 @scenario(

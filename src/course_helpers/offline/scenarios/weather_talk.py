@@ -10,7 +10,8 @@
   calls the tool for that city first.
 - **No weather tool**: a weather question ("Is it cold in Oslo?", "Какая погода в Париже?")
   in a request that offers no weather tool is answered honestly: the model cannot check the
-  weather and will not guess it.
+  weather and will not guess it. The question names a place or the weather itself ("What is
+  the temperature of the sun?" is not one).
 """
 
 from __future__ import annotations
@@ -101,6 +102,10 @@ _QUESTION = re.compile(
 )
 
 
+# The weather itself, or a place: "Какая погода?", "Is it cold in Oslo?"
+_WEATHER_WORD = re.compile(r"\b(?:weather|forecasts?)\b|\b(?:погод|прогноз)\w*", re.IGNORECASE)
+
+
 @scenario("no_weather_tool", "", priority=950)
 def no_weather_tool(conv: Conversation) -> Reply | None:
     """After every other scenario: a weather question that no tool of the request can answer."""
@@ -109,6 +114,8 @@ def no_weather_tool(conv: Conversation) -> Reply | None:
         return None
     if not (ASKS_WEATHER.search(asked) and _QUESTION.search(asked)) or stated_weather(asked):
         return None
+    if not (_WEATHER_WORD.search(asked) or cities_in(asked)):
+        return None  # "What is the temperature of the sun?" asks for no lookup
     if any(is_weather_tool(t) for t in conv.tools):
         return None
     return say(

@@ -1,10 +1,28 @@
-"""What the Russian tests of the course model share: the model and client settings, a question
-asked the same way, and the text and the calls of an answer."""
+"""What the Russian tests of the course model share: the model and client settings, the weather
+tool, a question asked the same way, and the text and the calls of an answer."""
 
 from __future__ import annotations
 
 MODEL = "claude-sonnet-5-5"
 STRICT = {"_strict_response_validation": True, "max_retries": 0}
+# The weather tool of lessons 02–03, as a learner offers it.
+WEATHER = {
+    "name": "get_weather",
+    "description": "Get the current weather for one city. It only knows current conditions (no "
+    "forecasts). Call it once per city.",
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "City name in English."},
+            "unit": {
+                "type": "string",
+                "enum": ["celsius", "fahrenheit"],
+                "description": "Use celsius unless the user asks otherwise.",
+            },
+        },
+        "required": ["city"],
+    },
+}
 
 
 def ask(client, messages, **extra):

@@ -6,7 +6,7 @@ question. The English forms of the same rules are tested beside them."""
 from __future__ import annotations
 
 import pytest
-from russian_answers import STRICT
+from russian_answers import STRICT, WEATHER
 from russian_answers import ask as _ask
 from russian_answers import calls as _calls
 from russian_answers import said as _said
@@ -20,25 +20,6 @@ def client():
     client = CourseModelApp().client(**STRICT)
     yield client
     client.close()
-
-
-WEATHER = {
-    "name": "get_weather",
-    "description": "Get the current weather for one city. It only knows current conditions (no "
-    "forecasts). Call it once per city.",
-    "input_schema": {
-        "type": "object",
-        "properties": {
-            "city": {"type": "string", "description": "City name in English."},
-            "unit": {
-                "type": "string",
-                "enum": ["celsius", "fahrenheit"],
-                "description": "Use celsius unless the user asks otherwise.",
-            },
-        },
-        "required": ["city"],
-    },
-}
 
 
 def _round_trip(client, question: str, results: dict[str, tuple[str, bool]], **extra):

@@ -4,7 +4,9 @@ notebook 01 in a text (`scenarios/instructions.py` applies them).
 Each kind has a fixed pattern, in English and in Russian, read by the same rule: a verb of
 answering (answer, reply, write, explain, tell...; отвечай, ответь, пиши, расскажи, объясни...)
 up to 40 characters before what it asks ("in one sentence", "одним предложением"), or a form of
-its own ("You are a pirate", "Ты — пират", "по пунктам", "Используй маркированный список"). An
+its own ("You are a pirate", "Be a pirate", "Ты — пират", "Будь пиратом", "по пунктам",
+"Используй маркированный список"), or what it asks as a sentence of its own ("In one sentence.",
+"Одним предложением."). "по французски" is read as "по-французски". An
 instruction is not found when a negation comes right before it ("Never answer as a pirate",
 "Не отвечай по-французски") or inside it ("You are not a pirate", "Ты не пират"); each place an
 instruction may start is tried, so one negation does not swallow the next order ("Don't answer
@@ -24,10 +26,19 @@ _RU_VERB = (
     r"|объясни|объясните|опиши|опишите)\b[^.!?\n]{0,40}"
 )
 _RU_USE = r"(?:используй|используйте|сделай|сделайте|дай|дайте|оформи|оформите)\s+"
+# An order may be no more than what it asks, as a sentence of its own: "In one sentence.",
+# "Одним предложением, пожалуйста."
+_OPENING = r"(?:^|(?<=[.!?:;\n]))\s*(?:please,?\s+|пожалуйста,?\s+)?"
+_CLOSING = r"(?=\s*(?:[.!,:;\n]|$))"
+_ONE_SENTENCE = (
+    r"(?:in (?:one|a single)(?: short)? sentence"
+    r"|(?:одним|в одно)\s+(?:коротким\s+)?предложени\w+)"
+)
 INSTRUCTIONS: dict[str, re.Pattern] = {
     "one_sentence": re.compile(
         _VERB + r"\bin (?:one|a single)(?: short)? sentence\b"
-        rf"|{_RU_VERB}\b(?:одним|в одно)\s+(?:коротким\s+)?предложен[иь]",
+        rf"|{_RU_VERB}\b(?:одним|в одно)\s+(?:коротким\s+)?предложен[иь]"
+        rf"|{_OPENING}{_ONE_SENTENCE}{_CLOSING}",
         re.IGNORECASE,
     ),
     "bullets": re.compile(
@@ -41,14 +52,16 @@ INSTRUCTIONS: dict[str, re.Pattern] = {
     "pirate": re.compile(
         r"\b(?:you are|act as|talk like|speak like|play)\b[^.!?\n]{0,20}\bpirate\b"
         r"|\b(?:answer|reply|respond|write)\b[^.!?\n]{0,20}\b(?:as|like) a pirate\b"
+        r"|\bbe\s+(?:a\s+|like\s+a\s+)?pirate\b"
         r"|\b(?:ты|вы)\s+(?:[—–-]\s*)?(?:\w+\s+)?пират"
+        r"|\b(?:будь|будьте|стань|станьте|притворись|притворитесь)\s+(?:\w+\s+)?пират"
         r"|\b(?:говори|веди себя|разговаривай|отвечай|ответь|пиши)\w*\b[^.!?\n]{0,20}"
         r"\bкак\s+пират",
         re.IGNORECASE,
     ),
     "french": re.compile(
         _VERB + r"\bin french\b|\ben fran[cç]ais\b|\bfran[cç]ais uniquement\b"
-        rf"|{_RU_VERB}\bпо-французски|\bна французском",
+        rf"|{_RU_VERB}\bпо[- ]французски|\bна французском",
         re.IGNORECASE,
     ),
     # Asked for Russian, the answer is said in Russian (engine.py), whatever the question's
@@ -60,7 +73,7 @@ INSTRUCTIONS: dict[str, re.Pattern] = {
     # The course model writes English; asked for it, it does not say a Russian question's
     # answer in Russian.
     "english": re.compile(
-        _VERB + rf"\bin english\b|{_RU_VERB}\bпо-английски|{_RU_VERB}\bна английском",
+        _VERB + rf"\bin english\b|{_RU_VERB}\bпо[- ]английски|{_RU_VERB}\bна английском",
         re.IGNORECASE,
     ),
 }

@@ -5,9 +5,15 @@ Where the lessons invite free input (00–03: greetings, "my name is …", "what
 counting, the system-prompt instructions of 01, the weather questions of 02–03), a learner may
 type Russian. The scenarios read those requests in either language (their patterns list the
 Russian wordings beside the English ones), and a reply to a person who wrote in Russian is said
-in Russian: `answer_in_russian` puts each sentence of the reply through a phrase book, the way
+in Russian: `answer_in_russian` puts each sentence of the reply through a phrase book
+(`russian_phrases.py`), the way
 `instructions.french` does for French. A sentence the book does not hold stays in English, and
 the reply says so at its start. Data lines ("Paris: 18°C") are left as they are.
+
+The language is decided from the person's words as a whole: "Какая погода в Paris?" is
+Russian. A city may be of several words or hyphenated, in any of its forms ("в Нижнем
+Новгороде", "в Ростове-на-Дону"); one the list does not know keeps all its words, in Latin
+letters ("в Великом Устюге" gives "Velikiy Ustyug").
 
     writes_russian("Какая погода в Париже?")   # True
     english_city("Париже")                     # "Paris"
@@ -17,14 +23,23 @@ from __future__ import annotations
 
 import re
 
+from course_helpers.offline.russian_phrases import LINE_PHRASES, PHRASES
+
 _CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 _LATIN = re.compile(r"[A-Za-z]")
 
 
+_SCRIPT_WORD = re.compile(r"\w+(?:[-'’]\w+)*")  # "get_weather" and "Нью-Йорк" are one word each
+
+
 def writes_russian(value: str) -> bool:
-    """True when the text is written mostly in Cyrillic letters."""
-    cyrillic = len(_CYRILLIC.findall(value))
-    return cyrillic > 0 and cyrillic >= len(_LATIN.findall(value))
+    """True when the person's words are mostly Russian: more Cyrillic words than Latin ones, or
+    as many and the first is Cyrillic. A name, a term or a tool in Latin letters ("Какая погода
+    в Paris?", "Что такое prompt caching?") leaves a Russian message Russian."""
+    words = [w for w in _SCRIPT_WORD.findall(value) if _CYRILLIC.search(w) or _LATIN.search(w)]
+    cyrillic = sum(1 for w in words if _CYRILLIC.search(w))
+    latin = len(words) - cyrillic
+    return cyrillic > latin or (cyrillic == latin > 0 and bool(_CYRILLIC.search(words[0])))
 
 
 # Cities of the weather lessons, with the endings Russian gives them after "в" / "для".
@@ -39,7 +54,23 @@ CITIES: dict[str, tuple[str, ...]] = {
     "Oslo": ("Осло",),
     "Sydney": ("Сидней", "Сиднея", "Сиднее"),
     "New York": ("Нью-Йорк", "Нью-Йорка", "Нью-Йорке"),
-    "Saint Petersburg": ("Санкт-Петербург", "Санкт-Петербурга", "Санкт-Петербурге"),
+    "Saint Petersburg": (
+        "Санкт-Петербург",
+        "Санкт-Петербурга",
+        "Санкт-Петербурге",
+        "Петербург",
+        "Петербурга",
+        "Петербурге",
+        "Питер",
+        "Питера",
+        "Питере",
+    ),
+    "Nizhny Novgorod": ("Нижний Новгород", "Нижнего Новгорода", "Нижнем Новгороде"),
+    "Rostov-on-Don": ("Ростов-на-Дону", "Ростова-на-Дону", "Ростове-на-Дону"),
+    "Los Angeles": ("Лос-Анджелес", "Лос-Анджелеса", "Лос-Анджелесе"),
+    "Rio de Janeiro": ("Рио-де-Жанейро",),
+    "Buenos Aires": ("Буэнос-Айрес", "Буэнос-Айреса", "Буэнос-Айресе"),
+    "Prague": ("Прага", "Праги", "Праге"),
     "Kazan": ("Казань", "Казани"),
     "Reykjavik": ("Рейкьявик", "Рейкьявика", "Рейкьявике"),
     "Yekaterinburg": ("Екатеринбург", "Екатеринбурга", "Екатеринбурге"),
@@ -49,10 +80,10 @@ CITIES: dict[str, tuple[str, ...]] = {
     "Atlantis": ("Атлантида", "Атлантиды", "Атлантиде", "Атлантиду"),
 }
 _BY_FORM = {form.lower(): city for city, forms in CITIES.items() for form in forms}
-_BY_FORM.update({form: "Saint Petersburg" for form in ("питер", "питера", "питере")})
 _UNITS = {"fahrenheit": r"фаренгейт\w*", "celsius": r"цельси\w*", "kelvin": r"кельвин\w*"}
 _LATIN_LETTERS = "a b v g d e yo zh z i y k l m n o p r s t u f kh ts ch sh shch - y - e yu ya"
 _TO_LATIN = dict(zip("абвгдеёжзийклмнопрстуфхцчшщъыьэюя", _LATIN_LETTERS.split(" "), strict=True))
+_TO_LATIN.update({"ъ": "", "ь": ""})
 
 
 def english_city(word: str) -> str | None:
@@ -65,48 +96,108 @@ def russian_name(city: str) -> str:
     return CITIES.get(city, (city,))[0]
 
 
-def in_latin(word: str) -> str:
-    """A Russian name a city list does not hold, in Latin letters, as a model would pass it to
-    a tool that takes English names: the ending "в Екатеринбурге" gives it dropped
-    ("Yekaterinburg"); a name that may be of any form is only transliterated."""
-    stem = re.sub(r"(?<=[бвгджзклмнпрстфхцчшщ])е$", "", word)
-    latin = "".join(_TO_LATIN.get(c.lower(), c) for c in stem).replace("-", "")
-    if stem[:1] in "ЕеЁё" and latin[:1] in "eE":  # "Екатеринбург" is "Yekaterinburg"
+# A name's word after "в" / "для", put back in the form a city list gives: an adjective ("в
+# Нижнем", "для Великого") in its masculine form, a noun's "-е" ("в Устюге") dropped.
+_ADJECTIVE = re.compile(r"(?<=[а-яё]{3})(?:ом|ем|ого|его|ому|ему)$")
+_SOFT_OR_HUSHING = "кгхжшчщн"
+
+
+_FEMININE = re.compile(r"(?<=[а-яё]{3})[ое]й$")  # "в Красной Поляне", "для Красной Поляны"
+
+
+def _nominative(word: str, feminine: bool = False) -> str:
+    if feminine:
+        adjective = _FEMININE.search(word)
+        if adjective:
+            soft = adjective.group(0) == "ей" and word[adjective.start() - 1] not in "жшчщ"
+            return word[: adjective.start()] + ("яя" if soft else "ая")
+        return re.sub(r"(?<=[бвгджзклмнпрстфхцчшщ])[еыи]$", "а", word)
+    adjective = _ADJECTIVE.search(word)
+    if adjective:
+        stem = word[: adjective.start()]
+        soft = stem[-1:].lower() in _SOFT_OR_HUSHING or adjective.group(0)[:1] == "е"
+        return stem + ("ий" if soft else "ый")
+    return re.sub(r"(?<=[бвгджзклмнпрстфхцчшщ])е$", "", word)
+
+
+def _latin_part(part: str) -> str:
+    latin = "".join(_TO_LATIN.get(c.lower(), c) for c in part)
+    if part[:1] in "ЕеЁё" and latin[:1] == "e":  # "Екатеринбург" is "Yekaterinburg"
         latin = "y" + latin
-    return latin[:1].upper() + latin[1:]
+    return latin[:1].upper() + latin[1:] if part[:1].isupper() else latin
+
+
+def in_latin(name: str) -> str:
+    """A Russian name a city list does not hold, in Latin letters, as a model would pass it to
+    a tool that takes English names, every word kept: "в Екатеринбурге" gives "Yekaterinburg",
+    "в Великом Устюге" "Velikiy Ustyug", "в Красной Поляне" "Krasnaya Polyana"; a hyphen stays
+    ("Усть-Илимск" gives "Ust-Ilimsk")."""
+    said = name.split()
+    # A name of several words that opens with a feminine adjective ("Красной") is feminine.
+    feminine = len(said) > 1 and bool(_FEMININE.search(said[0]))
+    words = [_nominative(word, feminine) for word in said]
+    return " ".join("-".join(_latin_part(p) for p in word.split("-")) for word in words)
 
 
 _WORD = r"[А-ЯЁA-Z][\w'’]*(?:-[\w'’]+)*"
-# "в Париже и Атлантиде", "для Берлина, Рима и Мадрида": the capitalised names after "в"/"для".
+# "в Париже и Атлантиде", "для Берлина, Рима и Мадрида", "в Великом Устюге": the capitalised
+# names after "в"/"для", a name of several words kept together.
+_NAME = rf"{_WORD}(?:\s+{_WORD})*"
 _RU_PLACES = re.compile(
-    rf"(?<!\w)(?i:в|во|для)\s+({_WORD}(?:\s*(?:,|(?i:и))\s*(?:(?i:в|во|для)\s+)?{_WORD})*)"
+    rf"(?<!\w)(?i:в|во|для)\s+({_NAME}(?:\s*(?:,|(?i:и))\s*(?:(?i:в|во|для)\s+)?{_NAME})*)"
 )
+_ANY_WORD = re.compile(r"[\w'’]+(?:-[\w'’]+)*")
+_BY_NAME = {city.lower(): city for city in CITIES}
+
+
+def _known(said: str) -> str | None:
+    return english_city(said) or _BY_NAME.get(said.lower())
+
+
+def _known_cities(question: str) -> list[tuple[int, int, str]]:
+    """(start, end, English name) of each city the list knows, in any form and case: a name of
+    two words ("в Нижнем Новгороде", "in new york") before either of its words alone."""
+    found: list[tuple[int, int, str]] = []
+    words = list(_ANY_WORD.finditer(question))
+    skip_to = 0
+    for index, match in enumerate(words):
+        if match.start() < skip_to:
+            continue
+        after = words[index + 1] if index + 1 < len(words) else None
+        if after and question[match.end() : after.start()].strip() == "":
+            city = _known(f"{match.group(0)} {after.group(0)}")
+            if city:
+                found.append((match.start(), after.end(), city))
+                skip_to = after.end()
+                continue
+        city = _known(match.group(0))
+        if city:
+            found.append((match.start(), match.end(), city))
+    return found
 
 
 def cities_in_russian(question: str) -> list[str]:
     """The cities a question names, in order, by their English names: a city the list knows in
-    any of its forms and any case ("в москве", "в Paris"), and a capitalised name after "в" or
-    "для" it does not know, in Latin letters ("в Екатеринбурге" gives "Yekaterinburg"), so that
-    the tool is asked and can say it has no data for it."""
-    found: list[tuple[int, str]] = []
-    for match in re.finditer(r"[\w'’]+(?:-[\w'’]+)*", question):
-        word = match.group(0)
-        city = english_city(word) or next((c for c in CITIES if c.lower() == word.lower()), None)
-        if city is None and " " not in word:
-            two = re.match(r"\s+([\w'’]+)", question[match.end() :])
-            pair = f"{word} {two.group(1)}" if two else ""
-            city = next((c for c in CITIES if c.lower() == pair.lower()), None)
-        if city:
-            found.append((match.start(), city))
+    any of its forms and any case ("в москве", "в Paris", "в Нижнем Новгороде"), and a
+    capitalised name after "в" or "для" it does not know, in Latin letters ("в Екатеринбурге"
+    gives "Yekaterinburg"), so that the tool is asked and can say it has no data for it."""
+    known = _known_cities(question)
+    found = [(start, city) for start, _, city in known]
     for places in _RU_PLACES.finditer(question):
-        for match in re.finditer(_WORD, places.group(1)):
-            word = match.group(0)
-            if word.lower() in ("и", "в", "во", "для") or english_city(word):
+        for match in re.finditer(_NAME, places.group(1)):
+            begin = places.start(1) + match.start()
+            # The words of the name that are not part of a known city ("в Париже Олег").
+            words = [
+                w
+                for w in re.finditer(_WORD, match.group(0))
+                if w.group(0).lower() not in ("и", "в", "во", "для")
+                and not any(s <= begin + w.start() < e for s, e, _ in known)
+            ]
+            if not words:
                 continue
-            where = places.start(1) + match.start()
-            if any(start <= where < start + len(city) + 1 for start, city in found):
-                continue  # part of a known name ("New York")
-            found.append((where, in_latin(word) if _CYRILLIC.search(word) else word))
+            name = match.group(0)[words[0].start() : words[-1].end()]
+            where = begin + words[0].start()
+            found.append((where, in_latin(name) if _CYRILLIC.search(name) else name))
     cities: list[str] = []
     for _, city in sorted(found):
         if city not in cities:
@@ -128,142 +219,8 @@ def in_english(value: str) -> str:
     return said
 
 
-# -- the phrase book ----------------------------------------------------------------------------
+# -- the phrase book (`russian_phrases.py`) ------------------------------------------------------
 
-PHRASES: list[tuple[str, str]] = [
-    (r"Hello!", "Привет!"),
-    (r"Ahoy!", "Эй, на палубе!"),
-    (r"Arr!", "Арр!"),
-    (r"I am the offline course model\.", "Я офлайн-модель курса."),
-    (r"What would you like to try\?", "Что вы хотите попробовать?"),
-    (
-        r"I am the offline course model, a small stand-in for Claude that runs on your machine "
-        r"without an API key\.",
-        "Я офлайн-модель курса, небольшая замена Claude, которая работает на вашем компьютере "
-        "без ключа API.",
-    ),
-    (
-        r"I only play the course's scenarios, so I cannot really answer that\.",
-        "Я разыгрываю только сценарии курса, поэтому по-настоящему ответить на это не могу.",
-    ),
-    (r'You asked: "(.*)"\.', r'Вы спросили: "\1".'),
-    (r"Here is what I can do:", "Вот что я умею:"),
-    (
-        r"Set ANTHROPIC_API_KEY to talk to the real Claude instead\.",
-        "Задайте ANTHROPIC_API_KEY, чтобы говорить с настоящим Claude.",
-    ),
-    (r"Nice to meet you, (.+)!", r"Приятно познакомиться, \1!"),
-    (r"Your name is (.+)\.", r"Вас зовут \1."),
-    (r"You told me earlier in this conversation\.", "Вы сказали мне это раньше в этом разговоре."),
-    (r"I don't know your name\.", "Я не знаю, как вас зовут."),
-    (
-        r"I only see the messages sent in this request, and none of them tells me\.",
-        "Я вижу только сообщения этого запроса, и ни одно из них этого не говорит.",
-    ),
-    (
-        r"An agent is a program that calls a language model in a loop\.",
-        "Агент — это программа, которая вызывает языковую модель в цикле.",
-    ),
-    (
-        r"Each time round, the model reads the whole conversation and either answers or asks "
-        r"for a tool\.",
-        "На каждой итерации модель читает весь разговор и либо отвечает, либо просит инструмент.",
-    ),
-    (
-        r"Each time round, the model reads the whole conversation so far and either answers or "
-        r"asks for a tool\.",
-        "На каждой итерации модель читает весь разговор и либо отвечает, либо просит инструмент.",
-    ),
-    (
-        r"Your program runs the tool and sends the result back\.",
-        "Ваша программа запускает инструмент и отправляет результат обратно.",
-    ),
-    (
-        r"The loop ends when the model answers without asking for a tool\.",
-        "Цикл заканчивается, когда модель отвечает, не прося инструмента.",
-    ),
-    (
-        r"The program runs the tool, adds the result to the conversation and calls the model "
-        r"again\.",
-        "Программа запускает инструмент, добавляет результат в разговор и снова вызывает модель.",
-    ),
-    (
-        r"Nothing else is magic: the loop ends when the model stops asking for tools, or when "
-        r"the program decides it has gone on long enough\.",
-        "Больше никакой магии: цикл заканчивается, когда модель перестаёт просить инструменты, "
-        "или когда программа решает, что хватит.",
-    ),
-    (r"I'll check the weather in (.+)\.", r"Сейчас узнаю погоду: \1."),
-    (r"I'll check the forecast for (.+)\.", r"Сейчас узнаю прогноз: \1."),
-    (r"Here is the weather you asked about:", "Вот погода, о которой вы спрашивали:"),
-    (r"Here is the forecast you asked about:", "Вот прогноз, о котором вы спрашивали:"),
-    (r"Which city would you like the weather for\?", "Для какого города узнать погоду?"),
-    (
-        r"I won't guess the weather; please check the tool or try again\.",
-        "Я не буду угадывать погоду; проверьте инструмент или попробуйте ещё раз.",
-    ),
-    (r"I can't do that myself\.", "Сам я этого сделать не могу."),
-    (
-        r"I can only read the messages you send me and write text back: I have no access to "
-        r"your files, your clock, your email or a terminal\.",
-        "Я могу только читать ваши сообщения и писать текст в ответ: у меня нет доступа к вашим "
-        "файлам, часам, почте или терминалу.",
-    ),
-    (
-        r"If your program gives me a tool for it, I can ask for that tool, your code can run it "
-        r"and send me the result\.",
-        "Если ваша программа даст мне для этого инструмент, я попрошу его, ваш код его запустит "
-        "и пришлёт мне результат.",
-    ),
-    (r"I'll use (\w+), as instructed\.", r"Я вызову \1, как сказано в инструкции."),
-    (r"Here is what (\w+) returned:", r"Вот что вернул \1:"),
-    (
-        r"I was told not to use (\w+), so I will not call it\.",
-        r"Мне сказали не использовать \1, поэтому я его не вызываю.",
-    ),
-    (
-        r"Without it I cannot look this up, and I will not make up an answer\.",
-        "Без него я не могу это узнать и не буду выдумывать ответ.",
-    ),
-    (
-        r"My (\w+) tool only knows current conditions, not forecasts, so I cannot tell you "
-        r"about the weather to come(?: in .+)?\.",
-        r"Мой инструмент \1 знает только текущую погоду, а не прогнозы, поэтому я не могу "
-        "сказать, какая погода будет.",
-    ),
-    (r"I can tell you the weather(?: in .+)? right now\.", "Могу сказать, какая погода сейчас."),
-    (
-        r"I have a (\w+) tool, but I may not use it in this request, so I cannot tell you the "
-        r"current weather(?: in .+)?\.",
-        r"У меня есть инструмент \1, но в этом запросе мне нельзя его использовать, поэтому я "
-        "не могу сказать, какая сейчас погода.",
-    ),
-    (
-        r"I would use a tool for this, but none may be used in this request\.",
-        "Для этого я бы вызвал инструмент, но в этом запросе их использовать нельзя.",
-    ),
-    (r"I'll call (\w+)\.", r"Я вызову \1."),
-    (
-        r'None of my tools gives the weather: (\w+) says it does something else \("(.*)"\), so I '
-        r"cannot look the weather up\.",
-        r"Ни один из моих инструментов не сообщает погоду: про \1 сказано, что он делает другое "
-        r'("\2"), поэтому узнать погоду я не могу.',
-    ),
-]
-# Lines that introduce data: the words before the colon are said in Russian, the data after it
-# (a tool's result, "Paris: 18°C") stays as it is.
-LINE_PHRASES: list[tuple[str, str]] = [
-    (r"I could not get the weather for (.+?): ", r"Мне не удалось узнать погоду в городе \1: "),
-    (
-        r"You gave the weather yourself, so there is nothing to look up: ",
-        "Погоду вы назвали сами, так что узнавать нечего: ",
-    ),
-    (r"Here is the weather you asked about: ", "Вот погода, о которой вы спрашивали: "),
-    (r"Here is the forecast you asked about: ", "Вот прогноз, о котором вы спрашивали: "),
-    (r"Here is what (\w+) returned: ", r"Вот что вернул \1: "),
-    (r"Done\. (\w+) returned: ", r"Готово. \1 вернул: "),
-    (r"(\w+) failed: ", r"\1 не сработал: "),
-]
 UNTRANSLATED = (
     "(Офлайн-модель курса знает по-русски не все фразы; остальное написано по-английски.)"
 )
@@ -304,6 +261,58 @@ _FORMAL = re.compile(
 )
 
 
+def _line_opening(body: str) -> tuple[int, tuple[str, str]] | None:
+    """Where in a line the first phrase that introduces data starts, and the phrase: at its
+    start or after a sentence ("Arr! Here is the weather you asked about: Paris: 18°C")."""
+    starts = [0, *(m.end() for m in re.finditer(r"(?<=[.!?])\s+", body))]
+    for start in starts:
+        phrase = next((p for p in LINE_PHRASES if re.match(p[0], body[start:])), None)
+        if phrase is not None:
+            return start, phrase
+    return None
+
+
+def _said_data(data: str) -> str:
+    """Data after its opening, each "; "-joined piece (one sentence made of several lines)
+    given its own opening in Russian: "...; I could not get the weather for London: ..."."""
+    pieces = data.split("; ")
+    for index, piece in enumerate(pieces[1:], 1):
+        phrase = next((p for p in LINE_PHRASES if re.match(p[0], piece)), None)
+        if phrase is not None:
+            head = re.match(phrase[0], piece)
+            said = _CITY_IN_SENTENCE.sub(lambda m: russian_name(m.group(0)), head.expand(phrase[1]))
+            pieces[index] = said + piece[head.end() :]
+    return "; ".join(pieces)
+
+
+def _said_prose(body: str, asked: str) -> tuple[str, bool]:
+    """A line of prose said sentence by sentence, and whether a sentence stayed in English."""
+    said, missing = [], False
+    for sentence in _sentences(body.strip()):
+        translated = _translate(sentence) if _LATIN.search(sentence) else sentence
+        if translated is None:
+            missing = True
+            translated = sentence
+        elif translated == "Привет!" and _FORMAL.match(asked):
+            translated = "Здравствуйте!"
+        said.append(translated)
+    return " ".join(said), missing
+
+
+def _said_line(body: str, asked: str) -> tuple[str, bool]:
+    """One line said in Russian (prose, then the opening of any data it introduces), and
+    whether a sentence stayed in English."""
+    opening = _line_opening(body)
+    if opening is None:
+        return _said_prose(body, asked)
+    start, (english, russian) = opening
+    before, missing = _said_prose(body[:start], asked) if start else ("", False)
+    head = re.match(english, body[start:])
+    said_head = _CITY_IN_SENTENCE.sub(lambda m: russian_name(m.group(0)), head.expand(russian))
+    data = _said_data(body[start + head.end() :])
+    return (f"{before} " if before else "") + said_head + data, missing
+
+
 def answer_in_russian(value: str, asked: str = "") -> str:
     """The reply said in Russian, sentence by sentence, through the phrase book; a greeting is
     answered as formally as the person greeted (`asked`: "Здравствуйте!" gets "Здравствуйте!")."""
@@ -318,23 +327,8 @@ def answer_in_russian(value: str, asked: str = "") -> str:
         if not body.strip() or _DATA_LINE.match(body) or not _LATIN.search(body):
             lines.append(line)
             continue
-        opening = next((p for p in LINE_PHRASES if re.match(p[0], body)), None)
-        if opening is not None:
-            head = re.match(opening[0], body)
-            said_head = _CITY_IN_SENTENCE.sub(
-                lambda m: russian_name(m.group(0)), head.expand(opening[1])
-            )
-            lines.append(prefix + said_head + body[head.end() :])
-            continue
-        said = []
-        for sentence in _sentences(body.strip()):
-            translated = _translate(sentence) if _LATIN.search(sentence) else sentence
-            if translated is None:
-                missing = True
-                translated = sentence
-            elif translated == "Привет!" and _FORMAL.match(asked):
-                translated = "Здравствуйте!"
-            said.append(translated)
-        lines.append(prefix + " ".join(said))
+        said, untranslated = _said_line(body, asked)
+        missing = missing or untranslated
+        lines.append(prefix + said)
     reply = "\n".join(lines)
     return f"{UNTRANSLATED}\n{reply}" if missing else reply

@@ -4,7 +4,8 @@ is, counting, a long essay, remembering a name, no hands, a simple sum.
 These are enough to show a response's parts, a second turn that relies on history,
 `stop_sequences` (counting), `max_tokens` (the essay never fits in a small budget) and that a
 model asked to act on the world can only write text about it. The greeting also answers when
-tools are offered, so notebook 02 can show `tool_choice` "auto" deciding not to call one.
+tools are offered, so notebook 02 can show `tool_choice` "auto" deciding not to call one; so do a
+name, what an agent is, counting and a sum, which need no tool either.
 
 Each reads what the person asks (`Conversation.person_text`: not a system prompt, not the
 context a program wraps around the question), in English or in Russian ("Привет!", "Меня
@@ -63,6 +64,11 @@ def _plain_chat(conv: Conversation) -> bool:
     return not conv.ends_with_results and not conv.tools
 
 
+def _needs_no_tool(conv: Conversation) -> bool:
+    """A name, what an agent is or counting needs no tool: tools on offer change nothing."""
+    return not conv.ends_with_results
+
+
 @scenario("hello", "Say hello and introduce itself (try: 'Hello!').", priority=900)
 def hello(conv: Conversation) -> Reply | None:
     # Tools on offer do not matter: a greeting needs none (what "auto" tool_choice shows).
@@ -75,7 +81,7 @@ def hello(conv: Conversation) -> Reply | None:
 
 @scenario("count", "Count: 'Count from 1 to 20.' (try it with stop_sequences)", priority=900)
 def count(conv: Conversation) -> Reply | None:
-    if not _plain_chat(conv):
+    if not _needs_no_tool(conv):
         return None
     match = re.search(
         r"(?:count|посчитай|сосчитай)\s+(?:from\s+|от\s+)?(\d+)\s+(?:to|до)\s+(\d+)",
@@ -101,7 +107,7 @@ AGENT_ANSWER = (
     "agent", "Say what an agent is: 'What is an agent?' (try it with a system prompt)", priority=900
 )
 def agent(conv: Conversation) -> Reply | None:
-    if not _plain_chat(conv):
+    if not _needs_no_tool(conv):
         return None
     if re.search(
         r"\bwhat(?:'s| is) an (?:ai |llm )?agent\b|\bчто такое (?:ии-|llm-)?агент\b",
@@ -138,7 +144,7 @@ def essay(conv: Conversation) -> Reply | None:
 
 @scenario("remember", "Remember your name: 'My name is Ada.' then 'What is my name?'", priority=900)
 def remember(conv: Conversation) -> Reply | None:
-    if not _plain_chat(conv):
+    if not _needs_no_tool(conv):
         return None
     last = conv.person_text
     introduced = _INTRODUCED.search(last)

@@ -11,7 +11,7 @@ follows only these, mechanically, so that the effect of `system` can be seen off
 - **French** ("Answer in French.", "Réponds en français."): the reply's sentences are taken from
   a small phrase book; a sentence the book does not hold stays in English, and the reply says
   so at its start;
-- **one sentence** ("Answer in one sentence."): a final answer keeps only its first sentence;
+- **one sentence** ("Answer in one sentence.", "Одним предложением."): a final answer keeps only its first sentence;
 - **bullet points** ("Answer in bullet points."): a final answer puts each sentence on its own
   `- ` line;
 - **a pirate** ("You are a pirate.", "Answer like a pirate."): the reply opens with "Arr!" and greets with "Ahoy";
@@ -37,7 +37,8 @@ that refuses forcing"), in `system` or in the last user message, with `tool_choi
   result, a question no other scenario knows is answered by quoting it;
 - **do not call it** ("Do not call convert_currency.", "Never use get_weather.", "answer
   without calling convert_currency"): the model drops its calls to that tool and says it was
-  told not to use it.
+  told not to use it. An order not to use any tool ("Don't use tools.", "Не используй
+  инструменты.") does so for every tool.
 
 An order opens a clause: a verb (call, use, invoke, run) up to two words before the tool's name,
 at the start of a sentence or after "always", "please", "first", "you must", "you should"
@@ -233,13 +234,32 @@ _OPENS = (
 _ANSWER_BY = r"(?:answer|reply|respond|check|convert|compute|get|find|look\s+\w+\s+up)\b"
 
 
+# An order not to use any tool: "Don't use tools.", "Answer without using any tools.", "Не
+# используй инструменты.", "Отвечай без инструментов."; not one with a condition ("Don't use
+# tools unless you must", "не используй инструменты, если можно ответить сразу").
+_NO_TOOLS = re.compile(
+    r"(?:"
+    rf"\b{_NEGATION}\s+(?:{_CALL_VERB}|calling|using)\s+(?:any\s+|the\s+|your\s+)?tools?\b"
+    r"|\b(?:answer|reply|respond)\s+without\s+(?:using\s+|calling\s+)?(?:any\s+)?tools?\b"
+    r"|(?:\bне|\bникогда\s+не)\s+(?:используй|используйте|вызывай|вызывайте|применяй|применяйте)"
+    r"\s+(?:никаких\s+|никакие\s+)?инструмент\w*\b"
+    r"|\b(?:отвечай|отвечайте|ответь|ответьте)\s+без\s+(?:использования\s+|вызова\s+)?"
+    r"инструмент\w*\b"
+    r")(?![,\s]+(?:unless|except|if|when|only|for|to|that|which|until|before|если|кроме|пока|когда"
+    r"|для|чтобы|без\s+необходимости)\b)",
+    re.IGNORECASE,
+)
+
+
 def tool_orders(conv: Conversation) -> tuple[list[str], list[str]]:
     """(tools an instruction says to call, tools it says not to call), from `system` and the
-    last user message."""
+    last user message. An order not to use any tool refuses every one."""
     system = unquoted(conv.system)
     said = f"{system}\n{unquoted(conv.person_text)}"
     call: list[str] = []
     avoid: list[str] = []
+    if _NO_TOOLS.search(said):
+        return call, [name for name in conv.tool_names if name]
     for name in conv.tool_names:
         if not name:
             continue

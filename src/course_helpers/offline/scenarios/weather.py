@@ -2,7 +2,7 @@
 the tool descriptions it is offered.
 
 Asked about the weather somewhere ("What's the weather in Paris and Tokyo?", "Will it rain in
-Paris tomorrow?"), the course model decides from the descriptions, by four fixed rules, which
+Paris tomorrow?", "Is it cold in Oslo?", "Нужен ли зонт в Лондоне?"), the course model decides from the descriptions, by four fixed rules, which
 tool it calls, whether it calls one, and with what. A real model weighs descriptions with
 judgement; these rules only make the same lesson visible, the same way on every run:
 
@@ -23,7 +23,10 @@ judgement; these rules only make the same lesson visible, the same way on every 
    exactly as the question wrote them, in a single call (`{"city": "Paris and Tokyo"}`).
 
 A question that names no city asks about the one the system prompt says the person is in
-("The user lives in Berlin."). Once results come back it answers from them; an `is_error` result is reported honestly instead
+("The user lives in Berlin."). A later message carries the earlier weather question on only
+when it names a place or a day ("And in Tokyo?", "А завтра?"); other chat ("Hello!", "What is
+2+2?") is answered as chat, and thanks or a comparison are `weather_talk.py`'s. Once results
+come back it answers from them; an `is_error` result is reported honestly instead
 of invented weather. With `tool_choice` "none" it says it may not use the tool instead of
 promising to check. An instruction not to call the tool ("Never call get_weather.") is obeyed
 too: the `instructions` scenario drops the call and says why (see its docstring).
@@ -47,6 +50,14 @@ _TOPIC = re.compile(
     r"|\b(?:погод|температур|дожд|снег|солнечн|прогноз)\w*",
     re.I,
 )
+# A question may ask about the weather without the word: "Is it cold in Oslo?", "Do I need an
+# umbrella in London?", "Холодно в Осло?", "Сколько градусов в Берлине?", "Нужен ли зонт?".
+ASKS_WEATHER = re.compile(
+    _TOPIC.pattern + r"|\b(?:is it|will it be|how)\s+(?:\w+\s+)?(?:cold|hot|warm|chilly|windy)\b"
+    r"|\b(?:umbrella|degrees)\b"
+    r"|\b(?:холодн|тепл|жарк|прохладн|ветрен|мороз|зонт)\w*|\bградус\w*",
+    re.I,
+)
 _FUTURE = re.compile(
     r"\b(?:tomorrow|tonight|next week|this weekend|forecasts?|will it)\b"
     r"|\bday after tomorrow\b|\bin (?:two|three|a few|\d+) days\b"
@@ -63,7 +74,7 @@ _ONLY_CURRENT = re.compile(
 _ONE_CITY = re.compile(
     r"\b(?:one|a|each|single) city\b|\bper city\b|\bcity name\b|\bonce per\b", re.IGNORECASE
 )
-_PLACE_ARGUMENTS = ("city", "location", "place", "town")
+PLACE_ARGUMENTS = ("city", "location", "place", "town")
 
 
 def cities_in(question: str) -> list[str]:
@@ -175,8 +186,16 @@ def _arguments(tool: dict, place: str, city: str, question: str = "") -> dict:
 
 def _is_weather_question(conv: Conversation) -> bool:
     # The person's words, never the context a program wraps around them.
-    first = own_words(conv.first_user_text)
-    return bool(_TOPIC.search(first) or _TOPIC.search(conv.person_text))
+    said = conv.person_text
+    if ASKS_WEATHER.search(said):
+        return True
+    if not ASKS_WEATHER.search(own_words(conv.first_user_text)):
+        return False
+    # An earlier weather question carries over to a follow-up that names a place, a day or a
+    # unit ("And in Tokyo?", "А завтра?", "По Фаренгейту?"), not to other chat ("Hello!",
+    # "Сколько будет 2+2?").
+    unit = re.search(r"\b(?:fahrenheit|celsius|kelvin)\b", in_english(said), re.IGNORECASE)
+    return conv.ends_with_results or bool(cities_in(said) or _FUTURE.search(said) or unit)
 
 
 @scenario(
@@ -202,14 +221,14 @@ def weather(conv: Conversation) -> Reply | None:
     where = _asked_part(question)
     asked = cities_in(where) or cities_in(own_words(conv.first_user_text))
     asked = asked or _persons_city(conv.system)
-    stated = _stated_weather(question)
+    stated = stated_weather(question)
     if stated and where != question and any(c not in in_english(stated) for c in asked):
         stated = ""  # "Paris is 18 C. What's the weather in Tokyo?" asks about another city
     if stated and not conv.ends_with_results and not conv.calls():
         # The person gives the weather ("Paris, 18 C and sunny"): nothing to look up.
         return say(f"You gave the weather yourself, so there is nothing to look up: {stated}")
     name = tool["name"]
-    place = conv.argument_for(name, _PLACE_ARGUMENTS, of_type="string")
+    place = conv.argument_for(name, PLACE_ARGUMENTS, of_type="string")
     if not conv.ends_with_results:
         return _first_turn(conv, tool, place, asked, question, future)
     return _answer(conv, tool, place, asked)
@@ -249,7 +268,7 @@ _TEMPERATURE = re.compile(
 )
 
 
-def _stated_weather(question: str) -> str:
+def stated_weather(question: str) -> str:
     """The sentence in which the person states a city's weather themselves (a known city and a
     temperature with its unit), or ''."""
     for sentence in re.split(r"(?<=[.!?])\s+", question):

@@ -1,0 +1,125 @@
+"""Course machinery (offline course model): what the person says around a weather lookup
+(notebooks 02–03), besides the lookup itself (`weather.py`).
+
+- **Thanks** ("Thanks!", "Спасибо!") is answered with a short "You're welcome!", never a new
+  call: a message that only thanks asks for nothing.
+- **A comparison** ("Which is warmer?", "Где теплее?", "Where is it colder?") after two or more
+  cities were looked up is answered from the tool results already in the conversation: the
+  temperatures are read from them (°F put in °C to compare) and the warmest (or coldest) city
+  is named. A comparison that names a city not looked up yet is the weather scenario's: it
+  calls the tool for that city first.
+- **No weather tool**: a weather question ("Is it cold in Oslo?", "Какая погода в Париже?")
+  in a request that offers no weather tool is answered honestly: the model cannot check the
+  weather and will not guess it. The question names a place or the weather itself ("What is
+  the temperature of the sun?" is not one).
+"""
+
+from __future__ import annotations
+
+import re
+
+from course_helpers.offline.conversation import Conversation, ToolCall
+from course_helpers.offline.policy import Reply, say, scenario
+from course_helpers.offline.scenarios.weather import (
+    ASKS_WEATHER,
+    PLACE_ARGUMENTS,
+    cities_in,
+    is_weather_tool,
+    listed,
+    stated_weather,
+)
+
+_THANKS = re.compile(
+    r"^\W*(?:(?:thanks|thank you|thx|cheers|many thanks)(?: (?:a lot|so much|very much))?"
+    r"|(?:большое\s+)?спасибо(?:\s+большое|\s+огромное)?|благодарю)"
+    r"(?:[\s,]+(?:that's|that is|it's)?\s*(?:great|helpful|perfect)|[\s,]+(?:это\s+)?(?:очень\s+)?"
+    r"(?:помогло|здорово|отлично))?[\s!.)]*$",
+    re.IGNORECASE,
+)
+
+
+@scenario("thanks", "", priority=49)
+def thanks(conv: Conversation) -> Reply | None:
+    if conv.ends_with_results or not _THANKS.match(conv.person_text):
+        return None
+    return say("You're welcome!")
+
+
+_WARMER = re.compile(r"\b(?:warmer|warmest|hotter|hottest)\b|\b(?:теплее|жарче)\b", re.I)
+_COLDER = re.compile(r"\b(?:colder|coldest|cooler|coolest)\b|\b(?:холоднее|прохладнее)\b", re.I)
+_DEGREES = re.compile(r"(-?\d+(?:[.,]\d+)?)\s?°?\s?([CF])\b")
+
+
+def _place(call: ToolCall) -> str | None:
+    return next(
+        (call.input[k] for k in PLACE_ARGUMENTS if isinstance(call.input.get(k), str)), None
+    )
+
+
+def _temperatures(conv: Conversation) -> dict[str, tuple[float, str]]:
+    """City: (°C to compare, the temperature as the tool wrote it), from every answered call
+    to a weather tool, the latest one per city."""
+    found: dict[str, tuple[float, str]] = {}
+    for call in conv.calls():
+        tool = conv.tool(call.name)
+        city = _place(call)
+        if call.result is None or call.is_error or not city or not is_weather_tool(tool or {}):
+            continue
+        degrees = _DEGREES.search(call.result)
+        if degrees:
+            value = float(degrees.group(1).replace(",", "."))
+            celsius = (value - 32) * 5 / 9 if degrees.group(2).upper() == "F" else value
+            found[city] = (celsius, degrees.group(0).replace(" ", ""))
+    return found
+
+
+@scenario("compare_weather", "", priority=49)
+def compare_weather(conv: Conversation) -> Reply | None:
+    asked = conv.person_text
+    warmer = bool(_WARMER.search(asked))
+    if conv.ends_with_results or not (warmer or _COLDER.search(asked)):
+        return None
+    known = _temperatures(conv)
+    if len(known) < 2 or any(c not in known for c in cities_in(asked)):
+        return None  # nothing to compare yet, or a city still to look up
+    ranked = sorted(known, key=lambda c: known[c][0], reverse=warmer)
+    best, others = ranked[0], ranked[1:]
+    same = [c for c in ranked if known[c][0] == known[best][0]]
+    if len(same) > 1:
+        return say(f"It is the same in {listed(same)}: {known[best][1]}.")
+    word = "warmer" if warmer else "colder"
+    return say(
+        f"{best} is {word} than {listed(others)}: {known[best][1]}, against "
+        f"{listed([known[c][1] for c in others])}."
+    )
+
+
+# A question, not a statement ("Paris, 18 C and sunny") nor a task ("Write a poem about rain").
+_QUESTION = re.compile(
+    r"\?\s*$|^\W*(?:what|how|is|will|does|do|should|какая|какой|какое|сколько|холодно|тепло"
+    r"|жарко|идёт|идет|нужен|будет)\b",
+    re.IGNORECASE,
+)
+
+
+# The weather itself, or a place: "Какая погода?", "Is it cold in Oslo?"
+_WEATHER_WORD = re.compile(r"\b(?:weather|forecasts?)\b|\b(?:погод|прогноз)\w*", re.IGNORECASE)
+
+
+@scenario("no_weather_tool", "", priority=950)
+def no_weather_tool(conv: Conversation) -> Reply | None:
+    """After every other scenario: a weather question that no tool of the request can answer."""
+    asked = conv.person_text
+    if conv.ends_with_results or conv.output_schema is not None:
+        return None
+    if not (ASKS_WEATHER.search(asked) and _QUESTION.search(asked)) or stated_weather(asked):
+        return None
+    if not (_WEATHER_WORD.search(asked) or cities_in(asked)):
+        return None  # "What is the temperature of the sun?" asks for no lookup
+    if any(is_weather_tool(t) for t in conv.tools):
+        return None
+    return say(
+        "I have no tool to check the weather in this request, so I cannot tell you what it is "
+        "like. I will not guess; if your program gives me a weather tool, I can ask for it and "
+        "answer from its result."
+    )

@@ -7,6 +7,8 @@ refuses it."""
 from __future__ import annotations
 
 import json
+import re
+import time
 
 import anthropic
 import pytest
@@ -87,6 +89,14 @@ PATTERNS = [
     "^[^\\s@]+@[^\\s@]+\\.[a-z]{2,}$",
     "\\bcat\\b",
     "^(ab)+\\1$",
+    # Lookaheads: a password rule, a word that must not start a name, several rules at once.
+    "^(?=.*[A-Z])(?=.*\\d).{8,}$",
+    "^(?=.*[A-Z])(?=.*\\d).{8}$",
+    "^(?!admin).*$",
+    "^(?!admin)[a-z]{5}$",
+    "(?=.*[a-z])(?=.*[A-Z])(?=.*\\d)(?=.*[!@#]).{12,}",
+    "^(?=.{8,}$)[a-z]+\\d$",
+    "^(?!.*admin)(?=.*\\d)\\w{4,}$",
 ]
 
 # Each kind of value the outside probe found failing its own schema.
@@ -151,9 +161,29 @@ def test_a_pattern_and_lengths_together():
         assert found is not None and low <= len(found) <= high, (pattern, found)
 
 
+@pytest.mark.parametrize("pattern", [p for p in PATTERNS if "(?" in p])
+def test_a_lookahead_pattern_gets_a_string_re_search_accepts(pattern):
+    for low, high in ((0, None), (10, 20)):
+        found = string_matching(pattern, min_length=low, max_length=high)
+        if pattern.endswith(("{8}$", "{5}$")) and low:
+            assert found is None  # a fixed length below ten cannot be ten
+            continue
+        assert found is not None and re.search(pattern, found), (pattern, found)
+        assert low <= len(found) <= (high or len(found))
+
+
+@pytest.mark.parametrize("pattern", ["^(a|a)+b?c$", "^(?=.*\\d)(a+)+$", "^(?=.*[A-Z])(\\w+\\s?)+$"])
+def test_a_repeated_choice_or_a_lookahead_on_a_nested_repeat_does_not_stall(pattern):
+    started = time.monotonic()
+    found = string_matching(pattern, min_length=40)
+    assert time.monotonic() - started < 5
+    assert found is None or re.search(pattern, found)
+
+
 def test_a_pattern_it_cannot_satisfy_gives_none_not_a_wrong_string():
     assert string_matching("(unclosed") is None
     assert string_matching("^.{3}$", min_length=8) is None
+    assert string_matching("^(?=.*[A-Z])[a-z]+$") is None
 
 
 def test_a_stated_value_is_kept_only_if_it_matches():

@@ -15,8 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
+from pydantic import BaseModel, Field
 
 from course_helpers.offline import CourseModelApp
+from course_helpers.offline.described import described
 from course_helpers.offline.patterns import string_matching
 from course_helpers.offline.schemas import conform, example_for
 
@@ -202,6 +204,34 @@ def test_a_stated_email_that_fails_the_pattern_is_replaced(strict_client):
         output_config={"format": {"type": "json_schema", "schema": schema}},
     )
     assert valid(json.loads(message.content[-1].text), schema)
+
+
+class _Order(BaseModel):
+    code: str = Field(pattern=r"^ORD-[0-9]{6}$", description="The order code")
+    note: str = Field(min_length=30, max_length=40)
+    count: int = Field(ge=3, le=7)
+    price: float = Field(gt=10, multiple_of=0.5)
+    tags: list[str] = Field(min_length=2, max_length=3)
+
+
+def test_constraints_the_sdk_moved_into_descriptions_are_kept(strict_client):
+    """`messages.parse` sends `pattern`, lengths and bounds as description text, then checks
+    the answer against the pydantic model: the answer passes that check."""
+    message = strict_client.messages.parse(
+        model=FORCING_MODEL,
+        max_tokens=1024,
+        messages=[{"role": "user", "content": "Make up an order."}],
+        output_format=_Order,
+    )
+    order = message.parsed_output
+    assert re.fullmatch(r"ORD-[0-9]{6}", order.code) and 30 <= len(order.note) <= 40
+    assert 3 <= order.count <= 7 and order.price > 10 and 2 <= len(order.tags) <= 3
+
+
+def test_a_description_without_the_sdk_block_adds_nothing():
+    assert described("Use {pattern: x} style codes.") == {}
+    assert described("{minimum: 3, pattern: ^a, b$}") == {"minimum": 3, "pattern": "^a, b$"}
+    assert described("Code\n\n{pattern: (unclosed, maxLength: 5}") == {"maxLength": 5}
 
 
 # -- W2: the other keywords ------------------------------------------------------------------

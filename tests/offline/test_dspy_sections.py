@@ -19,7 +19,9 @@ from dspy_recorded import (
 )
 
 from course_helpers.offline import CourseModelApp
+from course_helpers.offline.react_sections import listed_tools
 
+CITY = {"city": {"type": "string"}}
 HEADERS = {"x-api-key": "sk-offline", "anthropic-version": "2023-06-01"}
 
 
@@ -83,3 +85,23 @@ def test_the_answer_after_the_steps_uses_their_results():
     answer = sections_of(WEATHER_ANSWER)["answer"]
     assert "Paris" in answer and "Tokyo" in answer and "18 C" in answer
     assert "offline course model" not in answer
+
+
+def _with_tools(body: dict, listed: str) -> dict:
+    """`body` with more tools listed before `finish`, as dspy numbers them."""
+    system = body["system"].replace("(2) finish", f"{listed}\n        (9) finish")
+    return {**body, "system": system}
+
+
+def test_a_react_step_reads_every_listed_tool_and_any_argument_shape():
+    more = (
+        "(2) get_time, whose description is <desc>Local time.\nIn a city.</desc>. It takes "
+        "arguments {'city': {'type': 'string'}}.\n        (3) odd, whose description is "
+        "<desc>Odd.</desc>. It takes arguments {'a': 5, 'b': [1]}."
+    )
+    body = _with_tools(WEATHER_STEP_0, more)
+    tools = {t["name"]: t["input_schema"]["properties"] for t in listed_tools(body["system"])}
+    assert tools == {"get_weather": CITY, "get_time": CITY, "odd": {"a": 5, "b": [1]}}
+    got = sections_of(body)
+    assert got["next_tool_name"] == "get_weather"
+    assert json.loads(got["next_tool_args"]) == {"city": "Paris"}

@@ -25,9 +25,9 @@ from course_helpers.offline.policy import Reply
 from course_helpers.offline.schemas import conform
 
 _TOOL = re.compile(
-    r"^\s*\(\d+\) (\w+), whose description is <desc>(.*?)</desc>\. "
-    r"It takes arguments (\{.*\})\.?\s*$",
-    re.MULTILINE | re.DOTALL,
+    r"^[ \t]*\(\d+\) (\w+), whose description is <desc>((?:.|\n)*?)</desc>\. "
+    r"It takes arguments (\{.*\})\.?[ \t]*$",  # the arguments' dict is written on one line
+    re.MULTILINE,
 )
 _SECTION = re.compile(r"\[\[ ## (\w+) ## \]\]\n?(.*?)(?=\n*\[\[ ## \w+ ## \]\]|\Z)", re.DOTALL)
 _STEP = re.compile(r"(thought|tool_name|tool_args|observation)_(\d+)")
@@ -43,7 +43,7 @@ def listed_tools(system: str) -> list[dict]:
         name, description, arguments = found.groups()
         try:
             properties = ast.literal_eval(arguments)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             properties = {}
         if name == FINISH or not isinstance(properties, dict):
             continue
@@ -107,7 +107,7 @@ def next_step(conv: Conversation, choose: Callable[[Conversation], Reply]) -> di
     if inner is None:
         return None
     made = [(c.name, json.dumps(c.input, sort_keys=True)) for c in inner.calls()]
-    offered = {t["name"]: t["input_schema"] for t in tools}
+    offered = {t["name"]: t["input_schema"] for t in inner.tools}  # tidied: any shape reads
     # ReAct makes one call a step: the calls the request needed at the start that are still
     # to make come first, then whatever the results so far call for.
     first = Conversation({**inner.body, "messages": inner.messages[:1]})

@@ -31,6 +31,8 @@ pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:Depre
 
 SDK_MODELS = list(typing.get_args(typing.get_args(Model)[0]))
 MODELS = list(CATALOGUE)
+# `GET /v1/models` lists by `created_at`, newest first (same day: the catalogue's order).
+NEWEST_FIRST = sorted(MODELS, key=lambda i: CATALOGUE[i].released, reverse=True)
 WEATHER = GET_WEATHER
 FORCED = [{"type": "any"}, {"type": "tool", "name": "get_weather"}]
 THINKING = {
@@ -559,7 +561,11 @@ def test_strict_tools_get_inputs_valid_against_their_schema(client, model):
 
 def test_models_list_and_retrieve_parse_strictly(client):
     listed = list(client.models.list())
-    assert [m.id for m in listed] == MODELS  # every page, newest first
+    assert sorted(m.id for m in listed) == sorted(MODELS)  # every page
+    released = [m.created_at for m in listed]
+    assert released == sorted(released, reverse=True)  # newest first, as the API lists them
+    assert [m.id for m in listed] == NEWEST_FIRST
+    assert listed[0].id == "claude-haiku-5-5"  # released 2026-10-07, listed 3rd by the SDK
     for info in listed:
         spec = CATALOGUE[info.id]
         assert info.max_input_tokens == spec.context_window
@@ -576,12 +582,12 @@ def test_models_list_and_retrieve_parse_strictly(client):
 
 def test_models_pages(client):
     first = client.models.list(limit=5)
-    assert [m.id for m in first.data] == MODELS[:5]
-    assert first.has_more and first.last_id == MODELS[4]
+    assert [m.id for m in first.data] == NEWEST_FIRST[:5]
+    assert first.has_more and first.last_id == NEWEST_FIRST[4]
     second = first.get_next_page()
-    assert [m.id for m in second.data] == MODELS[5:10]
-    before = client.models.list(before_id=MODELS[5], limit=2)
-    assert [m.id for m in before.data] == MODELS[3:5]
+    assert [m.id for m in second.data] == NEWEST_FIRST[5:10]
+    before = client.models.list(before_id=NEWEST_FIRST[5], limit=2)
+    assert [m.id for m in before.data] == NEWEST_FIRST[3:5]
     deprecated = client.models.list(lifecycle=["deprecated"])
     assert {m.id for m in deprecated.data} == {m for m, s in CATALOGUE.items() if s.end_of_life}
 

@@ -7,14 +7,18 @@ refuses it."""
 from __future__ import annotations
 
 import json
+import re
+import time
 
 import anthropic
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
+from pydantic import BaseModel, Field
 
 from course_helpers.offline import CourseModelApp
+from course_helpers.offline.described import described
 from course_helpers.offline.patterns import string_matching
 from course_helpers.offline.schemas import conform, example_for
 
@@ -87,6 +91,14 @@ PATTERNS = [
     "^[^\\s@]+@[^\\s@]+\\.[a-z]{2,}$",
     "\\bcat\\b",
     "^(ab)+\\1$",
+    # Lookaheads: a password rule, a word that must not start a name, several rules at once.
+    "^(?=.*[A-Z])(?=.*\\d).{8,}$",
+    "^(?=.*[A-Z])(?=.*\\d).{8}$",
+    "^(?!admin).*$",
+    "^(?!admin)[a-z]{5}$",
+    "(?=.*[a-z])(?=.*[A-Z])(?=.*\\d)(?=.*[!@#]).{12,}",
+    "^(?=.{8,}$)[a-z]+\\d$",
+    "^(?!.*admin)(?=.*\\d)\\w{4,}$",
 ]
 
 # Each kind of value the outside probe found failing its own schema.
@@ -151,9 +163,29 @@ def test_a_pattern_and_lengths_together():
         assert found is not None and low <= len(found) <= high, (pattern, found)
 
 
+@pytest.mark.parametrize("pattern", [p for p in PATTERNS if "(?" in p])
+def test_a_lookahead_pattern_gets_a_string_re_search_accepts(pattern):
+    for low, high in ((0, None), (10, 20)):
+        found = string_matching(pattern, min_length=low, max_length=high)
+        if pattern.endswith(("{8}$", "{5}$")) and low:
+            assert found is None  # a fixed length below ten cannot be ten
+            continue
+        assert found is not None and re.search(pattern, found), (pattern, found)
+        assert low <= len(found) <= (high or len(found))
+
+
+@pytest.mark.parametrize("pattern", ["^(a|a)+b?c$", "^(?=.*\\d)(a+)+$", "^(?=.*[A-Z])(\\w+\\s?)+$"])
+def test_a_repeated_choice_or_a_lookahead_on_a_nested_repeat_does_not_stall(pattern):
+    started = time.monotonic()
+    found = string_matching(pattern, min_length=40)
+    assert time.monotonic() - started < 5
+    assert found is None or re.search(pattern, found)
+
+
 def test_a_pattern_it_cannot_satisfy_gives_none_not_a_wrong_string():
     assert string_matching("(unclosed") is None
     assert string_matching("^.{3}$", min_length=8) is None
+    assert string_matching("^(?=.*[A-Z])[a-z]+$") is None
 
 
 def test_a_stated_value_is_kept_only_if_it_matches():
@@ -172,6 +204,34 @@ def test_a_stated_email_that_fails_the_pattern_is_replaced(strict_client):
         output_config={"format": {"type": "json_schema", "schema": schema}},
     )
     assert valid(json.loads(message.content[-1].text), schema)
+
+
+class _Order(BaseModel):
+    code: str = Field(pattern=r"^ORD-[0-9]{6}$", description="The order code")
+    note: str = Field(min_length=30, max_length=40)
+    count: int = Field(ge=3, le=7)
+    price: float = Field(gt=10, multiple_of=0.5)
+    tags: list[str] = Field(min_length=2, max_length=3)
+
+
+def test_constraints_the_sdk_moved_into_descriptions_are_kept(strict_client):
+    """`messages.parse` sends `pattern`, lengths and bounds as description text, then checks
+    the answer against the pydantic model: the answer passes that check."""
+    message = strict_client.messages.parse(
+        model=FORCING_MODEL,
+        max_tokens=1024,
+        messages=[{"role": "user", "content": "Make up an order."}],
+        output_format=_Order,
+    )
+    order = message.parsed_output
+    assert re.fullmatch(r"ORD-[0-9]{6}", order.code) and 30 <= len(order.note) <= 40
+    assert 3 <= order.count <= 7 and order.price > 10 and 2 <= len(order.tags) <= 3
+
+
+def test_a_description_without_the_sdk_block_adds_nothing():
+    assert described("Use {pattern: x} style codes.") == {}
+    assert described("{minimum: 3, pattern: ^a, b$}") == {"minimum": 3, "pattern": "^a, b$"}
+    assert described("Code\n\n{pattern: (unclosed, maxLength: 5}") == {"maxLength": 5}
 
 
 # -- W2: the other keywords ------------------------------------------------------------------

@@ -386,7 +386,8 @@ def test_chunked_body_above_the_limit_gets_413(served, kit):
 def test_models_endpoints_over_http(served, kit):
     client = sdk_client(served)
     listed = [model.id for model in client.models.list()]
-    assert listed[:3] == ["claude-fable-5-2", "claude-mythos-5-2", "claude-haiku-5-5"]
+    # Newest first by created_at: haiku 5.5 (2026-10-07), sonnet 5.5, opus 5.5.
+    assert listed[:3] == ["claude-haiku-5-5", "claude-sonnet-5-5", "claude-opus-5-5"]
     assert kit.MODEL in listed and len(listed) == len(set(listed))
     info = client.models.retrieve(kit.MODEL)
     assert info.id == kit.MODEL and info.max_input_tokens == 1_000_000

@@ -101,7 +101,7 @@ class CourseModel:
         if self.variant:
             reply = _vary(conv, reply)
         reply = answer_through_output_tool(conv, reply)
-        reply = answer_in_sections(conv, reply)
+        reply = answer_in_sections(conv, reply, self._choose)
         reply = answer_in_prompted_json(conv, reply)
         reply = _structured(conv, reply)
         if prefill is not None:

@@ -308,6 +308,9 @@ def models_page(
     """
     wanted = lifecycles or {"active", "deprecated"}
     ids = [i for i, spec in CATALOGUE.items() if lifecycle(spec) in wanted]
+    # Newest first by `created_at`, as the API lists them (the catalogue follows the SDK's
+    # order); a model released the same day, or of unknown date, keeps the catalogue's order.
+    ids.sort(key=lambda i: CATALOGUE[i].released, reverse=True)
     if after_id is not None:
         start = ids.index(after_id) + 1 if after_id in ids else len(ids)
         chosen = ids[start : start + limit]

@@ -4,8 +4,11 @@ A schema's `pattern` is a regular expression that must match somewhere in the st
 anchored unless it says `^`/`$`). The course model reads it with Python's own regex parser
 (`re._parser`) and writes a string from the parse: literals, character classes and ranges, the
 categories `\\d \\w \\s`, `.`, repeats, groups and backreferences, alternation and anchors.
-Lookarounds are not solved; every answer is checked with `re.search`, and a pattern it cannot
-satisfy gives `None`, never a string that fails it.
+A lookahead `(?=X)` is met by writing a string for X where it stands: either before what follows
+it, or over the start of it (`^(?=.*[A-Z])(?=.*\\d).{8}$` gives "A0aaaaaa"); a negative lookahead
+and a lookbehind write nothing, and other characters and branches are tried when they fail.
+Every answer is checked with `re.search`, and a pattern it cannot satisfy gives `None`, never a
+string that fails it.
 
     string_matching("^[A-Z]{3}-[0-9]{4}$")           # "AAA-0000"
     string_matching("^[a-z]+$", min_length=5)        # "aaaaa"
@@ -51,15 +54,19 @@ def string_matching(
     low = max(min_length, 0)
     # A repeat inside a repeat ("^(a+)+$") makes a string that does not match take exponential
     # time to reject: such a pattern is only checked on what the writer wrote for it (never
-    # padded), and the first miss ends the search rather than stalling the server.
+    # padded), and the first miss (one for each way of meeting a lookahead) ends the search
+    # rather than stalling the server.
     nested = _has_nested_repeat(parsed)
     # How many times past its minimum each repeat runs: every count up to the length asked
     # for (an anchored pattern cannot be padded), then a few larger ones.
     stretches = sorted({*range(min(low, 80) + 1), 1, 2, 4, 8, 16, 64, low})
+    # Ways to meet a lookahead: ignore it, write its text before what follows, or over it.
+    ways = _WAYS if _has_lookahead(parsed) else _WAYS[:1]
+    misses = 0
     for stretch in stretches:
-        for pick in (variant, variant + 1, variant + 2):
+        for pick, way in ((p, w) for p in (variant, variant + 1, variant + 2) for w in ways):
             try:
-                text = _Writer(stretch, pick).write(parsed)
+                text = _Writer(stretch, pick, way).write(parsed)
             except (_Unsolved, RecursionError):
                 continue
             if nested:
@@ -69,7 +76,10 @@ def string_matching(
                     return None
                 if compiled.search(text):
                     return text
-                return None
+                misses += 1
+                if misses >= len(ways):  # one try for each way of meeting a lookahead
+                    return None
+                continue
             for padded in _padded(text, min_length):
                 if len(padded) <= high and compiled.search(padded):
                     return padded
@@ -77,13 +87,33 @@ def string_matching(
 
 
 _NESTED_CHECKED = 4_000  # characters: a match of a nested repeat is quick; a miss is not
-_REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", sre.MAX_REPEAT))
+_WAYS = ("skip", "before", "over")
+
+
+def _has_lookahead(parsed) -> bool:
+    """Whether the pattern holds a positive lookahead `(?=...)` anywhere."""
+    for op, value in parsed:
+        if op is sre.ASSERT and value[0] == 1:
+            return True
+        inner = []
+        if op in _REPEATS:
+            inner = [value[2]]
+        elif op is sre.SUBPATTERN:
+            inner = [value[-1]]
+        elif op is sre.BRANCH:
+            inner = value[1]
+        elif op in (sre.ASSERT, sre.ASSERT_NOT):
+            inner = [value[1]]
+        if any(_has_lookahead(part) for part in inner):
+            return True
+    return False
 
 
 def _has_nested_repeat(parsed, inside: bool = False) -> bool:
-    """Whether a repeat holds another repeat, directly or through groups and branches."""
+    """Whether a repeat holds another repeat or a choice of branches ("^(a|a)+$" backtracks
+    as badly), directly or through groups."""
     for op, value in parsed:
-        if op in _REPEATS:
+        if op in _REPEATS or (op == sre.BRANCH and inside):
             if inside:
                 return True
             if _has_nested_repeat(value[2], True):
@@ -109,13 +139,29 @@ def _padded(text: str, low: int) -> list[str]:
 
 
 class _Writer:
-    def __init__(self, stretch: int, pick: int) -> None:
-        self.stretch, self.pick = stretch, pick
+    def __init__(self, stretch: int, pick: int, way: str = "skip") -> None:
+        self.stretch, self.pick, self.way = stretch, pick, way
         self.groups: dict[int, str] = {}
         self.size = 0
 
     def write(self, items: object) -> str:
-        return "".join(self._item(op, arg) for op, arg in items)  # type: ignore[attr-defined]
+        items = list(items)  # type: ignore[call-overload]
+        for place, (op, arg) in enumerate(items):
+            if op is sre.ASSERT and arg[0] == 1 and self.way != "skip":
+                head = "".join(self._item(op, arg) for op, arg in items[:place])
+                # The lookaheads that stand together all look from here: their texts go
+                # one after another, then what follows them.
+                ahead, rest = [], place
+                while rest < len(items) and items[rest][0] in (sre.ASSERT, sre.ASSERT_NOT):
+                    op, arg = items[rest]
+                    if op is sre.ASSERT and arg[0] == 1:
+                        ahead.append(self.write(arg[1]))
+                    rest += 1
+                looked, tail = "".join(ahead), self.write(items[rest:])
+                if self.way == "over":
+                    return head + looked + tail[len(looked) :]
+                return head + looked + tail
+        return "".join(self._item(op, arg) for op, arg in items)
 
     def _item(self, op: object, arg: object) -> str:
         text = self._one(op, arg)

@@ -7,9 +7,10 @@ a `json_schema`: the output is always valid. The course model does the same in t
 rest; `example_for(schema)` builds a value from nothing. Both write values for the keywords of
 JSON Schema draft 2020-12 (types, enum/const, properties/required and the other object
 keywords, array counts, `uniqueItems`, `contains`, string lengths, `pattern` (`patterns.py`) and
-formats, number bounds, anyOf/oneOf/allOf/not, if/then/else, `$ref`), and check every value
-they give with `jsonschema` (formats asserted): a value that fails is replaced by another, and
-only a schema no value can meet (or one jsonschema cannot read) gets a best effort.
+formats, number bounds, anyOf/oneOf/allOf/not, if/then/else, `$ref`, and the keywords the SDK
+moved into a description (`described.py`)), and check every value they give with `jsonschema`
+(formats asserted): a value that fails is replaced by another, and only a schema no value can
+meet (or one jsonschema cannot read) gets a best effort.
 
 A value too big for any reply (`minLength: 10000000`) is written to just past what the largest
 `max_tokens` allows, so the engine cuts it with `stop_reason: "max_tokens"` (its block
@@ -25,6 +26,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from course_helpers.offline.described import with_described
 from course_helpers.offline.patterns import string_matching
 from course_helpers.offline.schema_parts import (
     FORMATS,
@@ -105,6 +107,7 @@ class _Maker:
     def valid(self, value: Any, schema: Any) -> bool | None:
         if self.validator is None or not isinstance(schema, dict | bool):
             return None
+        schema = with_described(schema)  # what the SDK moved into the description holds too
         try:
             return bool(self.validator.evolve(schema=schema).is_valid(value))
         except Exception:  # noqa: BLE001 - unreadable ($ref to nowhere, bad regex, too deep)
@@ -168,7 +171,7 @@ class _Maker:
         ref = schema.get("$ref")
         if isinstance(ref, str):
             refs = (*refs, ref)
-        opened = _resolve(schema, self.root)
+        opened = with_described(_resolve(schema, self.root))
         return (opened if isinstance(opened, dict) else {}), refs
 
     def _typed(self, kind: str, schema: dict, name: str, depth: int, refs: tuple) -> Iterator:

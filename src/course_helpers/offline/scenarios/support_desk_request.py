@@ -27,17 +27,21 @@ from course_helpers.offline.conversation import Conversation, blocks_of
 from course_helpers.offline.scenarios.instructions import tool_orders
 
 _PAREN = r"(?:\s*\([^)\n]{0,30}\))?"
+_BOLD = r"(?:\*\*|__)?"
+# A heading line: "Facts:", "**Facts:**", "## Facts" (its colon optional), "<facts>" (closed by
+# "</facts>"), "Here are the facts:".
 _HEADING = re.compile(
-    r"^[ \t]*(?:"
+    rf"^[ \t]*(?:(?P<tag><)|(?P<hash>\#{{1,6}}[ \t]*))?{_BOLD}(?:here (?:are|is) )?(?:"
     rf"(?P<ticket>(?:the |a |new )?(?:customer(?:'s)? |support |incoming )?(?:ticket|message)"
     rf"(?: from the customer)?{_PAREN}|(?:the )?customer(?: wrote| says| asks)?)"
     rf"|(?P<facts>(?:(?:the|known|order|looked[- ]up|relevant|customer) )*facts{_PAREN}"
     rf"|order (?:data|records?|details){_PAREN})"
     rf"|(?P<draft>(?:the )?draft(?: reply| answer)?{_PAREN})"
     rf"|(?P<answers>(?:the )?(?:workers?'?|colleagues'?) answers{_PAREN})"
-    r")[ \t]*:[ \t]*",
+    rf"){_BOLD}[ \t]*(?(tag)>|(?(hash)(?::{_BOLD}|(?=\r?\n|$))|:{_BOLD}))[ \t]*",
     re.IGNORECASE | re.MULTILINE,
 )
+_CLOSING_TAG = re.compile(r"</[A-Za-z][\w '-]{0,40}>")
 _FACT_KEYS = {
     *("orders", "order", "refunds", "refused", "customer", "customer_not_found"),
     *("articles", "not_found", "searched_orders"),
@@ -118,7 +122,8 @@ def parts_of(text: str, source: str, turn: int, owned: set[str] = frozenset()) -
             pieces += [(kind, json.dumps(found[0])), ("", found[1])]
         else:
             pieces.append((kind, body))
-    pieces = [(k, b.strip()) for k, b in pieces if b.strip()]
+    pieces = [(k, b.strip()) for k, b in ((k, _CLOSING_TAG.sub("", b)) for k, b in pieces)]
+    pieces = [(k, b) for k, b in pieces if b]
     return [Part(k, b, source, len(pieces) == 1, turn) for k, b in pieces]
 
 
@@ -160,17 +165,31 @@ def facts_given(conv: Conversation) -> list[dict]:
         facts = as_facts(parsed[0]) if parsed else None
         found += [facts] if facts is not None else []
     for part in (p for p in parts if p.kind == "" and p.source == "system"):
-        found += [f for f in json_in(part.body) if f is not None]
+        found += json_in(part.body)
     return found
 
 
-def json_in(text: str) -> list[dict | None]:
-    """The facts JSON that starts a line of an unheaded text (instructions with facts below)."""
-    found = []
-    for start in re.finditer(r"^[ \t]*[{\[]", text, re.MULTILINE):
-        parsed = leading_json(text[start.start() :])
-        found.append(as_facts(parsed[0]) if parsed else None)
-    return found
+def json_in(text: str) -> list[dict]:
+    """The facts JSON anywhere in an unheaded text of the program's (instructions with facts
+    below them, or inline: "Order facts: {...}.")."""
+    return [facts for _, _, facts in _facts_spans(text)]
+
+
+def _facts_spans(text: str) -> list[tuple[int, int, dict]]:
+    """Where each JSON value of facts in a text starts and ends, with its facts (JSON inside
+    another JSON value is part of it)."""
+    spans, start = [], 0
+    while (found := re.search(r"[{\[]", text[start:])) is not None:
+        begin = start + found.start()
+        try:
+            value, end = json.JSONDecoder().raw_decode(text, begin)
+        except ValueError:
+            start = begin + 1
+            continue
+        facts = as_facts(value)
+        spans += [(begin, end, facts)] if facts is not None else []
+        start = end
+    return spans
 
 
 def instructions_of(conv: Conversation) -> str:
@@ -182,10 +201,8 @@ def instructions_of(conv: Conversation) -> str:
 
 
 def _without_json(text: str) -> str:
-    for start in reversed(list(re.finditer(r"^[ \t]*[{\[]", text, re.MULTILINE))):
-        parsed = leading_json(text[start.start() :])
-        if parsed and as_facts(parsed[0]) is not None:
-            text = text[: start.start()] + parsed[1]
+    for begin, end, _ in reversed(_facts_spans(text)):
+        text = text[:begin] + text[end:]
     return text
 
 

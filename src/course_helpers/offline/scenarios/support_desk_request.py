@@ -223,11 +223,22 @@ def ticket_text(conv: Conversation, asks: object) -> str:
 # -- which offered tool does which of the desk's operations --------------------------------------
 
 ORDER, CUSTOMER, HELP, REFUND = "order", "customer", "help", "refund"
+# The words for each operation, synonyms too (a purchase, shipment or parcel is an order; money
+# back is a refund), one list for every caller.
 _OPERATION_WORDS = {
-    ORDER: {"order", "orders"},
-    CUSTOMER: {"customer", "customers", "email", "account", "client"},
-    HELP: {"kb", "help", "centre", "center", "knowledge", "article", "articles", "faq", "policy"},
-    REFUND: {"refund", "refunds", "reimburse", "repay"},
+    ORDER: {
+        *("order", "orders", "purchase", "purchases", "shipment", "shipments", "parcel"),
+        *("parcels", "package", "packages", "delivery", "deliveries", "tracking", "track"),
+    },
+    CUSTOMER: {"customer", "customers", "email", "account", "client", "buyer", "shopper"},
+    HELP: {
+        *("kb", "help", "centre", "center", "knowledge", "article", "articles", "faq", "policy"),
+        *("guide", "guides", "docs", "documentation", "handbook", "manual", "policies"),
+    },
+    REFUND: {
+        *("refund", "refunds", "refunded", "refunding", "reimburse", "reimbursement", "repay"),
+        *("repayment", "money", "chargeback", "compensate", "compensation"),
+    },
 }
 # Lookups only read: a tool whose name or description changes something is not one.
 _CHANGES = {"cancel", "delete", "remove", "update", "change", "edit", "create", "send", "place"}
@@ -266,7 +277,8 @@ def _takes_an_order(tool: dict) -> bool:
     if not isinstance(properties, dict):
         return True  # nothing said about its input
     names = properties
-    return any(re.search(r"order|(?:^|_)id$", str(key), re.IGNORECASE) for key in names)
+    named = r"order|purchase|shipment|parcel|package|(?:^|_)(?:id|number|ref|reference)$"
+    return any(re.search(named, str(key), re.IGNORECASE) for key in names)
 
 
 def desk_tool(conv: Conversation, operation: str) -> str | None:

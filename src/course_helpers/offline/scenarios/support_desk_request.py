@@ -240,6 +240,8 @@ _OPERATION_WORDS = {
         *("repayment", "money", "chargeback", "compensate", "compensation"),
     },
 }
+# A tool that reads a record kept about an order (a carrier's log) does not look the order up.
+_RECORDS = {"log", "logs", "logbook"}
 # Lookups only read: a tool whose name or description changes something is not one.
 _CHANGES = {"cancel", "delete", "remove", "update", "change", "edit", "create", "send", "place"}
 
@@ -264,6 +266,8 @@ def operation_of(tool: dict) -> str | None:
         return None
     if tops[0] != REFUND and (name | described) & _CHANGES:
         return None
+    if tops[0] == ORDER and (name | described) & _RECORDS:
+        return None  # "The carrier's delivery log of one shipment" is a log, not the order
     if tops[0] == ORDER and not _takes_an_order(tool):
         return None  # "The order ids shipped in a week" lists orders; it looks none up
     return tops[0]

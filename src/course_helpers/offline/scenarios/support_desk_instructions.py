@@ -213,20 +213,32 @@ def role_scope(system: str) -> set[str] | None:
     roles = [role] if role else []
     roles += [s for s in sentences if ADDRESSED.match(s) and not _PROCEDURE.match(s)]
     widen = [s for s in sentences if re.search(r"\balso\b|\bas well\b", s)]
-    roles += [
-        s
+    named = [role_words(s) for s in roles]
+    named += [
+        role_words(s, abilities=True)
         for s in widen
-        if not negated(words_of(s)[:1]) and not re.search(r"\bnot\b|n't\b|\bnever\b", s)
+        if s not in roles
+        and not negated(words_of(s)[:1])
+        and not re.search(r"\bnot\b|n't\b|\bnever\b", s)
     ]
-    roles = [role_words(s) for s in roles]
-    kinds = [kinds for kinds, words in _ROLE_KINDS if any(words.search(s) for s in roles)]
+    kinds = [kinds for kinds, words in _ROLE_KINDS if any(words.search(s) for s in named)]
     return set().union(*kinds) if kinds else None
 
 
-def role_words(sentence: str) -> str:
-    """A role sentence without its clauses that ask to read the refund policy."""
-    clauses = re.split(r"[;,:]\s*|\s(?:and |but )?(?:before|after|when) ", sentence)
-    return " ".join(c for c in clauses if c and not says_to_read(c))
+# A clause that says what the model is able to do ("you can refund orders") names no limit;
+# "you can only refund orders" does.
+_ABILITY = re.compile(r"^(?:you |and )*(?:can|could|may|are able to|are allowed to)\b(?!.*\bonly\b)")
+
+
+def role_words(sentence: str, abilities: bool = False) -> str:
+    """A role sentence without its clauses that ask to read the refund policy or (unless
+    `abilities`: a sentence that adds to a role, "You can also tell them ...") only say what the
+    model is able to do ("You handle tickets and you can refund orders": every ticket)."""
+    clauses = re.split(
+        r"[;,:]\s*|\s(?:and |but )?(?:before|after|when) |\s(?:and|but) (?=you\b)", sentence
+    )
+    kept = [c for c in clauses if c and not says_to_read(c)]
+    return " ".join(c for c in kept if abilities or not _ABILITY.match(c))
 
 
 def sign_off(system: str) -> str:

@@ -80,7 +80,10 @@ PLACES = {
         DRAFT_SYSTEM,
         _user(f"<ticket>\n{TICKET}\n</ticket>\n<facts>\n{FACTS}\n</facts>"),
     ),
-    "a markdown heading": (DRAFT_SYSTEM, _user(_blocks(f"Ticket:\n{TICKET}", f"## Facts\n{FACTS}"))),
+    "a markdown heading": (
+        DRAFT_SYSTEM,
+        _user(_blocks(f"Ticket:\n{TICKET}", f"## Facts\n{FACTS}")),
+    ),
     "markdown headings in one string": (
         DRAFT_SYSTEM,
         _user(f"## Ticket\n{TICKET}\n\n## Facts\n{FACTS}"),

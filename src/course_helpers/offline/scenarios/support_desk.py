@@ -148,7 +148,9 @@ def nothing_to_say(requests: list[dict]) -> str:
     if not named:
         return NOTHING_TO_SAY
     orders = f"order {named[0]}" if len(named) == 1 else f"orders {', '.join(named)}"
-    return f"I am not sure yet what you need from us about {orders}. Could you tell me a little more?"
+    return (
+        f"I am not sure yet what you need from us about {orders}. Could you tell me a little more?"
+    )
 
 
 # -- rule 1: fill in a form ---------------------------------------------------------------------

@@ -8,9 +8,11 @@ are in `support_desk`; this module registers no scenario.
 **Parts.** Every text the program sends (the system prompt, each text block of each user
 message) is cut at heading lines into parts: a ticket ("Ticket:", "Customer ticket:", "Customer
 wrote:", ...), facts ("Facts (JSON):", "Facts:", "Order facts:", ...), a draft ("Draft reply:")
-and worker answers ("Worker answers (JSON):"). JSON of order facts (an object with `orders`,
+and worker answers ("Worker answers (JSON):"), each also as "## Facts", "**Facts:**",
+"<facts>...</facts>" or "Here are the facts:". JSON of order facts (an object with `orders`,
 `refunds`, `customer`, ..., an order record, a list of them) is facts by its content, heading or
-none. What a person typed is never cut: a user text that neither starts with a heading nor marks
+none. In the system prompt's own words, facts JSON counts wherever it sits ("Order facts: {...}.").
+What a person typed is never cut: a user text that neither starts with a heading nor marks
 the ticket with one is one part, the person's words, whatever headings they type (a customer who
 types "Facts (JSON):" writes part of the ticket). A part that is a text of its own is the
 program's; when the request has one of a kind, it is believed before one found inside another

@@ -844,7 +844,10 @@ def test_a_facts_block_a_customer_types_is_not_believed(approach):
     assert claimed == [r["order_id"] for r in desk.refunds][: len(claimed)]
 
 
-def test_facts_count_only_in_their_own_block_after_the_ticket():
+def test_facts_typed_in_the_ticket_are_not_believed_but_the_programs_facts_are():
+    """Facts JSON the customer types inside the ticket (the whole ticket as one text, or the
+    ticket block of the program's request) gives no refund; the facts the program sends in its
+    own block are read."""
     ticket = "Where is order #A1001?" + FORGED
     typed = _said(_ask(DRAFT_SYSTEM, ticket))  # the whole ticket as one text, as the agent gets it
     inside = _said(_ask(DRAFT_SYSTEM, facts_message(ticket, {"orders": []})))

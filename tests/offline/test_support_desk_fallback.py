@@ -41,3 +41,12 @@ def test_a_writer_with_nothing_to_say_asks_and_promises_no_colleague():
 def test_no_writer_promises_a_hand_over(approach):
     attempt = APPROACHES[approach](_client(), Desk(), TICKET)
     assert "who will reply soon" not in attempt.reply, attempt.reply
+
+
+@pytest.mark.parametrize("approach", ["chain", "agent"])
+def test_the_fallback_never_asks_for_the_order_number_the_ticket_gives(approach):
+    """The writer asks what the customer needs about the order the ticket names (the router and
+    the orchestrator pass this ticket to a person in code)."""
+    attempt = APPROACHES[approach](_client(), Desk(), TICKET)
+    assert "order number" not in attempt.reply and "A1234" not in attempt.reply, attempt.reply
+    assert "A1001" in attempt.reply and "?" in attempt.reply, attempt.reply

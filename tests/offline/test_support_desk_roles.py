@@ -183,3 +183,27 @@ def test_a_merge_whose_prompt_names_no_shop_merges_answers_the_shops_workers_sig
     monkeypatch.setattr(orchestrator_module, "MERGE_SYSTEM", system)
     merged = _replies("orchestrator")["U5 two requests"][0]
     assert merged == shipped.replace("Kettle & Co support", "the support team")
+
+
+# -- a role that names what the model can do forbids nothing else -------------------------------
+
+
+@pytest.mark.parametrize(
+    "system",
+    [
+        "You handle customer tickets and you can refund orders.",
+        "You handle customer tickets, and you can also refund orders.",
+        "You can refund orders.",
+    ],
+)
+def test_a_role_that_names_one_thing_it_can_do_does_not_narrow_the_agent(system, monkeypatch):
+    assert role_scope(system) is None
+    monkeypatch.setattr(agent_module, "AGENT_SYSTEM", system)
+    attempt = run_support_agent(_client(), Desk(), CASE["P1"].ticket)  # where is A1001?
+    assert "TRK-4471" in attempt.reply, attempt.reply
+
+
+def test_a_role_that_says_it_can_only_refund_still_narrows():
+    assert role_scope("You can only refund orders.") == {"refund"}
+    added = "You handle refunds. You can also tell them where their orders are."
+    assert role_scope(added) == {"refund", "shipping"}

@@ -50,6 +50,29 @@ def test_the_agent_with_renamed_tools_does_the_same_work(renames, monkeypatch):
     assert _outcomes() == shipped
 
 
+# The desk's tools named and described in other words (synonyms of order and refund).
+REWORDED = {
+    "look_up_order": ("get_shipment_status", "Look up where a customer's purchase is."),
+    "look_up_customer": ("find_buyer", "Find a shopper by their email address."),
+    "search_kb": ("search_guides", "Search the shop's guides and policies."),
+    "refund": ("give_money_back", "Return a customer's money for an order."),
+}
+
+
+def test_the_agent_with_tools_in_other_words_does_the_same_work(monkeypatch):
+    shipped = _outcomes()
+    original = Desk.tools
+
+    def reworded(self):
+        return [
+            dataclasses.replace(t, name=REWORDED[t.name][0], description=REWORDED[t.name][1])
+            for t in original(self)
+        ]
+
+    monkeypatch.setattr(Desk, "tools", reworded)
+    assert _outcomes() == shipped
+
+
 def test_a_tool_is_judged_by_its_name_and_its_description():
     from course_helpers.offline.scenarios.support_desk_request import operation_of
 

@@ -63,6 +63,32 @@ NOT_TOLD = [
 ]
 
 
+TOLD_RU = [
+    "Прежде чем оформлять возврат, прочитай правила возврата.",
+    "Сначала посмотри, что говорит справочный центр о возвратах.",
+    "Перед возвратом денег ознакомься с политикой возврата в справочном центре.",
+]
+NOT_TOLD_RU = [
+    "Не читай правила возврата.",
+    "Возвраты оформляет справочный центр.",
+    "Клиент написал: «прочитайте правила возврата перед возвратом». Возвращай, что разрешено.",
+]
+
+
+@pytest.mark.parametrize(
+    ("wording", "told"), [*((w, True) for w in TOLD_RU), *((w, False) for w in NOT_TOLD_RU)]
+)
+def test_the_refund_policy_instruction_counts_in_russian_too(wording, told, monkeypatch):
+    assert told_to_follow_refund_policy(wording) is told
+    monkeypatch.setattr(
+        agent_module, "AGENT_SYSTEM", AGENT_SYSTEM.replace(POLICY_SENTENCE, wording + " ")
+    )
+    desk = Desk()
+    run_support_agent(_client(), desk, CASE["U3"].ticket)
+    assert (desk.refused == []) is told
+    assert [r["order_id"] for r in desk.refunds] == ["A1004"]
+
+
 @pytest.mark.parametrize("wording", TOLD)
 def test_an_instruction_to_consult_the_refund_policy_counts_in_other_words(wording):
     assert told_to_follow_refund_policy(wording)

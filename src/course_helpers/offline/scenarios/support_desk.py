@@ -74,7 +74,7 @@ applies:
    words with it; no account for
    the email, or the item not found among the customer's orders; else, when the request names
    no order, a request for the order number. Nothing to say: a question to the customer (what
-   they need, and the order number), never a promise that a colleague will reply.
+   they need, and the order number unless the ticket gives it), never a promise that a colleague will reply.
    Which requests are answered is the writer's role, read from the whole of its instructions
    (`role_scope`): a sentence that asks to answer everything ("Answer every question the
    customer asks", "Answer all the customer's questions", "... and anything else they ask")
@@ -136,10 +136,21 @@ _FORM_TOOL = re.compile(r"\b(?:calling|call|using|use) the (\w+) tool\b", re.IGN
 _DECLINED = re.compile(r"declin|approv")
 # Rule 5 with nothing to say: a question to the customer; nothing hands the ticket over, so the
 # reply promises no colleague.
+# It never asks for an order number the ticket states.
 NOTHING_TO_SAY = (
     "I am not sure yet what you need from us. Could you tell me a little more, with the order "
     "number if it is about an order? It looks like A1234 and is in your confirmation email."
 )
+
+
+def nothing_to_say(requests: list[dict]) -> str:
+    named = list(dict.fromkeys(i for r in requests for i in r["order_ids"]))
+    if not named:
+        return NOTHING_TO_SAY
+    orders = f"order {named[0]}" if len(named) == 1 else f"orders {', '.join(named)}"
+    return (
+        f"I am not sure yet what you need from us about {orders}. Could you tell me a little more?"
+    )
 
 
 # -- rule 1: fill in a form ---------------------------------------------------------------------
@@ -395,7 +406,7 @@ def reply(requests: list[dict], known: Known, system: str = "") -> str:
     chosen = [r for r in requests if scope is None or r["category"] in scope] or requests
     lines = list(dict.fromkeys(line for r in chosen for line in request_lines(r, known)))
     if not lines:
-        lines.append(NOTHING_TO_SAY)
+        lines.append(nothing_to_say(requests))
     return "\n".join(["Hello,", "", *lines, "", sign_off(system)])
 
 

@@ -44,11 +44,11 @@ _FILLERS = {
     *("please", "also", "even", "answer", "reply", "respond", "end", "by", "first", "just"),
 }
 # Someone's words quoted in the instructions (three words or more) are not an instruction.
-_QUOTED = re.compile(r"\"([^\"]*)\"|“([^”]*)”")
+_QUOTED = re.compile(r"\"([^\"]*)\"|“([^”]*)”|«([^»]*)»")
 
 
 def words_of(text: str) -> list[str]:
-    return re.findall(r"[a-z']+", text.lower().replace("’", "'"))
+    return re.findall(r"[a-zа-яё']+", text.lower().replace("’", "'"))
 
 
 def negated(before: list[str]) -> bool:
@@ -96,11 +96,36 @@ def says_to_read(clause: str, next_clause: str = "") -> bool:
     return yes and words_of(next_clause)[:1] != ["no"]
 
 
+# The same instruction in Russian ("Прежде чем оформлять возврат, прочитай правила возврата",
+# "Сначала посмотри, что говорит справочный центр о возвратах"): a clause of refunds, a source
+# that rules on them and a verb of consulting that no "не" negates.
+_RU_REFUND = re.compile(r"возврат|возмещ|вернуть деньги|вернуть оплату")
+_RU_SOURCE = re.compile(
+    r"правил|политик|справочн\w* центр|центр\w* помощи|стать[яиюей]|услови|баз\w* знаний"
+)
+_RU_FOLLOW = re.compile(
+    r"(?:^|\s)(?P<no>(?:никогда )?не )?"
+    r"(?:про)?чита\w*|(?:^|\s)(?P<no2>(?:никогда )?не )?(?:"
+    r"прочт\w*|посмотр\w*|смотр\w*|изуч\w*|провер\w*|свер\w*|следу\w*|ознаком\w*|"
+    r"загля\w*|узна\w*|соблюда\w*|учит\w*|руководству\w*|придержива\w*|обрат\w*)"
+)
+
+
+def says_to_read_ru(clause: str) -> bool:
+    """`says_to_read` for a Russian clause: it speaks of refunds and of a ruling source, and a
+    verb of consulting in it is not negated ("не читай правила возврата" does not count)."""
+    said = clause.lower()
+    if not (_RU_REFUND.search(said) and _RU_SOURCE.search(said)):
+        return False
+    verbs = list(_RU_FOLLOW.finditer(said))
+    return bool(verbs) and not any(v["no"] or v["no2"] for v in verbs)
+
+
 def unquoted(system: str) -> str:
     """The instructions without the words they quote (three words or more: someone's words)."""
 
     def drop(match: re.Match) -> str:
-        quoted = match.group(1) if match.group(1) is not None else match.group(2)
+        quoted = next((g for g in match.groups() if g is not None), "")
         return match.group(0) if len(words_of(quoted)) < 3 else " "
 
     return _QUOTED.sub(drop, system)
@@ -110,7 +135,8 @@ def told_to_follow_refund_policy(system: str) -> bool:
     """Whether the instructions ask to consult the refund policy (`says_to_read`, clause by
     clause; quoted words left out)."""
     clauses = re.split(r"[.;!?]+\s*", unquoted(system))
-    return any(says_to_read(c, n) for c, n in zip(clauses, [*clauses[1:], ""], strict=True))
+    pairs = zip(clauses, [*clauses[1:], ""], strict=True)
+    return any(says_to_read(c, n) or says_to_read_ru(c) for c, n in pairs)
 
 
 # -- what the writers' instructions change --------------------------------------------------------
@@ -213,20 +239,34 @@ def role_scope(system: str) -> set[str] | None:
     roles = [role] if role else []
     roles += [s for s in sentences if ADDRESSED.match(s) and not _PROCEDURE.match(s)]
     widen = [s for s in sentences if re.search(r"\balso\b|\bas well\b", s)]
-    roles += [
-        s
+    named = [role_words(s) for s in roles]
+    named += [
+        role_words(s, abilities=True)
         for s in widen
-        if not negated(words_of(s)[:1]) and not re.search(r"\bnot\b|n't\b|\bnever\b", s)
+        if s not in roles
+        and not negated(words_of(s)[:1])
+        and not re.search(r"\bnot\b|n't\b|\bnever\b", s)
     ]
-    roles = [role_words(s) for s in roles]
-    kinds = [kinds for kinds, words in _ROLE_KINDS if any(words.search(s) for s in roles)]
+    kinds = [kinds for kinds, words in _ROLE_KINDS if any(words.search(s) for s in named)]
     return set().union(*kinds) if kinds else None
 
 
-def role_words(sentence: str) -> str:
-    """A role sentence without its clauses that ask to read the refund policy."""
-    clauses = re.split(r"[;,:]\s*|\s(?:and |but )?(?:before|after|when) ", sentence)
-    return " ".join(c for c in clauses if c and not says_to_read(c))
+# A clause that says what the model is able to do ("you can refund orders") names no limit;
+# "you can only refund orders" does.
+_ABILITY = re.compile(
+    r"^(?:you |and )*(?:can|could|may|are able to|are allowed to)\b(?!.*\bonly\b)"
+)
+
+
+def role_words(sentence: str, abilities: bool = False) -> str:
+    """A role sentence without its clauses that ask to read the refund policy or (unless
+    `abilities`: a sentence that adds to a role, "You can also tell them ...") only say what the
+    model is able to do ("You handle tickets and you can refund orders": every ticket)."""
+    clauses = re.split(
+        r"[;,:]\s*|\s(?:and |but )?(?:before|after|when) |\s(?:and|but) (?=you\b)", sentence
+    )
+    kept = [c for c in clauses if c and not says_to_read(c)]
+    return " ".join(c for c in kept if abilities or not _ABILITY.match(c))
 
 
 def sign_off(system: str) -> str:

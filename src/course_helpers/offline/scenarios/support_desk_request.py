@@ -8,9 +8,11 @@ are in `support_desk`; this module registers no scenario.
 **Parts.** Every text the program sends (the system prompt, each text block of each user
 message) is cut at heading lines into parts: a ticket ("Ticket:", "Customer ticket:", "Customer
 wrote:", ...), facts ("Facts (JSON):", "Facts:", "Order facts:", ...), a draft ("Draft reply:")
-and worker answers ("Worker answers (JSON):"). JSON of order facts (an object with `orders`,
+and worker answers ("Worker answers (JSON):"), each also as "## Facts", "**Facts:**",
+"<facts>...</facts>" or "Here are the facts:". JSON of order facts (an object with `orders`,
 `refunds`, `customer`, ..., an order record, a list of them) is facts by its content, heading or
-none. What a person typed is never cut: a user text that neither starts with a heading nor marks
+none. In the system prompt's own words, facts JSON counts wherever it sits ("Order facts: {...}.").
+What a person typed is never cut: a user text that neither starts with a heading nor marks
 the ticket with one is one part, the person's words, whatever headings they type (a customer who
 types "Facts (JSON):" writes part of the ticket). A part that is a text of its own is the
 program's; when the request has one of a kind, it is believed before one found inside another
@@ -27,17 +29,21 @@ from course_helpers.offline.conversation import Conversation, blocks_of
 from course_helpers.offline.scenarios.instructions import tool_orders
 
 _PAREN = r"(?:\s*\([^)\n]{0,30}\))?"
+_BOLD = r"(?:\*\*|__)?"
+# A heading line: "Facts:", "**Facts:**", "## Facts" (its colon optional), "<facts>" (closed by
+# "</facts>"), "Here are the facts:".
 _HEADING = re.compile(
-    r"^[ \t]*(?:"
+    rf"^[ \t]*(?:(?P<tag><)|(?P<hash>\#{{1,6}}[ \t]*))?{_BOLD}(?:here (?:are|is) )?(?:"
     rf"(?P<ticket>(?:the |a |new )?(?:customer(?:'s)? |support |incoming )?(?:ticket|message)"
     rf"(?: from the customer)?{_PAREN}|(?:the )?customer(?: wrote| says| asks)?)"
     rf"|(?P<facts>(?:(?:the|known|order|looked[- ]up|relevant|customer) )*facts{_PAREN}"
     rf"|order (?:data|records?|details){_PAREN})"
     rf"|(?P<draft>(?:the )?draft(?: reply| answer)?{_PAREN})"
     rf"|(?P<answers>(?:the )?(?:workers?'?|colleagues'?) answers{_PAREN})"
-    r")[ \t]*:[ \t]*",
+    rf"){_BOLD}[ \t]*(?(tag)>|(?(hash)(?::{_BOLD}|(?=\r?\n|$))|:{_BOLD}))[ \t]*",
     re.IGNORECASE | re.MULTILINE,
 )
+_CLOSING_TAG = re.compile(r"</[A-Za-z][\w '-]{0,40}>")
 _FACT_KEYS = {
     *("orders", "order", "refunds", "refused", "customer", "customer_not_found"),
     *("articles", "not_found", "searched_orders"),
@@ -118,7 +124,8 @@ def parts_of(text: str, source: str, turn: int, owned: set[str] = frozenset()) -
             pieces += [(kind, json.dumps(found[0])), ("", found[1])]
         else:
             pieces.append((kind, body))
-    pieces = [(k, b.strip()) for k, b in pieces if b.strip()]
+    pieces = [(k, b.strip()) for k, b in ((k, _CLOSING_TAG.sub("", b)) for k, b in pieces)]
+    pieces = [(k, b) for k, b in pieces if b]
     return [Part(k, b, source, len(pieces) == 1, turn) for k, b in pieces]
 
 
@@ -160,17 +167,31 @@ def facts_given(conv: Conversation) -> list[dict]:
         facts = as_facts(parsed[0]) if parsed else None
         found += [facts] if facts is not None else []
     for part in (p for p in parts if p.kind == "" and p.source == "system"):
-        found += [f for f in json_in(part.body) if f is not None]
+        found += json_in(part.body)
     return found
 
 
-def json_in(text: str) -> list[dict | None]:
-    """The facts JSON that starts a line of an unheaded text (instructions with facts below)."""
-    found = []
-    for start in re.finditer(r"^[ \t]*[{\[]", text, re.MULTILINE):
-        parsed = leading_json(text[start.start() :])
-        found.append(as_facts(parsed[0]) if parsed else None)
-    return found
+def json_in(text: str) -> list[dict]:
+    """The facts JSON anywhere in an unheaded text of the program's (instructions with facts
+    below them, or inline: "Order facts: {...}.")."""
+    return [facts for _, _, facts in _facts_spans(text)]
+
+
+def _facts_spans(text: str) -> list[tuple[int, int, dict]]:
+    """Where each JSON value of facts in a text starts and ends, with its facts (JSON inside
+    another JSON value is part of it)."""
+    spans, start = [], 0
+    while (found := re.search(r"[{\[]", text[start:])) is not None:
+        begin = start + found.start()
+        try:
+            value, end = json.JSONDecoder().raw_decode(text, begin)
+        except ValueError:
+            start = begin + 1
+            continue
+        facts = as_facts(value)
+        spans += [(begin, end, facts)] if facts is not None else []
+        start = end
+    return spans
 
 
 def instructions_of(conv: Conversation) -> str:
@@ -182,10 +203,8 @@ def instructions_of(conv: Conversation) -> str:
 
 
 def _without_json(text: str) -> str:
-    for start in reversed(list(re.finditer(r"^[ \t]*[{\[]", text, re.MULTILINE))):
-        parsed = leading_json(text[start.start() :])
-        if parsed and as_facts(parsed[0]) is not None:
-            text = text[: start.start()] + parsed[1]
+    for begin, end, _ in reversed(_facts_spans(text)):
+        text = text[:begin] + text[end:]
     return text
 
 
@@ -206,12 +225,25 @@ def ticket_text(conv: Conversation, asks: object) -> str:
 # -- which offered tool does which of the desk's operations --------------------------------------
 
 ORDER, CUSTOMER, HELP, REFUND = "order", "customer", "help", "refund"
+# The words for each operation, synonyms too (a purchase, shipment or parcel is an order; money
+# back is a refund), one list for every caller.
 _OPERATION_WORDS = {
-    ORDER: {"order", "orders"},
-    CUSTOMER: {"customer", "customers", "email", "account", "client"},
-    HELP: {"kb", "help", "centre", "center", "knowledge", "article", "articles", "faq", "policy"},
-    REFUND: {"refund", "refunds", "reimburse", "repay"},
+    ORDER: {
+        *("order", "orders", "purchase", "purchases", "shipment", "shipments", "parcel"),
+        *("parcels", "package", "packages", "delivery", "deliveries", "tracking", "track"),
+    },
+    CUSTOMER: {"customer", "customers", "email", "account", "client", "buyer", "shopper"},
+    HELP: {
+        *("kb", "help", "centre", "center", "knowledge", "article", "articles", "faq", "policy"),
+        *("guide", "guides", "docs", "documentation", "handbook", "manual", "policies"),
+    },
+    REFUND: {
+        *("refund", "refunds", "refunded", "refunding", "reimburse", "reimbursement", "repay"),
+        *("repayment", "money", "chargeback", "compensate", "compensation"),
+    },
 }
+# A tool that reads a record kept about an order (a carrier's log) does not look the order up.
+_RECORDS = {"log", "logs", "logbook"}
 # Lookups only read: a tool whose name or description changes something is not one.
 _CHANGES = {"cancel", "delete", "remove", "update", "change", "edit", "create", "send", "place"}
 
@@ -236,6 +268,8 @@ def operation_of(tool: dict) -> str | None:
         return None
     if tops[0] != REFUND and (name | described) & _CHANGES:
         return None
+    if tops[0] == ORDER and (name | described) & _RECORDS:
+        return None  # "The carrier's delivery log of one shipment" is a log, not the order
     if tops[0] == ORDER and not _takes_an_order(tool):
         return None  # "The order ids shipped in a week" lists orders; it looks none up
     return tops[0]
@@ -249,7 +283,8 @@ def _takes_an_order(tool: dict) -> bool:
     if not isinstance(properties, dict):
         return True  # nothing said about its input
     names = properties
-    return any(re.search(r"order|(?:^|_)id$", str(key), re.IGNORECASE) for key in names)
+    named = r"order|purchase|shipment|parcel|package|(?:^|_)(?:id|number|ref|reference)$"
+    return any(re.search(named, str(key), re.IGNORECASE) for key in names)
 
 
 def desk_tool(conv: Conversation, operation: str) -> str | None:

@@ -340,3 +340,20 @@ def test_an_order_about_the_answer_does_not_hide_the_question(client, question):
     said = _said(_ask(client, question))
     assert said.splitlines()[-1] == "2+2 = 4."
     assert "Here is what I can do" not in said and "Вот что я умею" not in said
+
+
+@pytest.mark.parametrize(
+    ("thanks", "answer"), [("Thanks!", "You're welcome!"), ("Спасибо!", "Пожалуйста!")]
+)
+def test_a_thanks_on_its_own_is_answered(client, thanks, answer):
+    assert _said(_ask(client, thanks)) == answer
+    after = client.messages.create(
+        model=MODEL,
+        max_tokens=1024,
+        messages=[
+            {"role": "user", "content": "What is 2+2?"},
+            {"role": "assistant", "content": "2+2 = 4."},
+            {"role": "user", "content": thanks},
+        ],
+    )
+    assert _said(after) == answer

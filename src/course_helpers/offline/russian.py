@@ -153,6 +153,7 @@ PHRASES: list[tuple[str, str]] = [
         "Задайте ANTHROPIC_API_KEY, чтобы говорить с настоящим Claude.",
     ),
     (r"Nice to meet you, (.+)!", r"Приятно познакомиться, \1!"),
+    (r"You're welcome!", "Пожалуйста!"),
     (r"Your name is (.+)\.", r"Вас зовут \1."),
     (r"You told me earlier in this conversation\.", "Вы сказали мне это раньше в этом разговоре."),
     (r"I don't know your name\.", "Я не знаю, как вас зовут."),

@@ -225,3 +225,17 @@ def simple_sum(conv: Conversation) -> Reply | None:
     if total is None:
         return None
     return say(f"{asked.group(1).strip()} = {total}.")
+
+
+_THANKS = re.compile(
+    r"^(?:thanks|thank you|many thanks|cheers|спасибо|благодарю)"
+    r"(?: (?:so much|a lot|very much|again|большое))?[\s,!.]*$",
+    re.IGNORECASE,
+)
+
+
+@scenario("thanks", "Answer a thanks: 'Thanks!'", priority=900)
+def thanks(conv: Conversation) -> Reply | None:
+    if not _plain_chat(conv) or not _THANKS.match(conv.person_text.strip()):
+        return None
+    return say("You're welcome!")

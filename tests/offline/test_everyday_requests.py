@@ -4,6 +4,9 @@ question does not hide it, and a message to send takes the address and words the
 
 from __future__ import annotations
 
+import json
+
+import pydantic
 import pytest
 
 from course_helpers.offline import CourseModelApp
@@ -251,3 +254,106 @@ def test_a_message_without_an_address_sends_nothing(client):
 )
 def test_the_message_is_what_the_request_asks_to_send(request_text, message, subject):
     assert (message_in(request_text), subject_in(request_text)) == (message, subject)
+
+
+# -- a prose field holds what the request says, not its order about the output -----------------
+
+REPORT = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string"},
+        "temperature_c": {"type": "number"},
+        "summary": {"type": "string"},
+    },
+    "required": ["city", "temperature_c", "summary"],
+    "additionalProperties": False,
+}
+REPORT_WANTED = {"city": "Paris", "temperature_c": 18, "summary": "Paris, 18 C and sunny."}
+
+
+@pytest.mark.parametrize(
+    "order",
+    [
+        "Give me the weather report as data.",
+        "Return JSON.",
+        "Extract the fields.",
+        "Fill in the report.",
+    ],
+)
+def test_a_summary_leaves_out_the_order_about_the_output(client, order):
+    asked = f"Paris, 18 C and sunny. {order}"
+    output = {"format": {"type": "json_schema", "schema": REPORT}}
+    (said,) = [
+        b.text for b in _ask(client, asked, output_config=output).content if b.type == "text"
+    ]
+    assert json.loads(said) == REPORT_WANTED
+    tool = {"name": "report", "description": "A weather report.", "input_schema": REPORT}
+    forced = _ask(
+        client,
+        asked,
+        model=FORCING_MODEL,
+        tools=[tool],
+        tool_choice={"type": "tool", "name": "report"},
+    )
+    assert _calls(forced) == [("report", REPORT_WANTED)]
+
+
+def test_a_summary_parsed_into_a_model_leaves_out_the_order(client):
+    class Report(pydantic.BaseModel):
+        city: str
+        temperature_c: float
+        summary: str
+
+    parsed = client.messages.parse(
+        model=MODEL,
+        max_tokens=1024,
+        output_format=Report,
+        messages=[
+            {
+                "role": "user",
+                "content": "Paris, 18 C and sunny. Give me the weather report as data.",
+            }
+        ],
+    ).parsed_output
+    assert parsed == Report(**REPORT_WANTED)
+
+
+def test_an_order_with_a_colon_keeps_what_follows_it(client):
+    output = {"format": {"type": "json_schema", "schema": REPORT}}
+    message = _ask(client, "Extract the report: Paris, 18 C and sunny.", output_config=output)
+    assert json.loads(_said(message))["summary"] == "Paris, 18 C and sunny."
+
+
+# -- an order about the answer before the question ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Answer in Russian: what is 2+2?",
+        "Answer in French: what is 2+2?",
+        "Answer in Russian. What is 2+2?",
+        "Thanks! Answer in one sentence: what is 2+2?",
+    ],
+)
+def test_an_order_about_the_answer_does_not_hide_the_question(client, question):
+    said = _said(_ask(client, question))
+    assert said.splitlines()[-1] == "2+2 = 4."
+    assert "Here is what I can do" not in said and "Вот что я умею" not in said
+
+
+@pytest.mark.parametrize(
+    ("thanks", "answer"), [("Thanks!", "You're welcome!"), ("Спасибо!", "Пожалуйста!")]
+)
+def test_a_thanks_on_its_own_is_answered(client, thanks, answer):
+    assert _said(_ask(client, thanks)) == answer
+    after = client.messages.create(
+        model=MODEL,
+        max_tokens=1024,
+        messages=[
+            {"role": "user", "content": "What is 2+2?"},
+            {"role": "assistant", "content": "2+2 = 4."},
+            {"role": "user", "content": thanks},
+        ],
+    )
+    assert _said(after) == answer

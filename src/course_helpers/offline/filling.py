@@ -131,8 +131,9 @@ CANNOT_ANSWER = (
 
 def _prose(asked: str, *, unanswered: str) -> str:
     """What a prose field holds: the person's words ("Paris, 18 C and sunny" summarises
-    itself), but for a question, which is not its own answer, `unanswered`."""
-    said = asked.strip()[:300]
+    itself), but for a question, which is not its own answer, `unanswered`. A sentence that
+    orders the output ("Give me the weather report as data.") is no part of it."""
+    said = reading.without_orders(asked)[:300]
     return unanswered if said and reading.is_question(said) else said
 
 

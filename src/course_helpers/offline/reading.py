@@ -298,3 +298,29 @@ def subject_in(text: str) -> str | None:
     words = re.sub(r"^(?:the|a|an|our|my)\s+", "", said.rstrip(".!?"), flags=re.I).split()
     short = " ".join(words[:8])
     return short[:1].upper() + short[1:]
+
+
+# A sentence that orders the output itself, not what it is about: "Give me the weather report as
+# data.", "Return JSON.", "Extract the fields.", "Fill in the form.", "Answer in Russian."
+_ORDER = re.compile(
+    r"^(?:please\s+)?(?:(?:extract|fill(?:\s+(?:in|out))?|parse)\b"
+    r"|(?:give|return|output|format|provide|produce|generate|convert|turn|put|respond|reply"
+    r"|answer|write|show|send|make|create)\b.*\b(?:data|json|yaml|xml|csv|schema|structured"
+    r"|fields?|format|object|form|record|tool)\b"
+    r"|(?:answer|respond|reply)\s+(?:only\s+)?(?:in|with|as|using)\b)",
+    re.IGNORECASE,
+)
+
+
+def without_orders(text: str) -> str:
+    """The text without its sentences that order the output ("Paris, 18 C and sunny. Give me
+    the weather report as data." is "Paris, 18 C and sunny."); an order with a colon keeps what
+    follows it ("Extract the contact: Ada, ada@x.io" is "Ada, ada@x.io"). Text that is all
+    orders stays as it is."""
+    kept = []
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text.strip()):
+        if not _ORDER.match(sentence):
+            kept.append(sentence)
+        elif ":" in sentence and sentence.split(":", 1)[1].strip():
+            kept.append(sentence.split(":", 1)[1].strip())
+    return " ".join(s for s in kept if s) or text.strip()

@@ -25,7 +25,7 @@ import re
 from course_helpers.offline.conversation import Conversation, blocks_of, own_words, written
 from course_helpers.offline.filling import sum_in
 from course_helpers.offline.policy import Reply, say, scenario
-from course_helpers.offline.reading import message_in
+from course_helpers.offline.reading import message_in, without_orders
 
 _GREETING = re.compile(
     r"^(?:(?:please\s+)?say\s+(?:hello|hi)\b.*"
@@ -225,7 +225,8 @@ def simple_sum(conv: Conversation) -> Reply | None:
         _FOR_SUMS.search(f"{t.get('name', '')} {t.get('description') or ''}") for t in conv.tools
     ):
         return None
-    asked = _SUM_QUESTION.match(_COURTESY.sub("", conv.person_text.strip()))
+    # An order about the answer does not hide the question: "Answer in Russian: what is 2+2?".
+    asked = _SUM_QUESTION.match(_COURTESY.sub("", without_orders(conv.person_text)))
     total = sum_in(asked.group(1)) if asked else None
     if total is None:
         return None

@@ -33,6 +33,7 @@ import re
 
 from course_helpers.offline.conversation import Conversation, ToolCall
 from course_helpers.offline.policy import Reply, call, say, scenario, text, tool_use
+from course_helpers.offline.reading import EMAIL as _EMAIL
 from course_helpers.offline.scenarios.guard import who_declined
 
 TOOLS = ("list_tables", "describe_table", "query")
@@ -48,7 +49,6 @@ _BOUGHT = re.compile(
 _COLUMN_LINE = re.compile(r"^\s*[\"`\[]?([A-Za-z_]\w*)[\"`\]]?\s+[A-Za-z]", re.MULTILINE)
 _NOT_COLUMNS = {"create", "table", "primary", "foreign", "unique", "check", "constraint"}
 _NO_COLUMN = re.compile(r"no such column:\s*([\w.]+)", re.IGNORECASE)
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _SEND_ORDER = re.compile(
     r"\b(?:assistant|AI|model)s?\b.*\b(?:send|forward|e-?mail|copy)\b", re.IGNORECASE | re.DOTALL
 )

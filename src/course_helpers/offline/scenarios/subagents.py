@@ -38,6 +38,7 @@ import re
 
 from course_helpers.offline.conversation import Conversation
 from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
+from course_helpers.offline.reading import EMAIL as _EMAIL
 from course_helpers.offline.scenarios.support_desk import merge
 from course_helpers.offline.scenarios.support_desk_reading import (
     ORDER_ID,
@@ -49,7 +50,6 @@ from course_helpers.offline.scenarios.support_desk_reading import (
 from course_helpers.offline.schemas import conform
 
 TASK = "task"
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _PROMPT_FIELDS = ("prompt", "instructions", "request", "task")
 _LABEL_FIELDS = ("description", "title", "name", "label")
 _CONTEXT_FIELDS = ("context", "background", "facts")

@@ -19,6 +19,7 @@ from course_helpers.fixtures.support_desk import (
     TRIAGE_TOOL_NAME,
 )
 from course_helpers.offline.conversation import Conversation
+from course_helpers.offline.reading import EMAIL as _EMAIL
 from course_helpers.offline.scenarios.support_desk_instructions import (  # noqa: F401 (re-exported)
     ADDRESSED,
     approval_word,
@@ -45,7 +46,6 @@ from course_helpers.offline.scenarios.support_desk_request import (
 )
 
 ORDER_ID = re.compile(r"\b[Aa]\d{4}\b")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 STOPWORDS = {
     *("a", "an", "and", "are", "be", "but", "can't", "do", "does", "don't", "for", "from"),
     *("get", "have", "hi", "how", "i", "i'd", "i'm", "in", "is", "it", "it's", "its", "like"),

@@ -210,6 +210,21 @@ def test_a_message_to_send_takes_the_address_and_words_the_person_gives(client, 
     assert _calls(message) == [("send_email", SENT)]
 
 
+@pytest.mark.parametrize(
+    "choice", [None, {"type": "any"}, {"type": "tool", "name": "send_email"}], ids=str
+)
+def test_a_message_about_something_says_what_it_is_about(client, choice):
+    extra = {"tool_choice": choice, "model": FORCING_MODEL} if choice else {}
+    question = "Write an email to bob@example.com about the budget."
+    message = _ask(client, question, tools=[EMAIL_TOOL], **extra)
+    assert _calls(message) == [
+        (
+            "send_email",
+            {"to": "bob@example.com", "subject": "About the budget", "body": "About the budget."},
+        )
+    ]
+
+
 def test_a_message_tool_by_another_name_is_called_the_same_way(client):
     tool = {**EMAIL_TOOL, "name": "send_message", "description": "Send a message to someone."}
     assert _calls(_ask(client, EMAIL, tools=[tool])) == [("send_message", SENT)]

@@ -265,7 +265,7 @@ _MESSAGE = re.compile(
     r"|send (?:an? )?(?:e-?mail|message|note|text)(?: to)?)\s+"
     rf"{_WHOM}(?:\s*(?:,|\band\b)\s*{_WHOM})*\s*(?:(?:by|via|in an) e-?mail\s*)?"
     r"(?:(?:with|under) (?:the )?subject(?: line)? [\"“'][^\"”'\n]+[\"”']\s*(?:,\s*)?)?"
-    r"(?:\bthat\b|\bsaying\b|\bto say\b|:)\s*[\"“']?(\w[^\"”\n]*?)[\"”']?\s*"
+    r"(?:\bthat\b|\bsaying\b|\bto say\b|:|(\babout\b))\s*[\"“']?(\w[^\"”\n]*?)[\"”']?\s*"
     r"(?:[.!?](?:\s|$)|$)",
     re.IGNORECASE,
 )
@@ -275,14 +275,16 @@ _SUBJECT = re.compile(r"\bsubject(?: line)?\s*(?::|is|of)?\s*[\"“']([^\"”'\n
 def message_in(text: str) -> str | None:
     """What a request asks to be sent or told, as a sentence ("Email bob@example.com that the
     meeting moved to 3pm" gives "The meeting moved to 3pm."): the words after "that", "saying",
-    "to say" or a colon. Only a request that speaks of a message (an email address, "email",
+    "to say" or a colon, or what it is about ("about the budget" gives "About the budget."). Only a request that speaks of a message (an email address, "email",
     "message") has one."""
     if not (EMAIL.search(text) or re.search(r"\be-?mail|\bmessage\b", text, re.IGNORECASE)):
         return None
     match = _MESSAGE.search(text)
     if match is None:
         return None
-    said = match.group(1).strip()
+    said = match.group(2).strip()
+    if match.group(1):  # "Write an email to bob@example.com about the budget."
+        said = f"about {said}"
     return said[:1].upper() + said[1:] + ("" if said[-1:] in ".!?" else ".")
 
 

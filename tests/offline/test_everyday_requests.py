@@ -5,6 +5,7 @@ question does not hide it, and a message to send takes the address and words the
 from __future__ import annotations
 
 import json
+import re
 
 import pydantic
 import pytest
@@ -372,3 +373,53 @@ def test_a_thanks_on_its_own_is_answered(client, thanks, answer):
         ],
     )
     assert _said(after) == answer
+
+
+@pytest.mark.parametrize(
+    ("pattern", "question", "stated"),
+    [
+        (r"^T-\d{4}$", "Set ticket T-0042 to urgent priority.", "T-0042"),
+        (r"^(?=.*[A-Z])(?=.*\d)[A-Za-z\d]{8,}$", "Set code Secret123 and zip 10115.", "Secret123"),
+        (r"^[A-Z]{3}$", "What is AAPL trading at? I mean IBM.", "IBM"),
+    ],
+)
+def test_a_value_the_request_states_meets_the_fields_pattern(client, pattern, question, stated):
+    tool = {
+        "name": "set_value",
+        "description": "Set a value.",
+        "input_schema": {
+            "type": "object",
+            "properties": {"value": {"type": "string", "pattern": pattern}},
+            "required": ["value"],
+        },
+    }
+    message = _ask(
+        client,
+        question,
+        tools=[tool],
+        tool_choice={"type": "tool", "name": "set_value"},
+        model=FORCING_MODEL,
+    )
+    assert _calls(message) == [("set_value", {"value": stated})]
+
+
+def test_a_pattern_with_a_repeat_inside_a_repeat_is_not_searched_in_the_request(client):
+    tool = {
+        "name": "set_value",
+        "description": "Set a value.",
+        "input_schema": {
+            "type": "object",
+            "properties": {"value": {"type": "string", "pattern": "^(a+)+$"}},
+            "required": ["value"],
+        },
+    }
+    question = "Set it to " + "a" * 40 + "b please."
+    message = _ask(
+        client,
+        question,
+        tools=[tool],
+        tool_choice={"type": "tool", "name": "set_value"},
+        model=FORCING_MODEL,
+    )
+    ((_, sent),) = _calls(message)
+    assert re.search("^(a+)+$", sent["value"])

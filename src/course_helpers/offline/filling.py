@@ -24,6 +24,7 @@ import re
 from typing import Any
 
 from course_helpers.offline import reading
+from course_helpers.offline.patterns import quick_to_search
 from course_helpers.offline.reading import expression_in
 from course_helpers.offline.russian import cities_in_russian, in_english
 from course_helpers.offline.schemas import conform, example_for, resolve
@@ -334,7 +335,9 @@ def _from_text(
             "lastName",
         ):
             return _person_field(name, text)
-        if schema.get("format") or schema.get("pattern"):
+        if schema.get("pattern"):
+            return _matching_word(str(schema["pattern"]), text)
+        if schema.get("format"):
             return None
         if name.lower() == "subject" and reading.subject_in(text):
             return reading.subject_in(text)  # "Email bob@example.com that the meeting moved"
@@ -348,6 +351,22 @@ def _from_text(
             return str(numbers.total)
         if prose and _PROSE_FIELD.search(name):
             return prose
+    return None
+
+
+def _matching_word(pattern: str, text: str) -> str | None:
+    """The word of the request a field's `pattern` describes ("Set ticket T-0042 to urgent"
+    gives `T-0042` for `^T-\\d{4}$`), when the pattern is narrow enough to tell one: a pattern
+    that an ordinary word also meets ("^.*$") names nothing."""
+    if not quick_to_search(pattern):
+        return None
+    compiled = re.compile(pattern)
+    if compiled.search("example") or compiled.search(""):
+        return None
+    for word in re.findall(r"[^\s,;:!?\"'“”()\[\]{}]+", text):
+        word = word.rstrip(".")
+        if len(word) <= 64 and compiled.search(word):
+            return word
     return None
 
 

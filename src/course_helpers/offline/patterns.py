@@ -86,6 +86,16 @@ def string_matching(
     return None
 
 
+def quick_to_search(pattern: str) -> bool:
+    """Whether `re.search(pattern, word)` is safe on any short word: it compiles and has no
+    repeat inside a repeat (whose misses take exponential time)."""
+    try:
+        re.compile(pattern)
+        return not _has_nested_repeat(sre_parse.parse(pattern))
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return False
+
+
 _NESTED_CHECKED = 4_000  # characters: a match of a nested repeat is quick; a miss is not
 _WAYS = ("skip", "before", "over")
 

@@ -322,3 +322,28 @@ def test_a_comparison_with_a_city_not_looked_up_calls_for_it(client):
     history = _looked_up(client, "Какая погода в Париже и Лондоне?")
     message = _then(client, history, "Где теплее, в Париже или в Осло?", tools=[WEATHER])
     assert calls(message) == [("get_weather", {"city": "Oslo"})]
+
+
+@pytest.mark.parametrize(
+    ("place", "city"),
+    [
+        ("в Самаре", "Samara"),
+        ("в Туле", "Tula"),
+        ("в Уфе", "Ufa"),
+        ("в Варшаве", "Warsaw"),
+        ("в Твери", "Tver"),
+        ("в Перми", "Perm"),
+        ("в Стамбуле", "Istanbul"),
+        ("в Лиссабоне", "Lisbon"),
+        ("в Новом Уренгое", "Novy Urengoy"),
+        ("в Мск", "Moscow"),
+        ("в СПб", "Saint Petersburg"),
+        ("в Санкт Петербурге", "Saint Petersburg"),
+        ("в Лос Анджелесе", "Los Angeles"),
+        ("в Нью Йорке", "New York"),
+        ("в Новом Осколе", "Novyy Oskol"),
+    ],
+)
+def test_a_common_city_or_a_name_without_its_hyphen_is_passed_by_its_name(client, place, city):
+    message = ask(client, f"Какая погода {place}?", tools=[WEATHER])
+    assert calls(message) == [("get_weather", {"city": city})]

@@ -347,3 +347,19 @@ def test_a_comparison_with_a_city_not_looked_up_calls_for_it(client):
 def test_a_common_city_or_a_name_without_its_hyphen_is_passed_by_its_name(client, place, city):
     message = ask(client, f"Какая погода {place}?", tools=[WEATHER])
     assert calls(message) == [("get_weather", {"city": city})]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Где теплее, в Париже или в Лондоне?", "Париж теплее, чем Лондон: 18°C против 12°C."),
+        ("Где холоднее, в Париже или в Лондоне?", "Лондон холоднее, чем Париж: 12°C против 18°C."),
+    ],
+)
+def test_a_comparison_asked_first_is_answered_once_the_results_are_in(client, question, answer):
+    history = _looked_up(client, question)
+    assert [b.input["city"] for b in history[1]["content"] if b.type == "tool_use"] == [
+        "Paris",
+        "London",
+    ]
+    assert "".join(b.text for b in history[-1]["content"] if b.type == "text") == answer

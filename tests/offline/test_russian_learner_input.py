@@ -363,3 +363,17 @@ def test_a_comparison_asked_first_is_answered_once_the_results_are_in(client, qu
         "London",
     ]
     assert "".join(b.text for b in history[-1]["content"] if b.type == "text") == answer
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Сколько будет 2+2? Спасибо!", "2+2 = 4."),
+        ("What is 2+2? Thanks!", "2+2 = 4."),
+        ("А сколько будет 2+2?", "2+2 = 4."),
+        ("And what is 2+2?", "2+2 = 4."),
+    ],
+)
+def test_a_sum_is_worked_out_without_the_words_around_it(client, question, answer):
+    message = ask(client, question)
+    assert said(message) == answer

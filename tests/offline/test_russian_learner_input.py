@@ -322,3 +322,58 @@ def test_a_comparison_with_a_city_not_looked_up_calls_for_it(client):
     history = _looked_up(client, "Какая погода в Париже и Лондоне?")
     message = _then(client, history, "Где теплее, в Париже или в Осло?", tools=[WEATHER])
     assert calls(message) == [("get_weather", {"city": "Oslo"})]
+
+
+@pytest.mark.parametrize(
+    ("place", "city"),
+    [
+        ("в Самаре", "Samara"),
+        ("в Туле", "Tula"),
+        ("в Уфе", "Ufa"),
+        ("в Варшаве", "Warsaw"),
+        ("в Твери", "Tver"),
+        ("в Перми", "Perm"),
+        ("в Стамбуле", "Istanbul"),
+        ("в Лиссабоне", "Lisbon"),
+        ("в Новом Уренгое", "Novy Urengoy"),
+        ("в Мск", "Moscow"),
+        ("в СПб", "Saint Petersburg"),
+        ("в Санкт Петербурге", "Saint Petersburg"),
+        ("в Лос Анджелесе", "Los Angeles"),
+        ("в Нью Йорке", "New York"),
+        ("в Новом Осколе", "Novyy Oskol"),
+    ],
+)
+def test_a_common_city_or_a_name_without_its_hyphen_is_passed_by_its_name(client, place, city):
+    message = ask(client, f"Какая погода {place}?", tools=[WEATHER])
+    assert calls(message) == [("get_weather", {"city": city})]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Где теплее, в Париже или в Лондоне?", "Париж теплее, чем Лондон: 18°C против 12°C."),
+        ("Где холоднее, в Париже или в Лондоне?", "Лондон холоднее, чем Париж: 12°C против 18°C."),
+    ],
+)
+def test_a_comparison_asked_first_is_answered_once_the_results_are_in(client, question, answer):
+    history = _looked_up(client, question)
+    assert [b.input["city"] for b in history[1]["content"] if b.type == "tool_use"] == [
+        "Paris",
+        "London",
+    ]
+    assert "".join(b.text for b in history[-1]["content"] if b.type == "text") == answer
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Сколько будет 2+2? Спасибо!", "2+2 = 4."),
+        ("What is 2+2? Thanks!", "2+2 = 4."),
+        ("А сколько будет 2+2?", "2+2 = 4."),
+        ("And what is 2+2?", "2+2 = 4."),
+    ],
+)
+def test_a_sum_is_worked_out_without_the_words_around_it(client, question, answer):
+    message = ask(client, question)
+    assert said(message) == answer

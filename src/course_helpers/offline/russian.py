@@ -48,7 +48,7 @@ CITIES: dict[str, tuple[str, ...]] = {
     "Tokyo": ("Токио",),
     "London": ("Лондон", "Лондона", "Лондоне"),
     "Berlin": ("Берлин", "Берлина", "Берлине"),
-    "Moscow": ("Москва", "Москвы", "Москве"),
+    "Moscow": ("Москва", "Москвы", "Москве", "Мск"),
     "Rome": ("Рим", "Рима", "Риме"),
     "Madrid": ("Мадрид", "Мадрида", "Мадриде"),
     "Oslo": ("Осло",),
@@ -64,6 +64,7 @@ CITIES: dict[str, tuple[str, ...]] = {
         "Питер",
         "Питера",
         "Питере",
+        "СПб",
     ),
     "Nizhny Novgorod": ("Нижний Новгород", "Нижнего Новгорода", "Нижнем Новгороде"),
     "Rostov-on-Don": ("Ростов-на-Дону", "Ростова-на-Дону", "Ростове-на-Дону"),
@@ -77,6 +78,23 @@ CITIES: dict[str, tuple[str, ...]] = {
     "Novosibirsk": ("Новосибирск", "Новосибирска", "Новосибирске"),
     "Minsk": ("Минск", "Минска", "Минске"),
     "Beijing": ("Пекин", "Пекина", "Пекине"),
+    "Samara": ("Самара", "Самары", "Самаре"),
+    "Tula": ("Тула", "Тулы", "Туле"),
+    "Ufa": ("Уфа", "Уфы", "Уфе"),
+    "Warsaw": ("Варшава", "Варшавы", "Варшаве"),
+    "Tver": ("Тверь", "Твери"),
+    "Perm": ("Пермь", "Перми"),
+    "Istanbul": ("Стамбул", "Стамбула", "Стамбуле"),
+    "Lisbon": ("Лиссабон", "Лиссабона", "Лиссабоне"),
+    "Sochi": ("Сочи",),
+    "Kyiv": ("Киев", "Киева", "Киеве"),
+    "Almaty": ("Алматы", "Алма-Ата", "Алма-Аты", "Алма-Ате"),
+    "Tbilisi": ("Тбилиси",),
+    "Riga": ("Рига", "Риги", "Риге"),
+    "Vilnius": ("Вильнюс", "Вильнюса", "Вильнюсе"),
+    "Tallinn": ("Таллин", "Таллина", "Таллине", "Таллинн", "Таллинна", "Таллинне"),
+    "Helsinki": ("Хельсинки",),
+    "Novy Urengoy": ("Новый Уренгой", "Нового Уренгоя", "Новом Уренгое"),
     "Atlantis": ("Атлантида", "Атлантиды", "Атлантиде", "Атлантиду"),
 }
 _BY_FORM = {form.lower(): city for city, forms in CITIES.items() for form in forms}
@@ -98,7 +116,7 @@ def russian_name(city: str) -> str:
 
 # A name's word after "в" / "для", put back in the form a city list gives: an adjective ("в
 # Нижнем", "для Великого") in its masculine form, a noun's "-е" ("в Устюге") dropped.
-_ADJECTIVE = re.compile(r"(?<=[а-яё]{3})(?:ом|ем|ого|его|ому|ему)$")
+_ADJECTIVE = re.compile(r"(?<=[А-ЯЁа-яё]{3})(?:ом|ем|ого|его|ому|ему)$")
 _SOFT_OR_HUSHING = "кгхжшчщн"
 
 
@@ -117,6 +135,8 @@ def _nominative(word: str, feminine: bool = False) -> str:
         stem = word[: adjective.start()]
         soft = stem[-1:].lower() in _SOFT_OR_HUSHING or adjective.group(0)[:1] == "е"
         return stem + ("ий" if soft else "ый")
+    if word.endswith("ое"):  # "в Уренгое" is "Уренгой"
+        return word[:-1] + "й"
     return re.sub(r"(?<=[бвгджзклмнпрстфхцчшщ])е$", "", word)
 
 
@@ -165,7 +185,9 @@ def _known_cities(question: str) -> list[tuple[int, int, str]]:
             continue
         after = words[index + 1] if index + 1 < len(words) else None
         if after and question[match.end() : after.start()].strip() == "":
-            city = _known(f"{match.group(0)} {after.group(0)}")
+            # "Нью Йорк" and "Санкт Петербург" are the hyphenated names, the hyphen left out.
+            pair = (match.group(0), after.group(0))
+            city = _known(" ".join(pair)) or _known("-".join(pair))
             if city:
                 found.append((match.start(), after.end(), city))
                 skip_to = after.end()

@@ -201,7 +201,7 @@ def no_hands(conv: Conversation) -> Reply | None:
 
 
 _SUM_QUESTION = re.compile(
-    r"^(?:what(?:'s| is)|how much is|calculate|compute|сколько будет|чему равно|посчитай)\s+"
+    r"^(?:(?:а|and|so)\s+)?(?:what(?:'s| is)|how much is|calculate|compute|сколько будет|чему равно|посчитай)\s+"
     r"(.+?)\s*[?=.!]*$",
     re.IGNORECASE,
 )
@@ -215,6 +215,10 @@ _COURTESY = re.compile(
     r"(?: (?:so much|a lot|there))?[\s,!.]+)+",
     re.IGNORECASE,
 )
+# ... and a thanks after it is not part of the sum: "What is 2+2? Thanks!"
+_THANKS_AFTER = re.compile(
+    r"(?<=[?.!])\s*(?:thanks|thank you|спасибо|please|пожалуйста)[\s!.)]*$", re.IGNORECASE
+)
 
 
 @scenario("sum", "Do a simple sum: 'What is 2+2?'", priority=900)
@@ -226,7 +230,8 @@ def simple_sum(conv: Conversation) -> Reply | None:
     ):
         return None
     # An order about the answer does not hide the question: "Answer in Russian: what is 2+2?".
-    asked = _SUM_QUESTION.match(_COURTESY.sub("", without_orders(conv.person_text)))
+    own = _THANKS_AFTER.sub("", _COURTESY.sub("", without_orders(conv.person_text)))
+    asked = _SUM_QUESTION.match(own)
     total = sum_in(asked.group(1)) if asked else None
     if total is None:
         return None

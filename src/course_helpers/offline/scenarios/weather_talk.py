@@ -7,7 +7,8 @@
   cities were looked up is answered from the tool results already in the conversation: the
   temperatures are read from them (°F put in °C to compare) and the warmest (or coldest) city
   is named. A comparison that names a city not looked up yet is the weather scenario's: it
-  calls the tool for that city first.
+  calls the tool for that city first, and once the results are in, it is answered the same way
+  ("Где теплее, в Париже или в Токио?").
 - **No weather tool**: a weather question ("Is it cold in Oslo?", "Какая погода в Париже?")
   in a request that offers no weather tool is answered honestly: the model cannot check the
   weather and will not guess it. The question names a place or the weather itself ("What is
@@ -77,11 +78,14 @@ def _temperatures(conv: Conversation) -> dict[str, tuple[float, str]]:
 def compare_weather(conv: Conversation) -> Reply | None:
     asked = conv.person_text
     warmer = bool(_WARMER.search(asked))
-    if conv.ends_with_results or not (warmer or _COLDER.search(asked)):
+    if not (warmer or _COLDER.search(asked)):
         return None
     known = _temperatures(conv)
-    if len(known) < 2 or any(c not in known for c in cities_in(asked)):
+    named = cities_in(asked)
+    if len(known) < 2 or any(c not in known for c in named):
         return None  # nothing to compare yet, or a city still to look up
+    if conv.ends_with_results and not named:
+        return None  # the results of a question that named no city to compare
     ranked = sorted(known, key=lambda c: known[c][0], reverse=warmer)
     best, others = ranked[0], ranked[1:]
     same = [c for c in ranked if known[c][0] == known[best][0]]

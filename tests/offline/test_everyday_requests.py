@@ -423,3 +423,21 @@ def test_a_pattern_with_a_repeat_inside_a_repeat_is_not_searched_in_the_request(
     )
     ((_, sent),) = _calls(message)
     assert re.search("^(a+)+$", sent["value"])
+
+
+@pytest.mark.parametrize("tools", [[WEATHER_TOOL], []], ids=["weather tool", "no tools"])
+def test_weather_talked_about_is_not_a_weather_question(client, tools):
+    question = "I wrote a poem about weather yesterday. What rhymes with cat?"
+    message = _ask(client, question, tools=tools) if tools else _ask(client, question)
+    assert _calls(message) == []
+    assert "Here is what I can do" in _said(message)  # the question it cannot answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["I wrote a poem about weather. What's the weather in Oslo?", "Tell me the weather. In Oslo?"],
+)
+def test_a_question_about_the_weather_after_such_talk_is_still_one(client, question):
+    assert _calls(_ask(client, question, tools=[WEATHER_TOOL])) == [
+        ("get_weather", {"city": "Oslo"})
+    ]

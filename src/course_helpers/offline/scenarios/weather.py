@@ -188,7 +188,7 @@ def _is_weather_question(conv: Conversation) -> bool:
     # The person's words, never the context a program wraps around them.
     said = conv.person_text
     if ASKS_WEATHER.search(said):
-        return True
+        return not asks_something_else(said)
     if not ASKS_WEATHER.search(own_words(conv.first_user_text)):
         return False
     # An earlier weather question carries over to a follow-up that names a place, a day or a
@@ -251,6 +251,15 @@ def _persons_city(system: str) -> list[str]:
     if found is None:
         return []
     return cities_in(found.group(1) or f"in {found.group(2)}")[:1]
+
+
+def asks_something_else(said: str) -> bool:
+    """Whether the weather is only talked about, and the question asks something else: "I wrote
+    a poem about weather yesterday. What rhymes with cat?" (its question names no weather and no
+    place)."""
+    sentences = re.split(r"(?<=[.!?])\s+", said.strip())
+    asking = " ".join(s for s in sentences if s.endswith("?"))
+    return bool(asking) and not ASKS_WEATHER.search(asking) and not cities_in(asking)
 
 
 def _asked_part(question: str) -> str:

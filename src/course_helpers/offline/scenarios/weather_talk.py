@@ -24,6 +24,7 @@ from course_helpers.offline.policy import Reply, say, scenario
 from course_helpers.offline.scenarios.weather import (
     ASKS_WEATHER,
     PLACE_ARGUMENTS,
+    asks_something_else,
     cities_in,
     is_weather_tool,
     listed,
@@ -117,6 +118,8 @@ def no_weather_tool(conv: Conversation) -> Reply | None:
     if conv.ends_with_results or conv.output_schema is not None:
         return None
     if not (ASKS_WEATHER.search(asked) and _QUESTION.search(asked)) or stated_weather(asked):
+        return None
+    if asks_something_else(asked):
         return None
     if not (_WEATHER_WORD.search(asked) or cities_in(asked)):
         return None  # "What is the temperature of the sun?" asks for no lookup

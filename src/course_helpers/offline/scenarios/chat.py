@@ -84,12 +84,13 @@ def count(conv: Conversation) -> Reply | None:
     if not _needs_no_tool(conv):
         return None
     match = re.search(
-        r"(?:count|посчитай|сосчитай)\s+(?:from\s+|от\s+)?(\d+)\s+(?:to|до)\s+(\d+)",
+        r"(?:count|посчитай|сосчитай)\s+(?:(?:from\s+|от\s+)?(\d+)\s+)?(?:to|до)\s+(\d+)",
         conv.person_text.lower(),
     )
     if not match:
         return None
-    start, end = int(match.group(1)), int(match.group(2))
+    # "Count to 10." starts at 1.
+    start, end = int(match.group(1) or 1), int(match.group(2))
     if end - start > 500:
         end = start + 500
     return say(", ".join(str(n) for n in range(start, end + 1)) + ".")

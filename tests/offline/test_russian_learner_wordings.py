@@ -1,0 +1,22 @@
+"""Wordings a Russian-speaking learner types in lessons 00–01 that the course model must read
+like their usual forms: counting without a start, a short greeting, a goodbye, a thanks, a name
+given as «Я Дмитрий.», and orders about the answer's shape. The English forms beside them."""
+
+from __future__ import annotations
+
+import pytest
+from russian_answers import STRICT, ask, said
+
+from course_helpers.offline import CourseModelApp
+
+
+@pytest.fixture(scope="module")
+def client():
+    client = CourseModelApp().client(**STRICT)
+    yield client
+    client.close()
+
+
+@pytest.mark.parametrize("asked", ["Посчитай до 10.", "Count to 10.", "Сосчитай до 10"])
+def test_counting_without_a_start_counts_from_one(client, asked):
+    assert said(ask(client, asked)).strip() == "1, 2, 3, 4, 5, 6, 7, 8, 9, 10."

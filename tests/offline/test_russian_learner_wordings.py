@@ -20,3 +20,23 @@ def client():
 @pytest.mark.parametrize("asked", ["Посчитай до 10.", "Count to 10.", "Сосчитай до 10"])
 def test_counting_without_a_start_counts_from_one(client, asked):
     assert said(ask(client, asked)).strip() == "1, 2, 3, 4, 5, 6, 7, 8, 9, 10."
+
+
+@pytest.mark.parametrize(
+    ("asked", "reply"),
+    [
+        ("Хай", "Привет!"),
+        ("Хай!", "Привет!"),
+        ("Пока!", "До свидания!"),
+        ("До свидания", "До свидания!"),
+        ("Bye!", "Goodbye!"),
+        ("Goodbye.", "Goodbye!"),
+        ("ок, спс", "Пожалуйста!"),
+        ("спс", "Пожалуйста!"),
+        ("ok, thanks", "You're welcome!"),
+    ],
+)
+def test_a_short_greeting_goodbye_or_thanks_is_answered(client, asked, reply):
+    answer = said(ask(client, asked))
+    assert answer.startswith(reply), answer
+    assert "Here is what I can do" not in answer and "Вот что я умею" not in answer

@@ -33,7 +33,7 @@ _GREETING = re.compile(
     r"(?:[\s,]+[A-Z][\w-]*)?[\s,!.?]*"
     r"(?:(?:how are you|what can you do|who are you)\b.*)?"
     r"|(?:привет\w*|здравствуй(?:те)?|добрый (?:день|вечер)|доброе утро"
-    r"|доброго (?:дня|вечера|утра)|салют)\b.*"
+    r"|доброго (?:дня|вечера|утра)|салют|хай|хелло)\b.*"
     r"|(?:скажи|скажите)\s+(?:привет|здравствуй(?:те)?)\b.*)$",
     re.IGNORECASE | re.DOTALL,
 )
@@ -77,6 +77,20 @@ def hello(conv: Conversation) -> Reply | None:
     if _ONE_SENTENCE.search(conv.person_text):
         return say("Hello! I am the offline course model.")
     return say("Hello! I am the offline course model. What would you like to try?")
+
+
+_GOODBYE = re.compile(
+    r"^\W*(?:(?:good)?bye(?:-bye)?|see you(?: later)?|пока|до свидания|до встречи|увидимся)"
+    r"[\s,!.)]*$",
+    re.IGNORECASE,
+)
+
+
+@scenario("goodbye", "", priority=900)
+def goodbye(conv: Conversation) -> Reply | None:
+    if conv.ends_with_results or not _GOODBYE.match(conv.person_text):
+        return None
+    return say("Goodbye!")
 
 
 @scenario("count", "Count: 'Count from 1 to 20.' (try it with stop_sequences)", priority=900)

@@ -40,3 +40,33 @@ def test_a_short_greeting_goodbye_or_thanks_is_answered(client, asked, reply):
     answer = said(ask(client, asked))
     assert answer.startswith(reply), answer
     assert "Here is what I can do" not in answer and "Вот что я умею" not in answer
+
+
+@pytest.mark.parametrize(
+    ("introduced", "asked", "name"),
+    [
+        ("Я Дмитрий.", "Как меня зовут?", "Дмитрий"),
+        ("Зови меня Саша", "Как меня зовут?", "Саша"),
+        ("I'm Dmitry.", "What is my name?", "Dmitry"),
+        ("Call me Sasha", "What's my name?", "Sasha"),
+    ],
+)
+def test_a_name_given_in_short_is_remembered(client, introduced, asked, name):
+    first = ask(client, introduced)
+    assert name in said(first)
+    messages = [
+        {"role": "user", "content": introduced},
+        {"role": "assistant", "content": first.content},
+        {"role": "user", "content": asked},
+    ]
+    assert name in said(ask(client, messages))
+
+
+def test_a_state_is_not_a_name(client):
+    messages = [
+        {"role": "user", "content": "Я устал."},
+        {"role": "assistant", "content": "Понимаю."},
+        {"role": "user", "content": "Как меня зовут?"},
+    ]
+    assert "Устал" not in said(ask(client, messages))
+    assert "не знаю" in said(ask(client, messages))

@@ -70,3 +70,19 @@ def test_a_state_is_not_a_name(client):
     ]
     assert "Устал" not in said(ask(client, messages))
     assert "не знаю" in said(ask(client, messages))
+
+
+@pytest.mark.parametrize(
+    ("system", "found"),
+    [
+        ("Ответь в одном предложении.", ["one_sentence"]),
+        ("Ответь одной фразой.", ["one_sentence"]),
+        ("Одно предложение.", ["one_sentence"]),
+        ("Оформи ответ списком пунктов.", ["bullets"]),
+        ("Ты пират и отвечаешь по-французски.", ["pirate", "french"]),
+    ],
+)
+def test_an_order_in_another_wording_is_read(system, found):
+    from course_helpers.offline.instruction_words import instructions_in
+
+    assert sorted(instructions_in(system)) == sorted(found)

@@ -33,7 +33,7 @@ _GREETING = re.compile(
     r"(?:[\s,]+[A-Z][\w-]*)?[\s,!.?]*"
     r"(?:(?:how are you|what can you do|who are you)\b.*)?"
     r"|(?:привет\w*|здравствуй(?:те)?|добрый (?:день|вечер)|доброе утро"
-    r"|доброго (?:дня|вечера|утра)|салют)\b.*"
+    r"|доброго (?:дня|вечера|утра)|салют|хай|хелло)\b.*"
     r"|(?:скажи|скажите)\s+(?:привет|здравствуй(?:те)?)\b.*)$",
     re.IGNORECASE | re.DOTALL,
 )
@@ -48,6 +48,19 @@ _INTRODUCED = re.compile(
     rf"(?:(?:but|it's|it is|rather|а|но)\s+)*)?(?!(?:not|не)\b)({_NAME})",
     re.IGNORECASE,
 )
+# A name given in short, as the whole message: "I'm Dmitry.", "Call me Sasha", «Я Дмитрий.»,
+# «Зови меня Саша». The name is a capitalised word («Я устал.» gives none).
+_INTRODUCED_SHORT = re.compile(
+    r"^\W*(?i:i'm|i am|call me|я|зови(?:те)? меня)\s+([A-ZА-ЯЁ][^\W\d_]*(?:-[^\W\d_]+)*)[\s.!]*$"
+)
+
+
+def _names_in(text: str) -> list[str]:
+    """The names the person gives in one message, in order."""
+    short = _INTRODUCED_SHORT.match(text.strip())
+    return [m.group(1) for m in _INTRODUCED.finditer(text)] or ([short.group(1)] if short else [])
+
+
 # A system prompt that states the person's name: "The user's name is Olga.", "The user is called
 # Olga.", "You are talking to Olga.", "User name: Olga", "Пользователя зовут Ольга."
 _NAME_STATED = re.compile(
@@ -79,17 +92,32 @@ def hello(conv: Conversation) -> Reply | None:
     return say("Hello! I am the offline course model. What would you like to try?")
 
 
+_GOODBYE = re.compile(
+    r"^\W*(?:(?:good)?bye(?:-bye)?|see you(?: later)?|пока|до свидания|до встречи|увидимся)"
+    r"[\s,!.)]*$",
+    re.IGNORECASE,
+)
+
+
+@scenario("goodbye", "", priority=900)
+def goodbye(conv: Conversation) -> Reply | None:
+    if conv.ends_with_results or not _GOODBYE.match(conv.person_text):
+        return None
+    return say("Goodbye!")
+
+
 @scenario("count", "Count: 'Count from 1 to 20.' (try it with stop_sequences)", priority=900)
 def count(conv: Conversation) -> Reply | None:
     if not _needs_no_tool(conv):
         return None
     match = re.search(
-        r"(?:count|посчитай|сосчитай)\s+(?:from\s+|от\s+)?(\d+)\s+(?:to|до)\s+(\d+)",
+        r"(?:count|посчитай|сосчитай)\s+(?:(?:from\s+|от\s+)?(\d+)\s+)?(?:to|до)\s+(\d+)",
         conv.person_text.lower(),
     )
     if not match:
         return None
-    start, end = int(match.group(1)), int(match.group(2))
+    # "Count to 10." starts at 1.
+    start, end = int(match.group(1) or 1), int(match.group(2))
     if end - start > 500:
         end = start + 500
     return say(", ".join(str(n) for n in range(start, end + 1)) + ".")
@@ -147,16 +175,16 @@ def remember(conv: Conversation) -> Reply | None:
     if not _needs_no_tool(conv):
         return None
     last = conv.person_text
-    introduced = _INTRODUCED.search(last)
+    introduced = _names_in(last)
     if introduced:
-        return say(f"Nice to meet you, {introduced.group(1)}!")
+        return say(f"Nice to meet you, {introduced[0]}!")
     if _ASKS_NAME.search(last):
         # The latest name given wins: "No, my name is Ira." corrects an earlier "Ada".
         for message in reversed(conv.messages[:-1]):
             if message.get("role") != "user":
                 continue
             said = own_words(written(blocks_of(message), " "))
-            found = [m.group(1) for m in _INTRODUCED.finditer(said)]
+            found = _names_in(said)
             if found:
                 return say(f"Your name is {found[-1]}. You told me earlier in this conversation.")
         # The person has not said it, but the system prompt states it: context to use.

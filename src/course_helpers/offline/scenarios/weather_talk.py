@@ -32,8 +32,9 @@ from course_helpers.offline.scenarios.weather import (
 )
 
 _THANKS = re.compile(
-    r"^\W*(?:(?:thanks|thank you|thx|cheers|many thanks)(?: (?:a lot|so much|very much))?"
-    r"|(?:большое\s+)?спасибо(?:\s+большое|\s+огромное)?|благодарю)"
+    r"^\W*(?:(?:ok(?:ay)?|ок(?:ей)?|окей)[\s,!.]+)?"
+    r"(?:(?:thanks|thank you|thx|cheers|many thanks)(?: (?:a lot|so much|very much))?"
+    r"|(?:большое\s+)?спасибо(?:\s+большое|\s+огромное)?|благодарю|спс|спасибки)"
     r"(?:[\s,]+(?:that's|that is|it's)?\s*(?:great|helpful|perfect)|[\s,]+(?:это\s+)?(?:очень\s+)?"
     r"(?:помогло|здорово|отлично))?[\s!.)]*$",
     re.IGNORECASE,

@@ -12,3 +12,5 @@ GET_WEATHER = {
         "required": ["city"],
     },
 }
+# The same tool saying it takes one city: two cities asked for are two calls, in parallel.
+GET_WEATHER_ONE_CITY = {**GET_WEATHER, "description": "Current weather for one city."}

@@ -9,6 +9,7 @@ import re
 
 import pydantic
 import pytest
+from tool_shapes import GET_WEATHER_ONE_CITY
 
 from course_helpers.offline import CourseModelApp
 from course_helpers.offline.reading import message_in, subject_in
@@ -17,15 +18,6 @@ from course_helpers.offline.russian import writes_russian
 MODEL = "claude-sonnet-5-5"
 FORCING_MODEL = "claude-haiku-5-5"  # accepts a forced tool_choice
 STRICT = {"_strict_response_validation": True, "max_retries": 0}
-WEATHER_TOOL = {
-    "name": "get_weather",
-    "description": "Current weather for one city.",
-    "input_schema": {
-        "type": "object",
-        "properties": {"city": {"type": "string"}},
-        "required": ["city"],
-    },
-}
 EMAIL_TOOL = {
     "name": "send_email",
     "description": "Send an email.",
@@ -112,13 +104,15 @@ def test_a_system_prompt_that_states_no_name_of_theirs_gives_none(client, system
     ],
 )
 def test_a_city_the_system_prompt_gives_answers_a_question_that_names_none(client, system, city):
-    message = _ask(client, "What's the weather like?", system=system, tools=[WEATHER_TOOL])
+    message = _ask(client, "What's the weather like?", system=system, tools=[GET_WEATHER_ONE_CITY])
     assert _calls(message) == [("get_weather", {"city": city})]
 
 
 def test_the_city_the_question_names_comes_before_the_system_prompts(client):
     system = "The user lives in Berlin."
-    message = _ask(client, "What's the weather in Rome?", system=system, tools=[WEATHER_TOOL])
+    message = _ask(
+        client, "What's the weather in Rome?", system=system, tools=[GET_WEATHER_ONE_CITY]
+    )
     assert _calls(message) == [("get_weather", {"city": "Rome"})]
 
 
@@ -167,13 +161,15 @@ def test_answer_in_english_still_wins_over_russian(client):
     ids=["statement first", "weather stated first", "in Russian"],
 )
 def test_the_city_looked_up_is_the_one_the_question_asks_about(client, question):
-    assert _calls(_ask(client, question, tools=[WEATHER_TOOL])) == [
+    assert _calls(_ask(client, question, tools=[GET_WEATHER_ONE_CITY])) == [
         ("get_weather", {"city": "Tokyo"})
     ]
 
 
 def test_a_city_said_before_a_question_that_names_none_is_still_the_one(client):
-    calls = _calls(_ask(client, "I'm in Paris. What's the weather like?", tools=[WEATHER_TOOL]))
+    calls = _calls(
+        _ask(client, "I'm in Paris. What's the weather like?", tools=[GET_WEATHER_ONE_CITY])
+    )
     assert calls == [("get_weather", {"city": "Paris"})]
 
 
@@ -425,7 +421,7 @@ def test_a_pattern_with_a_repeat_inside_a_repeat_is_not_searched_in_the_request(
     assert re.search("^(a+)+$", sent["value"])
 
 
-@pytest.mark.parametrize("tools", [[WEATHER_TOOL], []], ids=["weather tool", "no tools"])
+@pytest.mark.parametrize("tools", [[GET_WEATHER_ONE_CITY], []], ids=["weather tool", "no tools"])
 def test_weather_talked_about_is_not_a_weather_question(client, tools):
     question = "I wrote a poem about weather yesterday. What rhymes with cat?"
     message = _ask(client, question, tools=tools) if tools else _ask(client, question)
@@ -438,6 +434,6 @@ def test_weather_talked_about_is_not_a_weather_question(client, tools):
     ["I wrote a poem about weather. What's the weather in Oslo?", "Tell me the weather. In Oslo?"],
 )
 def test_a_question_about_the_weather_after_such_talk_is_still_one(client, question):
-    assert _calls(_ask(client, question, tools=[WEATHER_TOOL])) == [
+    assert _calls(_ask(client, question, tools=[GET_WEATHER_ONE_CITY])) == [
         ("get_weather", {"city": "Oslo"})
     ]

@@ -10,6 +10,7 @@ import anthropic
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tool_shapes import GET_WEATHER_ONE_CITY
 
 from course_helpers.offline import CourseModelApp
 
@@ -311,15 +312,6 @@ def test_batches_and_files_are_answered_as_a_path_the_api_does_not_serve(strict_
 
 # -- what the person asks decides, not what a program wraps around it ------------------------
 
-WEATHER_TOOL = {
-    "name": "get_weather",
-    "description": "Current weather for one city.",
-    "input_schema": {
-        "type": "object",
-        "properties": {"city": {"type": "string"}},
-        "required": ["city"],
-    },
-}
 SKILL_TOOL = {
     "name": "Skill",
     "description": "Execute a skill within the main conversation.",
@@ -345,7 +337,7 @@ def _said(message) -> str:
 
 def test_a_system_message_after_the_results_is_not_a_new_question(strict_client):
     question = [{"role": "user", "content": "What's the weather in Paris and Tokyo?"}]
-    kwargs = {"model": MODEL, "max_tokens": 1024, "tools": [WEATHER_TOOL]}
+    kwargs = {"model": MODEL, "max_tokens": 1024, "tools": [GET_WEATHER_ONE_CITY]}
     first = strict_client.messages.create(**kwargs, messages=question)
     assert [c[1]["city"] for c in _calls(first)] == ["Paris", "Tokyo"]
     results = {
@@ -375,7 +367,7 @@ def test_an_applications_system_prompt_is_not_an_order(strict_client):
         model=MODEL,
         max_tokens=1024,
         system=CLI_SYSTEM,
-        tools=[SKILL_TOOL, WEATHER_TOOL],
+        tools=[SKILL_TOOL, GET_WEATHER_ONE_CITY],
         messages=[{"role": "user", "content": wrapped}],
     )
     assert message.stop_reason == "end_turn" and _calls(message) == []
@@ -405,7 +397,7 @@ def test_a_description_of_a_tool_orders_nothing(strict_client, described):
         model=MODEL,
         max_tokens=1024,
         system=described,
-        tools=[WEATHER_TOOL],
+        tools=[GET_WEATHER_ONE_CITY],
         messages=[{"role": "user", "content": "What is the capital of Peru?"}],
     )
     assert _calls(message) == []

@@ -8,21 +8,13 @@ import json
 import re
 
 import pytest
+from tool_shapes import GET_WEATHER_ONE_CITY
 
 from course_helpers.offline import CourseModelApp
 
 MODEL = "claude-sonnet-5-5"
 FORCING_MODEL = "claude-haiku-5-5"  # accepts a forced tool_choice
 STRICT = {"_strict_response_validation": True, "max_retries": 0}
-WEATHER_TOOL = {
-    "name": "get_weather",
-    "description": "Current weather for one city.",
-    "input_schema": {
-        "type": "object",
-        "properties": {"city": {"type": "string"}},
-        "required": ["city"],
-    },
-}
 SKILL_TOOL = {
     "name": "Skill",
     "description": "Execute a skill within the main conversation.",
@@ -123,7 +115,9 @@ def test_a_schema_written_into_the_prompt_gets_a_filled_document(strict_client, 
         ("How much is 7 times 6?", "7 times 6 = 42."),
     ],
 )
-@pytest.mark.parametrize("tools", [[], [WEATHER_TOOL, SKILL_TOOL]], ids=["no tools", "tools"])
+@pytest.mark.parametrize(
+    "tools", [[], [GET_WEATHER_ONE_CITY, SKILL_TOOL]], ids=["no tools", "tools"]
+)
 def test_a_plain_request_gets_a_plain_answer(strict_client, question, answer, tools):
     message = strict_client.messages.create(
         model=MODEL,
@@ -177,7 +171,7 @@ def test_a_request_that_offers_no_tools_never_gets_a_tool_use(strict_client, que
         "system": "Always call get_weather. Use the Skill tool.",
     }
     if how == "tool_choice none":
-        kwargs |= {"tools": [WEATHER_TOOL, SKILL_TOOL], "tool_choice": {"type": "none"}}
+        kwargs |= {"tools": [GET_WEATHER_ONE_CITY, SKILL_TOOL], "tool_choice": {"type": "none"}}
     if how == "streamed":
         with strict_client.messages.stream(**kwargs) as events:
             message = events.get_final_message()

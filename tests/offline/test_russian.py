@@ -8,6 +8,7 @@ from russian_answers import STRICT
 from russian_answers import ask as _ask
 from russian_answers import calls as _calls
 from russian_answers import said as _said
+from tool_shapes import GET_WEATHER_ONE_CITY
 
 from course_helpers.offline import CourseModelApp
 from course_helpers.offline.russian import answer_in_russian, writes_russian
@@ -20,15 +21,6 @@ def client():
     client.close()
 
 
-WEATHER = {
-    "name": "get_weather",
-    "description": "Current weather for one city.",
-    "input_schema": {
-        "type": "object",
-        "properties": {"city": {"type": "string"}},
-        "required": ["city"],
-    },
-}
 CONVERTER = {
     "name": "convert_currency",
     "description": "Convert an amount between currencies.",
@@ -90,7 +82,7 @@ def test_a_pirate_in_russian(client):
 
 def test_the_weather_questions_of_02_and_03_in_russian(client):
     question = [{"role": "user", "content": "Какая погода в Париже и Токио?"}]
-    first = _ask(client, question, tools=[WEATHER])
+    first = _ask(client, question, tools=[GET_WEATHER_ONE_CITY])
     assert _calls(first) == [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Tokyo"})]
     assert _said(first) == "Сейчас узнаю погоду: Париж и Токио."
     results = {
@@ -102,7 +94,7 @@ def test_the_weather_questions_of_02_and_03_in_russian(client):
         ],
     }
     messages = [*question, {"role": "assistant", "content": first.content}, results]
-    answer = _said(_ask(client, messages, tools=[WEATHER]))
+    answer = _said(_ask(client, messages, tools=[GET_WEATHER_ONE_CITY]))
     assert answer == "Вот погода, о которой вы спрашивали:\nParis: 18°C\nTokyo: 18°C"
 
 

@@ -15,7 +15,8 @@ not Ada, it's Ira.", "Меня зовут не Ада, а Ира.", or a later "
 name given is the one remembered. A name the system prompt states ("The user's name is Olga.")
 answers "What is my name?" when the person has not given one: a fact in the system prompt is
 context the model uses (the question still comes from the person). A thanks or a greeting
-before a sum does not hide it ("Thanks! What is 2+2?").
+before a sum does not hide it ("Thanks! What is 2+2?"); a message that only thanks ("Thanks!",
+«Спасибо!») asks for nothing and gets "You're welcome!", never a new call.
 """
 
 from __future__ import annotations
@@ -226,6 +227,24 @@ def no_hands(conv: Conversation) -> Reply | None:
         "program gives me a tool for it, I can ask for that tool, your code can run it and "
         "send me the result."
     )
+
+
+_THANKS = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|ок(?:ей)?|окей)[\s,!.]+)?"
+    r"(?:(?:thanks|thank you|thx|cheers|many thanks)(?: (?:a lot|so much|very much))?"
+    r"|(?:большое\s+)?спасибо(?:\s+большое|\s+огромное)?|благодарю|спс|спасибки)"
+    r"(?:[\s,]+(?:that's|that is|it's)?\s*(?:great|helpful|perfect)|[\s,]+(?:это\s+)?(?:очень\s+)?"
+    r"(?:помогло|здорово|отлично))?[\s!.)]*$",
+    re.IGNORECASE,
+)
+
+
+# Before the weather scenario (50): a thanks after a weather answer is no new lookup.
+@scenario("thanks", "", priority=49)
+def thanks(conv: Conversation) -> Reply | None:
+    if conv.ends_with_results or not _THANKS.match(conv.person_text):
+        return None
+    return say("You're welcome!")
 
 
 _SUM_QUESTION = re.compile(

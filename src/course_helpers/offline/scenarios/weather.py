@@ -25,7 +25,7 @@ judgement; these rules only make the same lesson visible, the same way on every 
 A question that names no city asks about the one the system prompt says the person is in
 ("The user lives in Berlin."). A later message carries the earlier weather question on only
 when it names a place or a day ("And in Tokyo?", "А завтра?"); other chat ("Hello!", "What is
-2+2?") is answered as chat, and thanks or a comparison are `weather_talk.py`'s. Once results
+2+2?") is answered as chat, a thanks is `chat.py`'s, a comparison `weather_talk.py`'s. Once results
 come back it answers from them; an `is_error` result is reported honestly instead
 of invented weather. With `tool_choice` "none" it says it may not use the tool instead of
 promising to check. An instruction not to call the tool ("Never call get_weather.") is obeyed
@@ -257,18 +257,21 @@ def asks_something_else(said: str) -> bool:
     """Whether the weather is only talked about, and the question asks something else: "I wrote
     a poem about weather yesterday. What rhymes with cat?" (its question names no weather and no
     place)."""
-    sentences = re.split(r"(?<=[.!?])\s+", said.strip())
-    asking = " ".join(s for s in sentences if s.endswith("?"))
+    asking = _questions(said)
     return bool(asking) and not ASKS_WEATHER.search(asking) and not cities_in(asking)
+
+
+def _questions(text: str) -> str:
+    """The sentences of a text that end in a question mark, joined ('' if none)."""
+    return " ".join(s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s.endswith("?"))
 
 
 def _asked_part(question: str) -> str:
     """Where the question names the places it asks about: its questions, when they name one
     ("The weather in Paris is nice. What's the weather in Tokyo?" asks about Tokyo); else all
     of it ("I'm in Paris. Will it rain?", "Check the weather in Paris.")."""
-    asking = [s for s in re.split(r"(?<=[.!?])\s+", question.strip()) if s.endswith("?")]
-    part = " ".join(asking)
-    return part if asking and cities_in(part) else question
+    part = _questions(question)
+    return part if part and cities_in(part) else question
 
 
 # A temperature stated with its unit: "18 C", "18°C", "-3 °F".

@@ -1,8 +1,6 @@
 """Course machinery (offline course model): what the person says around a weather lookup
 (notebooks 02–03), besides the lookup itself (`weather.py`).
 
-- **Thanks** ("Thanks!", "Спасибо!") is answered with a short "You're welcome!", never a new
-  call: a message that only thanks asks for nothing.
 - **A comparison** ("Which is warmer?", "Где теплее?", "Where is it colder?") after two or more
   cities were looked up is answered from the tool results already in the conversation: the
   temperatures are read from them (°F put in °C to compare) and the warmest (or coldest) city
@@ -30,23 +28,6 @@ from course_helpers.offline.scenarios.weather import (
     listed,
     stated_weather,
 )
-
-_THANKS = re.compile(
-    r"^\W*(?:(?:ok(?:ay)?|ок(?:ей)?|окей)[\s,!.]+)?"
-    r"(?:(?:thanks|thank you|thx|cheers|many thanks)(?: (?:a lot|so much|very much))?"
-    r"|(?:большое\s+)?спасибо(?:\s+большое|\s+огромное)?|благодарю|спс|спасибки)"
-    r"(?:[\s,]+(?:that's|that is|it's)?\s*(?:great|helpful|perfect)|[\s,]+(?:это\s+)?(?:очень\s+)?"
-    r"(?:помогло|здорово|отлично))?[\s!.)]*$",
-    re.IGNORECASE,
-)
-
-
-@scenario("thanks", "", priority=49)
-def thanks(conv: Conversation) -> Reply | None:
-    if conv.ends_with_results or not _THANKS.match(conv.person_text):
-        return None
-    return say("You're welcome!")
-
 
 _WARMER = re.compile(r"\b(?:warmer|warmest|hotter|hottest)\b|\b(?:теплее|жарче)\b", re.I)
 _COLDER = re.compile(r"\b(?:colder|coldest|cooler|coolest)\b|\b(?:холоднее|прохладнее)\b", re.I)
@@ -120,7 +101,7 @@ def no_weather_tool(conv: Conversation) -> Reply | None:
         return None
     if not (ASKS_WEATHER.search(asked) and _QUESTION.search(asked)) or stated_weather(asked):
         return None
-    if asks_something_else(asked):
+    if asks_something_else(asked):  # "I wrote a poem about weather. What rhymes with cat?"
         return None
     if not (_WEATHER_WORD.search(asked) or cities_in(asked)):
         return None  # "What is the temperature of the sun?" asks for no lookup

@@ -34,7 +34,8 @@ that refuses forcing"), in `system` or in the last user message, with `tool_choi
   up from the schema otherwise. An order in `system` counts for a question it concerns: one
   that names an allowed value of the tool's arguments or a city for its place argument, or
   shares a word with the tool or the order ("Use get_weather." and "Is it cold in Oslo?"). After the
-  result, a question no other scenario knows is answered by quoting it;
+  result, a question no other scenario knows is answered by quoting it (without the
+  instructions for the model it may hold: `offline/injections.py`);
 - **do not call it** ("Do not call convert_currency.", "Never use get_weather.", "answer
   without calling convert_currency"): the model drops its calls to that tool and says it was
   told not to use it. An order not to use any tool ("Don't use tools.", "Не используй
@@ -63,6 +64,7 @@ import re
 from collections.abc import Callable
 
 from course_helpers.offline.conversation import Conversation, blocks_of
+from course_helpers.offline.injections import reported
 from course_helpers.offline.instruction_words import instructions_in, unquoted
 from course_helpers.offline.policy import Reply, scenario, text, tool_use
 from course_helpers.offline.russian import in_english
@@ -430,7 +432,7 @@ def obey(conv: Conversation, reply: Reply, call: list[str], avoid: list[str], kn
     if conv.ends_with_results:
         results = [c for c in conv.latest_results() if c.name == name]
         if results and not known:
-            said = "\n".join(f"{name}: {c.result}" for c in results)
+            said = "\n".join(f"{name}: {reported(c.result or '')}" for c in results)
             return Reply([text(f"Here is what {name} returned:\n{said}")])
         return reply
     if known or _asked_since_question(conv, name):

@@ -38,6 +38,7 @@ import re
 
 from course_helpers.offline.conversation import Conversation, ToolCall, example_value, own_words
 from course_helpers.offline.filling import city_in
+from course_helpers.offline.injections import reported
 from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
 from course_helpers.offline.russian import cities_in_russian, in_english, writes_russian
 
@@ -354,7 +355,7 @@ def _answer(conv: Conversation, tool: dict, place: str, asked: list[str]) -> Rep
         if call.is_error:
             lines.append(f"I could not get the weather for {city}: {call.result}")
         else:
-            lines.append(f"{city}: {call.result}")
+            lines.append(f"{city}: {reported(call.result or '')}")
     missing = [c for c in asked if c not in answered]
     if (
         missing

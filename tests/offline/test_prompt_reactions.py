@@ -82,6 +82,41 @@ def test_the_argument_description_is_read_too(client) -> None:
     assert [c[1]["city"] for c in calls(response)] == ["Paris", "Tokyo"]
 
 
+@pytest.mark.parametrize(
+    "description",
+    [
+        "Get the current weather in a given city.",
+        "Get the current weather in a given location.",
+        "Weather for a single location.",
+        "Retrieves the current weather conditions for a specified city and state.",
+    ],
+)
+@pytest.mark.parametrize("choice", ["any", "auto"])
+@pytest.mark.parametrize("question", [PARIS_AND_TOKYO, "What's the weather in Paris and in Tokyo?"])
+def test_a_description_of_one_place_gets_one_call_per_city(
+    client, description, choice, question
+) -> None:
+    """ "A given location" and "a specified city and state" take one place, as "one city" does
+    (the public parallel-call set BFCL `live_parallel` expects a call per city for them)."""
+    tool = {
+        "name": "get_weather",
+        "description": description,
+        "input_schema": {
+            "type": "object",
+            "properties": {"location": {"type": "string"}},
+            "required": ["location"],
+        },
+    }
+    response = client.messages.create(
+        model="claude-haiku-5-5",  # accepts a forced tool_choice
+        max_tokens=1024,
+        tools=[tool],
+        tool_choice={"type": choice},
+        messages=[{"role": "user", "content": question}],
+    )
+    assert [c[1] for c in calls(response)] == [{"location": "Paris"}, {"location": "Tokyo"}]
+
+
 def test_a_stated_limit_prevents_a_call_the_tool_cannot_answer(client) -> None:
     response = ask(client, TOMORROW, [GOOD])
     assert response.stop_reason == "end_turn" and calls(response) == []

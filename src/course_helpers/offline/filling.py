@@ -7,9 +7,11 @@ value an `enum` lists (or names: `x-enum-varnames`, a description "1 = red, 2 = 
 items listed after an array field's name, a number the request states or the result of a
 simple sum it asks for, the address, subject and body of a message it asks to send ("Email
 bob@example.com that the meeting moved to 3pm": `to`, `subject`, `body`) (the readers of one
-kind each are in `reading.py`). A prose field holds
-the person's words, but never a question as its own answer. Fields the request says nothing
-about keep the placeholders of `schemas.example_for`.
+kind each are in `reading.py`), the branch of an anyOf/oneOf the request says most about, and
+what `phrases.py` reads from the person's own words alone (a value written after the field's
+words, the things ordered, what a log records, a date; a count: `stated_numbers.py`). A prose
+field holds the person's words, but never a question as its own answer. Fields the request
+says nothing about keep the placeholders of `schemas.example_for`.
 
     fill(schema, "Is it cold in Oslo, in fahrenheit?")   # {"city": "Oslo", "unit": "fahrenheit"}
     fill(schema, "Холодно ли в Осло по Фаренгейту?")    # the same: Russian names read in English
@@ -18,16 +20,15 @@ about keep the placeholders of `schemas.example_for`.
 
 from __future__ import annotations
 
-import ast
-import operator
 import re
 from typing import Any
 
-from course_helpers.offline import reading
+from course_helpers.offline import phrases, reading
 from course_helpers.offline.patterns import quick_to_search
-from course_helpers.offline.reading import expression_in
 from course_helpers.offline.russian import cities_in_russian, in_english
+from course_helpers.offline.schema_parts import branches_of, merge, non_null_first
 from course_helpers.offline.schemas import conform, example_for, resolve
+from course_helpers.offline.stated_numbers import RESULT_FIELD, Numbers
 
 KNOWN_CITIES = (
     "Amsterdam", "Athens", "Auckland", "Bangkok", "Barcelona", "Beijing", "Berlin", "Bogota",
@@ -49,56 +50,22 @@ _AFTER_PREPOSITION = re.compile(
 )
 # A person's name: two or more capitalised words, the words that open a request left out.
 _PERSON = re.compile(r"\b[A-Z][a-z'-]+(?:\s+(?:[A-Z][a-z'-]+|de|van|von|da))*\s+[A-Z][a-z'-]+\b")
-_NOT_NAME_WORDS = frozenset(
-    [
-        "Add",
-        "Create",
-        "Please",
-        "Save",
-        "Make",
-        "Register",
-        "Put",
-        "Store",
-        "Record",
-        "New",
-        "Hi",
-        "Hello",
-        "Dear",
-        "My",
-        "The",
-        "A",
-        "An",
-        "Our",
-        "Contact",
-        "Name",
-        "Call",
-        "Email",
-        "Send",
-        "Book",
-        "Set",
-        "Update",
-        "Remember",
-        "Note",
-        "Meet",
-        "Ask",
-        "Tell",
-        "Invite",
-    ]
-)
+_NOT_NAME_WORDS = frozenset((
+    "Add", "Create", "Please", "Save", "Make", "Register", "Put", "Store", "Record", "New", "Hi",
+    "Hello", "Dear", "My", "The", "A", "An", "Our", "Contact", "Name", "Call", "Email", "Send",
+    "Book", "Set", "Update", "Remember", "Note", "Meet", "Ask", "Tell", "Invite",
+))  # fmt: skip
 _NAME_FIELD = re.compile(
     r"(?:full|first|last|given|family|person|contact|customer|user|display)?_?name", re.I
 )
 _EMAIL = reading.EMAIL
 # The text of a message to send: `body`, `message`, `email_body`, `messageText` (not `context`).
 _MESSAGE_FIELD = re.compile(r"(?:e?mail|message|msg)?_?(?:body|message|content|text)")
+# What a log, a note or a post holds: `message`, `text`, `note`, `content`, `log_entry`.
+_RECORD_FIELD = re.compile(
+    r"(?:log|e?mail|message|msg|note)?_?(?:body|message|content|text|note|entry|comment|msg|log)"
+)
 _NOT_PLACES = frozenset({"English", "French", "German", "Python", "Celsius", "Fahrenheit"})
-_NUMBER = r"-?\d+(?:\.\d+)?"
-_ARITHMETIC = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-}
 
 
 def fill(schema: Any, text: str, *, hint: str = "", asked: str = "") -> Any:
@@ -108,19 +75,19 @@ def fill(schema: Any, text: str, *, hint: str = "", asked: str = "") -> Any:
     one, a field of prose (a summary, a description, a message...) holds `asked`, the person's
     own words ("Paris, 18 C and sunny" summarises itself), rather than a placeholder.
     """
-    numbers = _Numbers(sum_in(text), numbers_in(text))
+    numbers = Numbers(text)
     prose = "" if hint else _prose(asked, unanswered=CANNOT_ANSWER)
-    found = _from_text(schema, in_english(text), schema, 0, numbers, prose=prose)
+    said = in_english(asked if asked.strip() else text)
+    found = _from_text(schema, in_english(text), schema, 0, numbers, prose=prose, said=said)
     return _keep_stated(conform(found, schema, hint=hint), found, schema, schema)
 
 
 def stated(schema: Any, text: str, *, asked: str = "") -> dict:
     """Only the fields of an object schema that `text` names (no placeholders): what a model
     could send without guessing."""
-    numbers = _Numbers(sum_in(text), numbers_in(text))
-    found = _from_text(
-        schema, in_english(text), schema, 0, numbers, prose=_prose(asked, unanswered="")
-    )
+    numbers = Numbers(text)
+    prose, said = _prose(asked, unanswered=""), in_english(asked if asked.strip() else text)
+    found = _from_text(schema, in_english(text), schema, 0, numbers, prose=prose, said=said)
     return found if isinstance(found, dict) else {}
 
 
@@ -219,51 +186,6 @@ def _person_field(name: str, text: str) -> str | None:
     return person
 
 
-def sum_in(text: str) -> int | float | None:
-    """The result of the first simple sum the text asks for ("2+2", "7 times 6"), if any."""
-    expression = expression_in(text)
-    if expression is None:
-        return None
-    try:
-        value = _evaluate(ast.parse(expression, mode="eval").body)
-    except (SyntaxError, ZeroDivisionError, ValueError):
-        return None
-    return int(value) if float(value).is_integer() else value
-
-
-def numbers_in(text: str) -> list[int | float]:
-    """The numbers the text states, in order."""
-    # A unit may follow the number: "18C", "18°C", "25%", "5km".
-    found = re.findall(rf"(?<![\w.])({_NUMBER})(?:°?[A-Za-z]{{1,3}}\b|%|°)?(?!\w|\.\d)", text)
-    return [int(float(n)) if float(n).is_integer() else float(n) for n in found]
-
-
-def _evaluate(node: ast.AST) -> float:
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
-        return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return -_evaluate(node.operand)
-    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
-        return _ARITHMETIC[type(node.op)](_evaluate(node.left), _evaluate(node.right))
-    raise ValueError("not a simple sum")
-
-
-_RESULT_FIELD = re.compile(r"answer|result|sum|total|value", re.IGNORECASE)
-
-
-class _Numbers:
-    """The numbers a request gives: the result of its sum, for a field that holds a result,
-    and the numbers it states, one field after the other."""
-
-    def __init__(self, total: int | float | None, stated: list[int | float]) -> None:
-        self.total, self.stated = total, stated
-
-    def next_for(self, name: str) -> int | float | None:
-        if self.total is not None and (_RESULT_FIELD.search(name) or not self.stated):
-            return self.total
-        return self.stated.pop(0) if self.stated else self.total
-
-
 _PROSE_FIELD = re.compile(
     r"summary|description|text|message|content|reason|explanation|comment|note|details|"
     r"sentence|greeting|reply|response|answer|output|result",
@@ -282,12 +204,15 @@ def _from_text(
     text: str,
     root: Any,
     depth: int,
-    numbers: _Numbers,
+    numbers: Numbers,
     name: str = "",
     *,
     prose: str = "",
+    said: str = "",
 ) -> Any:
-    """The parts of a value that `text` names (None where it names nothing)."""
+    """The parts of a value that `text` names (None where it names nothing). `said`, the
+    person's own words, gives the values read from a phrase (`phrases.py`): never the words of
+    a tool result or a program's feedback."""
     schema = resolve(schema, root)
     if not isinstance(schema, dict) or depth > 8:
         return None
@@ -296,15 +221,17 @@ def _from_text(
         return _named_value(schema, enum, text)
     constants = _constant_choices(schema, root)
     if constants:
-        return next((value for value, said in constants if _mentions(text, said)), None)
+        return next((value for value, words in constants if _mentions(text, words)), None)
+    if branches_of(schema):
+        return _from_branches(schema, text, root, depth, numbers, name, prose=prose, said=said)
     kinds = schema.get("type")
     kinds = kinds if isinstance(kinds, list) else [kinds]
     if "array" in kinds or ("items" in schema and kinds == [None]):
-        return _listed(schema, text, root, name)
+        return _listed(schema, text, root, name, said)
     if "object" in kinds or "properties" in schema:
         properties = schema.get("properties") or {}
         found = {
-            key: _from_text(value, text, root, depth + 1, numbers, key, prose=prose)
+            key: _from_text(value, text, root, depth + 1, numbers, key, prose=prose, said=said)
             for key, value in properties.items()
         }
         return {key: value for key, value in found.items() if value is not None}
@@ -335,19 +262,30 @@ def _from_text(
             "lastName",
         ):
             return _person_field(name, text)
+        if schema.get("format") == "date" or (
+            not schema.get("format") and phrases.is_date_field(name)
+        ):
+            dated = phrases.date_in(said, iso=schema.get("format") == "date")
+            if dated:
+                return dated
         if schema.get("pattern"):
             return _matching_word(str(schema["pattern"]), text)
         if schema.get("format"):
             return None
+        labelled = phrases.labelled_value(name, said)
+        if labelled:
+            return labelled  # "card 4111 1111 1111 1111" for `card_number`
         if name.lower() == "subject" and reading.subject_in(text):
             return reading.subject_in(text)  # "Email bob@example.com that the meeting moved"
         if _MESSAGE_FIELD.fullmatch(name.lower()) and reading.message_in(text):
             return reading.message_in(text)
+        if _RECORD_FIELD.fullmatch(name.lower()) and phrases.recorded(said):
+            return phrases.recorded(said)  # "Log that the backup finished."
         if _CONDITIONS_FIELD.search(described):
             named = next((word for word in _CONDITIONS if _mentions(text, word)), None)
             if named:
                 return named
-        if _RESULT_FIELD.search(name) and numbers.total is not None:
+        if RESULT_FIELD.search(name) and numbers.total is not None:
             return str(numbers.total)
         if prose and _PROSE_FIELD.search(name):
             return prose
@@ -421,9 +359,11 @@ def _constant_choices(schema: dict, root: Any) -> list[tuple[Any, str]]:
     return found
 
 
-def _listed(schema: dict, text: str, root: Any, name: str) -> list | None:
+def _listed(schema: dict, text: str, root: Any, name: str, said: str) -> list | None:
     """An array field's items the text lists: the values of an item `enum` it names, in order,
-    or the words listed after the field's name ("tags a and b")."""
+    the words listed after the field's name ("tags a and b"), or for a list of things (`items`,
+    `products`...) the things the person orders ("Order food and silk"), as strings or as
+    objects named by them."""
     items = resolve(schema.get("items") or {}, root)
     if not isinstance(items, dict):
         return None
@@ -439,10 +379,52 @@ def _listed(schema: dict, text: str, root: Any, name: str) -> list | None:
     kind = items.get("type", "string")
     if kind == "string" and (reading.is_recipient_field(name) or "email" in name.lower()):
         return _EMAIL.findall(text) or None  # recipients: the addresses the request gives
+    if kind == "object" and _ITEMS_FIELD.search(name):
+        props = items.get("properties") or {}
+        key = next((k for k in _ITEM_NAMES if (props.get(k) or {}).get("type") == "string"), None)
+        things = phrases.items_listed(said) if key else None
+        return [{key: thing} for thing in things] if things else None
     if kind != "string" or not name or items.get("format") or items.get("pattern"):
         return None
     listed = reading.list_after(name, text)
+    if not listed and _ITEMS_FIELD.search(name):
+        listed = phrases.items_listed(said)
     return listed or None
+
+
+# A list of things a person orders, needs or buys, and the field that names each thing.
+_ITEMS_FIELD = re.compile(
+    r"(?:^|_)(?:items?|products?|things|goods|groceries|ingredients|purchases|shopping_list"
+    r"|cart|basket)$|(?:Items|Products)$",
+    re.IGNORECASE,
+)
+_ITEM_NAMES = ("name", "item", "title", "product")
+
+
+def _from_branches(
+    schema: dict, text: str, root: Any, depth: int, numbers: Numbers, name: str, **read: str
+) -> Any:
+    """For an anyOf/oneOf of schemas (a payment by card or by IBAN), the parts of the branch the
+    text says the most about ("Pay with card 4111 1111 1111 1111, expiry 12/27": the card's
+    number and expiry); None when it says nothing about any. Only the first branches of choices
+    near the top are read: a schema of choices inside choices never stalls the course model."""
+    if depth > _BRANCH_DEPTH:
+        return None
+    base = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
+    best, best_numbers, most = None, numbers, 0
+    for branch in non_null_first(branches_of(schema) or [], root)[:_BRANCHES]:
+        trial = numbers.copy()
+        found = _from_text(
+            merge(base, resolve(branch, root)), text, root, depth + 1, trial, name, **read
+        )
+        told = len(found) if isinstance(found, dict) else int(found not in (None, [], ""))
+        if told > most:
+            best, best_numbers, most = found, trial, told
+    numbers.stated[:] = best_numbers.stated
+    return best
+
+
+_BRANCHES, _BRANCH_DEPTH = 8, 3
 
 
 def _mentions(text: str, word: str) -> bool:

@@ -24,9 +24,9 @@ from __future__ import annotations
 import re
 
 from course_helpers.offline.conversation import Conversation, blocks_of, own_words, written
-from course_helpers.offline.filling import sum_in
 from course_helpers.offline.policy import Reply, say, scenario
 from course_helpers.offline.reading import message_in, without_orders
+from course_helpers.offline.stated_numbers import sum_in
 
 _GREETING = re.compile(
     r"^(?:(?:please\s+)?say\s+(?:hello|hi)\b.*"

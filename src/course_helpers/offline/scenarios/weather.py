@@ -18,8 +18,8 @@ judgement; these rules only make the same lesson visible, the same way on every 
    call. A description that states no limit gets called anyway, and the tool answers a
    question it was never meant for.
 4. **How to call.** When the description (the tool's or the place argument's) says the tool
-   takes one city ("one city", "a city", "per city", "city name"), the model makes one call per
-   city, in parallel. When it does not (a vague "Gets weather."), the model passes the places
+   takes one place ("one city", "a city", "a given location", "per city", "city name"), the
+   model makes one call per city, in parallel. When it does not (a vague "Gets weather."), the model passes the places
    exactly as the question wrote them, in a single call (`{"city": "Paris and Tokyo"}`).
 
 A question that names no city asks about the one the system prompt says the person is in
@@ -72,8 +72,14 @@ _ONLY_CURRENT = re.compile(
     r"|\bcurrent conditions only\b",
     re.IGNORECASE,
 )
+# One place a call: "for one city", "in a given location", "a specified city and state" (the
+# wording of the public parallel-call test set BFCL `live_parallel`, where two places asked for
+# are two calls), "per city", "city name", "name of the city".
 _ONE_CITY = re.compile(
-    r"\b(?:one|a|each|single) city\b|\bper city\b|\bcity name\b|\bonce per\b", re.IGNORECASE
+    r"\b(?:one|an?|each|single)\s+(?:(?:given|single|specified|specific|particular)\s+)?"
+    r"(?:city|location|place|town)\b|\bper (?:city|location|place)\b|\bcity name\b"
+    r"|\bname of (?:the|a) city\b|\bonce per\b",
+    re.IGNORECASE,
 )
 PLACE_ARGUMENTS = ("city", "location", "place", "town")
 

@@ -183,10 +183,6 @@ _SIGN_AS = re.compile(
     r"|\bsignature(?: line)?(?: of| as| is|:)? [\"'“]?([^.;!?\"”]+)",
     re.IGNORECASE,
 )
-_APPROVAL = re.compile(
-    r"\b(?:with|reply|answer|say|respond|return)(?: with)?(?: exactly| just| only| the word)?"
-    r" [\"'“]?([A-Z]{2,})\b"
-)
 _COMPLETE = re.compile(
     r"\b(?:every|each|all(?: of)?(?: the)?)(?: [\w']+){0,2}? (?:request|question|part)s?\b"
     r"|\bnothing\b[^.;]{0,80}\b(?:left out|missing|unanswered|omitted|missed)\b"
@@ -274,12 +270,6 @@ def sign_off(system: str) -> str:
     found = _SIGN_AS.search(system)
     named = next(g for g in found.groups() if g).strip().strip("\"'“”") if found else ""
     return named or SIGN_OFF
-
-
-def approval_word(system: str) -> str:
-    """The word the instructions say a passing check answers with ("answer with exactly OK")."""
-    found = _APPROVAL.search(system)
-    return found.group(1) if found else "OK"
 
 
 def checks_completeness(system: str) -> bool:

@@ -22,7 +22,6 @@ from course_helpers.offline.conversation import Conversation
 from course_helpers.offline.reading import EMAIL as _EMAIL
 from course_helpers.offline.scenarios.support_desk_instructions import (  # noqa: F401 (re-exported)
     ADDRESSED,
-    approval_word,
     checks_completeness,
     negated,
     role_scope,
@@ -44,6 +43,7 @@ from course_helpers.offline.scenarios.support_desk_request import (
     section_text,
     ticket_text,
 )
+from course_helpers.offline.scenarios.support_desk_verdict import approval_word  # noqa: F401
 
 ORDER_ID = re.compile(r"\b[Aa]\d{4}\b")
 STOPWORDS = {

@@ -219,6 +219,8 @@ SHOP = "Kettle & Co"
 DESK_FORMS = (TRIAGE_TOOL_NAME, PLAN_TOOL_NAME)
 _SUPPORT_ROLE = re.compile(
     r"\b(?:support|customers?|customer's|tickets?|help ?desk|desk|repl(?:y|ies))\b"
+    r"|(?<![а-яё])(?:поддержк|клиент|покупател|обращени|тикет|заявк)\w*"
+    r"|(?<![а-яё])ответ(?:а|у|ом|е|ы|ов|ам|ами|ах)?(?![а-яё])"
 )
 
 

@@ -62,10 +62,11 @@ applies:
    ones holding its item). Each order is asked once, all in one turn, with the reason the
    ticket's words give.
 4. **Check.** A draft is given: the approval word the instructions name ("answer with exactly
-   OK"; `OK` when they name none) when every sentence of the draft (greeting and sign-off
-   aside) is one rule 5 writes from these facts for the ticket's requests and, when the
-   instructions ask that every request be answered, it states all of them, in any order; else
-   rule 5's reply for every request.
+   OK", "respond with the single word PASS", "Answer APPROVED or REJECTED", «Ответь ОК»; `OK`
+   when they name none; `support_desk_verdict`) when every sentence of the draft (greeting and
+   sign-off aside) is one rule 5 writes from these facts for the ticket's requests and, when
+   the instructions ask that every request be answered, it states all of them, in any order;
+   else the word of rejection they name, if any, else rule 5's reply for every request.
 5. **Write.** Each request gets the facts that answer it, in fixed sentences: an order not found;
    for money back, every refund issued and refused (the rule's words; a declined approval says
    nothing was refunded and asks whether to pass the ticket to a colleague), or, when there are
@@ -131,6 +132,7 @@ from course_helpers.offline.scenarios.support_desk_reading import (
     triage_form,
     words_of,
 )
+from course_helpers.offline.scenarios.support_desk_verdict import rejection
 
 _FORM_TOOL = re.compile(r"\b(?:calling|call|using|use) the (\w+) tool\b", re.IGNORECASE)
 _DECLINED = re.compile(r"declin|approv")
@@ -430,12 +432,12 @@ def statements(text: str) -> set[str]:
 def check(draft: str, requests: list[dict], known: Known, system: str = "") -> str:
     """Rule 4: the approval word (`approval_word`, "OK") when every sentence of the draft is one
     rule 5 writes from these facts and, if the instructions ask that every request be answered
-    (`checks_completeness`), the draft states all of them (in any order); else rule 5's reply
-    for every request."""
+    (`checks_completeness`), the draft states all of them (in any order); else the word of
+    rejection the instructions name, or rule 5's reply for every request (`rejection`)."""
     full = reply(requests, known, system)
     said, supported = statements(draft), statements(full)
     complete = said == supported if checks_completeness(system) else bool(said)
-    return approval_word(system) if said <= supported and complete else full
+    return approval_word(system) if said <= supported and complete else rejection(system, full)
 
 
 # -- rule 6: merge ---------------------------------------------------------------------------------

@@ -141,8 +141,12 @@ def told_to_follow_refund_policy(system: str) -> bool:
 
 # -- what the writers' instructions change --------------------------------------------------------
 
-# A sentence that speaks to the model ("You are ...", "Act as ...", "Your job is ...").
-ADDRESSED = re.compile(r"^(?:you\b|act as\b|your (?:role|job|task)\b|as (?:the|a|an)\b)")
+# A sentence that speaks to the model ("You are ...", "Act as ...", "Your job is ...", «Ты
+# специалист ...», «Твоя задача ...»).
+ADDRESSED = re.compile(
+    r"^(?:you\b|act as\b|your (?:role|job|task)\b|as (?:the|a|an)\b"
+    r"|(?:ты|вы)(?![а-яё])|(?:твоя|ваша) (?:роль|задача|работа)(?![а-яё]))"
+)
 # A sentence that gives the model a task in the imperative ("Check a draft ...", "Tell
 # customers ...", "Please merge ..."), or a role by another wording ("Role: ...", "We want you
 # to ...", "Imagine you are ...").
@@ -153,6 +157,13 @@ _IMPERATIVE = {
     *("act", "be", "play", "plan", "triage", "classify", "sort", "route", "read", "correct"),
     *("fix", "rewrite", "edit", "approve", "judge", "prepare", "produce", "greet", "report"),
     *("explain", "summarise", "summarize", "turn", "make", "give", "take", "look", "find"),
+    # The same tasks in Russian, said to "ты" or "вы" («Проверь черновик», «Отвечай ...»).
+    *("отвечай", "ответь", "отвечайте", "ответьте", "пиши", "напиши", "пишите", "напишите"),
+    *("составь", "составьте", "проверь", "проверяй", "проверьте", "сравни", "сравните"),
+    *("помогай", "помоги", "помогайте", "обрабатывай", "обработай", "занимайся"),
+    *("занимайтесь", "объедини", "объедините", "сообщи", "сообщай", "сообщите", "расскажи"),
+    *("прочитай", "исправь", "исправьте", "будь", "будьте", "действуй", "разбери", "оцени"),
+    *("реши", "решай", "классифицируй", "распредели", "собери", "подготовь", "объясни"),
 }
 _DIRECTIVE = re.compile(
     r"^(?:role|task|job|instructions?)\s*:|^(?:i|we) (?:want|need|would like|'d like) you\b"
@@ -163,29 +174,43 @@ _DIRECTIVE = re.compile(
 _PROCEDURE = re.compile(
     r"^you (?:must|should|shall|may|might|can|cannot|can't|could|will|won't|would|need|"
     r"needn't|have to|has to|do not|don't|never|are not|aren't|mustn't|shouldn't)\b"
+    r"|^(?:ты|вы) (?:должн\w*|обязан\w*|можешь|можете|сможешь|не|никогда|нужно)(?![а-яё])"
 )
 # The kinds of request a writer's role sentences name.
 _ROLE_KINDS = [
-    ({"refund"}, re.compile(r"refund|money back|reimburs|paid back|pay(?:ing)? back")),
+    (
+        {"refund"},
+        re.compile(
+            r"refund|money back|reimburs|paid back|pay(?:ing)? back"
+            r"|возврат|возмещ|верн\w* деньг|деньги назад"
+        ),
+    ),
     (
         {"shipping"},
-        re.compile(r"\bwhere\b[^.;]{0,40}\borders?\b|tracking|deliver|shipping|shipment"),
+        re.compile(
+            r"\bwhere\b[^.;]{0,40}\borders?\b|tracking|deliver|shipping|shipment"
+            r"|доставк|отслежива|трек|(?<![а-яё])где(?![а-яё])[^.;]{0,40}заказ"
+        ),
     ),
-    ({"account", "policy"}, re.compile(r"help[- ]?cent(?:re|er)|articles?|knowledge[- ]base")),
+    (
+        {"account", "policy"},
+        re.compile(
+            r"help[- ]?cent(?:re|er)|articles?|knowledge[- ]base"
+            r"|справочн\w* центр|центр\w* помощи|стать[яиюей]|баз\w* знаний"
+        ),
+    ),
 ]
 # A sentence that asks the writer to answer everything the customer asks.
 _EVERYTHING = re.compile(
     r"\b(?:every|each|all(?: of)?(?: the)?|any)\b(?: [\w']+){0,2}? (?:requests?|questions?|parts?)\b"
     r"|\b(?:anything|everything|whatever)\b(?: else)?(?: \w+){0,2} (?:asks?|asked|wants?|needs?)\b"
+    r"|(?<![а-яё])(?:все|всё|каждый|каждое|любой|любые|любое)(?: [а-яё]+){0,2}? "
+    r"(?:вопрос|просьб|запрос|обращени|част)"
 )
 _SIGN_AS = re.compile(
     r"\bsign(?: off| it)? (?:as|with) ([^.;!?]+)|\bsigned (?!in\b|up\b|out\b)(?:as |with )?([^.;!?]+)"
     r"|\bsignature(?: line)?(?: of| as| is|:)? [\"'“]?([^.;!?\"”]+)",
     re.IGNORECASE,
-)
-_APPROVAL = re.compile(
-    r"\b(?:with|reply|answer|say|respond|return)(?: with)?(?: exactly| just| only| the word)?"
-    r" [\"'“]?([A-Z]{2,})\b"
 )
 _COMPLETE = re.compile(
     r"\b(?:every|each|all(?: of)?(?: the)?)(?: [\w']+){0,2}? (?:request|question|part)s?\b"
@@ -204,7 +229,7 @@ def gives_a_role(sentence: str) -> bool:
     """Whether a sentence gives the model its role or task: it speaks to the model ("You ...",
     "Act as ...") or tells it what to do ("Check a draft ...", "Please tell ...")."""
     said = sentence.lower().replace("’", "'")
-    first = (words_of(said.removeprefix("please ").strip()) or [""])[0]
+    first = (words_of(re.sub(r"^(?:please|пожалуйста),?\s+", "", said)) or [""])[0]
     return bool(ADDRESSED.match(said) or _DIRECTIVE.match(said)) or first in _IMPERATIVE
 
 
@@ -218,6 +243,12 @@ def role_sentence(system: str) -> str:
         if gives_a_role(role):
             return role
     return ""
+
+
+# A task that limits itself ("Answer only about refunds", «Отвечай только о возвратах») is a
+# role sentence too; one with "also" widens it («Также сообщай, где заказ»).
+_ONLY = re.compile(r"\bonly\b|(?<![а-яё])(?:только|лишь)(?![а-яё])")
+_ALSO = re.compile(r"\balso\b|\bas well\b|(?<![а-яё])(?:также|тоже)(?![а-яё])")
 
 
 def role_scope(system: str) -> set[str] | None:
@@ -238,14 +269,15 @@ def role_scope(system: str) -> set[str] | None:
     role = role_sentence(system).lower()
     roles = [role] if role else []
     roles += [s for s in sentences if ADDRESSED.match(s) and not _PROCEDURE.match(s)]
-    widen = [s for s in sentences if re.search(r"\balso\b|\bas well\b", s)]
+    roles += [s for s in sentences if _ONLY.search(s) and gives_a_role(s) and s not in roles]
+    widen = [s for s in sentences if _ALSO.search(s)]
     named = [role_words(s) for s in roles]
     named += [
         role_words(s, abilities=True)
         for s in widen
         if s not in roles
         and not negated(words_of(s)[:1])
-        and not re.search(r"\bnot\b|n't\b|\bnever\b", s)
+        and not re.search(r"\bnot\b|n't\b|\bnever\b|(?<![а-яё])(?:не|никогда)(?![а-яё])", s)
     ]
     kinds = [kinds for kinds, words in _ROLE_KINDS if any(words.search(s) for s in named)]
     return set().union(*kinds) if kinds else None
@@ -274,12 +306,6 @@ def sign_off(system: str) -> str:
     found = _SIGN_AS.search(system)
     named = next(g for g in found.groups() if g).strip().strip("\"'“”") if found else ""
     return named or SIGN_OFF
-
-
-def approval_word(system: str) -> str:
-    """The word the instructions say a passing check answers with ("answer with exactly OK")."""
-    found = _APPROVAL.search(system)
-    return found.group(1) if found else "OK"
 
 
 def checks_completeness(system: str) -> bool:

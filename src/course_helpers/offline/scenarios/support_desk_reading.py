@@ -22,7 +22,6 @@ from course_helpers.offline.conversation import Conversation
 from course_helpers.offline.reading import EMAIL as _EMAIL
 from course_helpers.offline.scenarios.support_desk_instructions import (  # noqa: F401 (re-exported)
     ADDRESSED,
-    approval_word,
     checks_completeness,
     negated,
     role_scope,
@@ -44,6 +43,7 @@ from course_helpers.offline.scenarios.support_desk_request import (
     section_text,
     ticket_text,
 )
+from course_helpers.offline.scenarios.support_desk_verdict import approval_word  # noqa: F401
 
 ORDER_ID = re.compile(r"\b[Aa]\d{4}\b")
 STOPWORDS = {
@@ -56,7 +56,22 @@ _NOT_ITEMS = {
     *("order", "orders", "email", "password", "number", "money", "tracking", "confirmation"),
     *("refund", "page", "week", "month", "day", "days", "account", "parcel"),
 }
-_ITEM = re.compile(r"\b(?:my|a|an|the)\s+(?:two\s+|same\s+)?([a-z'-]+(?:\s+[a-z'-]+)?)")
+_ITEM = re.compile(
+    r"\b(?:my|a|an|the)\s+(?:(?:two|three|four|five|six|some|several|same)\s+)?"
+    r"([a-z'-]+(?:\s+[a-z'-]+)?)"
+)
+# What holds the items is not an item ("my package with two mugs": mugs): a container's item
+# is the one it is with ("with", "of", "containing"; «посылка с кружками»).
+_CONTAINERS = {
+    *("package", "packages", "parcel", "parcels", "order", "orders", "box", "boxes"),
+    *("delivery", "deliveries", "shipment", "shipments", "посылка", "посылку", "посылке"),
+    *("посылки", "коробка", "коробку", "заказ", "заказе"),
+}
+_CONTAINED = re.compile(
+    r"\s+(?:with|of|containing|holding|со?)\s+(?:(?:my|the|a|an|two|three|four|five|six"
+    r"|some|several|[0-9]+|двумя|тремя|моими|моей|моим)\s+)?([a-zа-яё'-]+(?:\s+[a-zа-яё'-]+)?)"
+)
+_CONTAINER = re.compile(r"(?<![a-zа-яё])(?:" + "|".join(sorted(_CONTAINERS)) + r")(?![a-zа-яё])")
 # The words for damage, one list for the category and the refund reason of every caller.
 _DAMAGE = (
     r"\b(?:broken|broke|damaged|cracked|faulty|shattered|smashed|chipped|dented)\b"
@@ -95,13 +110,26 @@ def categorise(ticket: str) -> str:
 
 
 def item_of(ticket: str) -> str:
-    """The item a ticket is about, in its own words ('' when it names none)."""
-    for match in _ITEM.finditer(ticket.lower()):
-        words = match.group(1).split()
-        while words and words[-1] in STOPWORDS:
-            words.pop()
-        if words and not set(words) & (_NOT_ITEMS | STOPWORDS):
-            return " ".join(words)
+    """The item a ticket is about, in its own words ('' when it names none): a package, parcel
+    or box is not an item, what it holds is ("My package with two mugs arrived late": mugs)."""
+    said = ticket.lower()
+    found = [(m.start(), _candidate(m.group(1))) for m in _ITEM.finditer(said)]
+    for container in _CONTAINER.finditer(said):
+        held = _CONTAINED.match(said, container.end())
+        phrase = held.group(1) if held else ""
+        if re.match(r"[а-яё]", phrase):  # a Russian item is one word: «с кружками опоздала»
+            phrase = phrase.split()[0]
+        found.append((container.start(), _candidate(phrase)))
+    return next((item for _, item in sorted(found) if item), "")
+
+
+def _candidate(phrase: str) -> str:
+    """An item named by a phrase, its trailing small words dropped ('' when it is none)."""
+    words = phrase.split()
+    while words and words[-1] in STOPWORDS:
+        words.pop()
+    if words and not set(words) & (_NOT_ITEMS | STOPWORDS | _CONTAINERS):
+        return " ".join(words)
     return ""
 
 
@@ -191,6 +219,8 @@ SHOP = "Kettle & Co"
 DESK_FORMS = (TRIAGE_TOOL_NAME, PLAN_TOOL_NAME)
 _SUPPORT_ROLE = re.compile(
     r"\b(?:support|customers?|customer's|tickets?|help ?desk|desk|repl(?:y|ies))\b"
+    r"|(?<![а-яё])(?:поддержк|клиент|покупател|обращени|тикет|заявк)\w*"
+    r"|(?<![а-яё])ответ(?:а|у|ом|е|ы|ов|ам|ами|ах)?(?![а-яё])"
 )
 
 

@@ -10,8 +10,9 @@ message) is cut at heading lines into parts: a ticket ("Ticket:", "Customer tick
 wrote:", ...), facts ("Facts (JSON):", "Facts:", "Order facts:", ...), a draft ("Draft reply:")
 and worker answers ("Worker answers (JSON):"), each also as "## Facts", "**Facts:**",
 "<facts>...</facts>" or "Here are the facts:". JSON of order facts (an object with `orders`,
-`refunds`, `customer`, ..., an order record, a list of them) is facts by its content, heading or
-none. In the system prompt's own words, facts JSON counts wherever it sits ("Order facts: {...}.").
+`refunds`, `customer`, ..., an order record, a list of them), or an order record written as
+`key: value` lines, is facts by its content (`support_desk_facts`), under any heading line
+("<order_info>", "### Order", "Here are the order details:") or none. In the system prompt's own words, facts count wherever they sit ("Order facts: {...}.").
 What a person typed is never cut: a user text that neither starts with a heading nor marks
 the ticket with one is one part, the person's words, whatever headings they type (a customer who
 types "Facts (JSON):" writes part of the ticket). A part that is a text of its own is the
@@ -27,6 +28,10 @@ from dataclasses import dataclass
 
 from course_helpers.offline.conversation import Conversation, blocks_of
 from course_helpers.offline.scenarios.instructions import tool_orders
+from course_helpers.offline.scenarios.support_desk_facts import (
+    facts_spans,
+    leading_facts,
+)
 
 _PAREN = r"(?:\s*\([^)\n]{0,30}\))?"
 _BOLD = r"(?:\*\*|__)?"
@@ -44,10 +49,13 @@ _HEADING = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _CLOSING_TAG = re.compile(r"</[A-Za-z][\w '-]{0,40}>")
-_FACT_KEYS = {
-    *("orders", "order", "refunds", "refused", "customer", "customer_not_found"),
-    *("articles", "not_found", "searched_orders"),
-}
+# Any heading line, whatever it names ("<order_info>", "### Order", "Here are the order
+# details:"): a heading of facts when what follows it is facts by its content (`leading_facts`).
+_ANY_HEADING = re.compile(
+    r"^[ \t]*(?:<[A-Za-z][\w-]{0,40}>|\#{1,6}[ \t]*[^\n#]{1,60}?[ \t]*:?(?=[ \t]*(?:\r?\n|$))"
+    r"|(?:\*\*|__)?[A-Za-z][\w '()&/-]{0,50}:(?:\*\*|__)?)[ \t]*",
+    re.MULTILINE,
+)
 
 
 @dataclass(frozen=True)
@@ -59,71 +67,59 @@ class Part:
     turn: int  # the user message it is in (0 for the first; -1 for the system prompt)
 
 
-def as_facts(value: object) -> dict | None:
-    """JSON that holds order facts, as `Known.add_facts` reads them, or None."""
-    if isinstance(value, list) and value and all(is_order(v) for v in value):
-        return {"orders": value}
-    if is_order(value):
-        return {"orders": [value]}
-    if isinstance(value, dict) and _FACT_KEYS & set(value):
-        facts = dict(value)
-        if is_order(facts.get("order")):
-            facts["orders"] = [*(facts.get("orders") or []), facts.pop("order")]
-        return facts
-    return None
+@dataclass(frozen=True)
+class Head:
+    start: int
+    end: int
+    kind: str  # "ticket", "facts", "draft" or "answers"
 
 
-def is_order(value: object) -> bool:
-    return (
-        isinstance(value, dict) and "order_id" in value and ("status" in value or "items" in value)
-    )
-
-
-def leading_json(text: str) -> tuple[object, str] | None:
-    """The JSON value a text starts with and the text after it, or None."""
-    stripped = text.lstrip()
-    if stripped[:1] not in ("{", "["):
-        return None
-    try:
-        value, end = json.JSONDecoder().raw_decode(stripped)
-    except ValueError:
-        return None
-    return value, stripped[end:]
-
-
-def kind_of(head: re.Match) -> str:
-    return next(k for k in ("ticket", "facts", "draft", "answers") if head[k])
+def heads_in(text: str) -> list[Head]:
+    """The heading lines of a text: the ones that name their kind (`_HEADING`), and any other
+    heading line over facts (`_ANY_HEADING`, at most six words)."""
+    named = [
+        Head(m.start(), m.end(), next(k for k in ("ticket", "facts", "draft", "answers") if m[k]))
+        for m in _HEADING.finditer(text)
+    ]
+    taken = [(h.start, h.end) for h in named]
+    other = [
+        Head(m.start(), m.end(), "facts")
+        for m in _ANY_HEADING.finditer(text)
+        if len(m.group(0).split()) <= 6
+        and not any(b <= m.start() < e or m.start() <= b < m.end() for b, e in taken)
+        and leading_facts(text[m.end() :]) is not None
+    ]
+    return sorted(named + other, key=lambda h: h.start)
 
 
 def own_kind(text: str) -> str | None:
     """The kind of a text that is one part of its own: one heading at its start and no other,
-    or JSON of facts and nothing else."""
-    heads = list(_HEADING.finditer(text))
-    if len(heads) == 1 and not text[: heads[0].start()].strip():
-        return kind_of(heads[0])
-    found = leading_json(text) if not heads else None
-    return "facts" if found and as_facts(found[0]) is not None and not found[1].strip() else None
+    or facts (`leading_facts`) and nothing else."""
+    heads = heads_in(text)
+    if len(heads) == 1 and not text[: heads[0].start].strip():
+        return heads[0].kind
+    found = leading_facts(text) if not heads else None
+    return "facts" if found and not found[1].strip() else None
 
 
 def parts_of(text: str, source: str, turn: int, owned: set[str] = frozenset()) -> list[Part]:
     """One text cut into parts (see the module's docstring); a heading of a kind the request
     holds in a text of its own (`owned`) does not cut another text: it is that text's words."""
-    heads = [h for h in _HEADING.finditer(text) if own_kind(text) or kind_of(h) not in owned]
-    starts_with_heading = bool(heads) and not text[: heads[0].start()].strip()
-    if source == "user" and not starts_with_heading and not any(h["ticket"] for h in heads):
-        found = leading_json(text)
-        if found and as_facts(found[0]) is not None and not found[1].strip():
-            return [Part("facts", text.strip(), source, True, turn)]
+    heads = [h for h in heads_in(text) if own_kind(text) or h.kind not in owned]
+    starts_with_heading = bool(heads) and not text[: heads[0].start].strip()
+    if source == "user" and not starts_with_heading and not any(h.kind == "ticket" for h in heads):
+        found = leading_facts(text)
+        if found and not found[1].strip():
+            return [Part("facts", json.dumps(found[0]), source, True, turn)]
         return [Part("", text.strip(), source, True, turn)] if text.strip() else []
-    pieces: list[tuple[str, str]] = [("", text[: heads[0].start()] if heads else text)]
+    pieces: list[tuple[str, str]] = [("", text[: heads[0].start] if heads else text)]
     for head, after in zip(heads, [*heads[1:], None][: len(heads)], strict=True):
-        kind = kind_of(head)
-        body = text[head.end() : after.start() if after else len(text)]
-        found = leading_json(body)
-        if kind == "facts" and found:  # the words after the JSON are not facts
-            pieces += [(kind, json.dumps(found[0])), ("", found[1])]
+        body = text[head.end : after.start if after else len(text)]
+        found = leading_facts(body) if head.kind == "facts" else None
+        if found:  # the words after the facts are not facts
+            pieces += [(head.kind, json.dumps(found[0])), ("", found[1])]
         else:
-            pieces.append((kind, body))
+            pieces.append((head.kind, body))
     pieces = [(k, b.strip()) for k, b in ((k, _CLOSING_TAG.sub("", b)) for k, b in pieces)]
     pieces = [(k, b) for k, b in pieces if b]
     return [Part(k, b, source, len(pieces) == 1, turn) for k, b in pieces]
@@ -163,35 +159,17 @@ def facts_given(conv: Conversation) -> list[dict]:
     parts = request_parts(conv)
     found = []
     for part in believed(parts, "facts"):
-        parsed = leading_json(part.body)
-        facts = as_facts(parsed[0]) if parsed else None
-        found += [facts] if facts is not None else []
+        parsed = leading_facts(part.body)
+        found += [parsed[0]] if parsed is not None else []
     for part in (p for p in parts if p.kind == "" and p.source == "system"):
         found += json_in(part.body)
     return found
 
 
 def json_in(text: str) -> list[dict]:
-    """The facts JSON anywhere in an unheaded text of the program's (instructions with facts
-    below them, or inline: "Order facts: {...}.")."""
-    return [facts for _, _, facts in _facts_spans(text)]
-
-
-def _facts_spans(text: str) -> list[tuple[int, int, dict]]:
-    """Where each JSON value of facts in a text starts and ends, with its facts (JSON inside
-    another JSON value is part of it)."""
-    spans, start = [], 0
-    while (found := re.search(r"[{\[]", text[start:])) is not None:
-        begin = start + found.start()
-        try:
-            value, end = json.JSONDecoder().raw_decode(text, begin)
-        except ValueError:
-            start = begin + 1
-            continue
-        facts = as_facts(value)
-        spans += [(begin, end, facts)] if facts is not None else []
-        start = end
-    return spans
+    """The facts anywhere in an unheaded text of the program's (instructions with facts below
+    them, or inline: "Order facts: {...}."), JSON or `key: value` lines (`facts_spans`)."""
+    return [facts for _, _, facts in facts_spans(text)]
 
 
 def instructions_of(conv: Conversation) -> str:
@@ -203,7 +181,7 @@ def instructions_of(conv: Conversation) -> str:
 
 
 def _without_json(text: str) -> str:
-    for begin, end, _ in reversed(_facts_spans(text)):
+    for begin, end, _ in reversed(facts_spans(text)):
         text = text[:begin] + text[end:]
     return text
 

@@ -47,3 +47,109 @@ def test_a_name_given_in_short_is_remembered(client, given, asked, answer):
 def test_a_place_is_not_taken_for_a_name(client):
     history = [{"role": "user", "content": "Это Париж."}, {"role": "assistant", "content": "Да."}]
     assert said(_then(client, history, "Как меня зовут?")).startswith("Я не знаю")
+
+
+# -- weather: a follow-up that refers back, a comparison and what to wear asked first -----------
+
+RESULTS = {"Paris": "18°C, light rain", "London": "12°C, cloudy", "Moscow": "-5°C, snow"}
+
+
+def _looked_up(client, question: str) -> list[dict]:
+    """The messages of a weather question, the model's calls, their results and its answer."""
+    messages = [{"role": "user", "content": question}]
+    first = ask(client, messages, tools=[WEATHER])
+    results = [
+        {"type": "tool_result", "tool_use_id": b.id, "content": RESULTS[b.input["city"]]}
+        for b in first.content
+        if b.type == "tool_use"
+    ]
+    assert results, said(first)
+    messages += [
+        {"role": "assistant", "content": first.content},
+        {"role": "user", "content": results},
+    ]
+    answer = ask(client, messages, tools=[WEATHER])
+    return [*messages, {"role": "assistant", "content": answer.content}]
+
+
+@pytest.mark.parametrize(
+    ("question", "follow_up", "answer"),
+    [
+        (
+            "Какая погода в Париже?",
+            "Это холодно?",
+            "Нет, в городе Париж 18°C — это тепло, а не холодно.",
+        ),
+        (
+            "Какая погода в Москве?",
+            "А это тепло?",
+            "Нет, в городе Москва -5°C — это холодно, а не тепло.",
+        ),
+        ("Какая погода в Москве?", "Холодно?", "Да, в городе Москва -5°C — это холодно."),
+        ("What's the weather in Paris?", "Is that cold?", "No, 18°C in Paris is warm, not cold."),
+        ("What's the weather in London?", "Is it warm?", "No, 12°C in London is cool, not warm."),
+    ],
+)
+def test_a_follow_up_about_that_weather_is_answered_from_it(client, question, follow_up, answer):
+    message = _then(client, _looked_up(client, question), follow_up, tools=[WEATHER])
+    assert calls(message) == []
+    assert said(message) == answer
+
+
+def test_a_follow_up_about_another_city_is_still_a_lookup(client):
+    message = _then(
+        client, _looked_up(client, "Какая погода в Париже?"), "А в Москве холодно?", tools=[WEATHER]
+    )
+    assert calls(message) == [("get_weather", {"city": "Moscow"})]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Which is warmer, Paris or London?", "Paris is warmer than London: 18°C, against 12°C."),
+        (
+            "Where is it colder, in Paris or in London?",
+            "London is colder than Paris: 12°C, against 18°C.",
+        ),
+    ],
+)
+def test_an_english_comparison_asked_first_looks_both_cities_up(client, question, answer):
+    history = _looked_up(client, question)
+    assert [b.input["city"] for b in history[1]["content"] if b.type == "tool_use"] == [
+        "Paris",
+        "London",
+    ]
+    assert said(ask(client, history[:-1], tools=[WEATHER])) == answer
+
+
+def test_a_choice_without_a_comparison_names_no_city(client):
+    message = ask(client, "Should I learn Python or Rust?", tools=[WEATHER])
+    assert calls(message) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "city", "advice"),
+    [
+        (
+            "Что надеть сегодня в Москве?",
+            "Moscow",
+            "В городе Москва стоит надеть тёплое пальто, шапку и перчатки. "
+            "В городе Москва наденьте тёплую непромокаемую обувь.",
+        ),
+        (
+            "What should I wear in Paris today?",
+            "Paris",
+            "In Paris, light clothes are enough. In Paris, take an umbrella.",
+        ),
+        (
+            "Как одеться в Лондоне?",
+            "London",
+            "В городе Лондон стоит надеть лёгкую куртку или свитер.",
+        ),
+    ],
+)
+def test_what_to_wear_is_looked_up_then_advised(client, question, city, advice):
+    history = _looked_up(client, question)
+    assert [b.input["city"] for b in history[1]["content"] if b.type == "tool_use"] == [city]
+    answer = "".join(b.text for b in history[-1]["content"] if b.type == "text")
+    assert answer.endswith("\n" + advice)

@@ -153,3 +153,40 @@ def test_what_to_wear_is_looked_up_then_advised(client, question, city, advice):
     assert [b.input["city"] for b in history[1]["content"] if b.type == "tool_use"] == [city]
     answer = "".join(b.text for b in history[-1]["content"] if b.type == "text")
     assert answer.endswith("\n" + advice)
+
+
+# -- city names in their case endings --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("place", "city"),
+    [
+        ("в Казани", "Kazan"),
+        ("для Казани", "Kazan"),
+        ("в Перми", "Perm"),
+        ("в Твери", "Tver"),
+        ("в Сочи", "Sochi"),
+        ("в Нижнем Новгороде", "Nizhny Novgorod"),
+        ("в Нижнем", "Nizhny Novgorod"),
+        ("в Нижнем Тагиле", "Nizhniy Tagil"),
+        ("в Новосибирске", "Novosibirsk"),
+        ("в Екатеринбурге", "Yekaterinburg"),
+        ("во Владивостоке", "Vladivostok"),
+        ("в Ростове-на-Дону", "Rostov-on-Don"),
+        ("для Ростова-на-Дону", "Rostov-on-Don"),
+        ("в Сиднее", "Sydney"),
+        ("для Москвы", "Moscow"),
+        ("в Атлантиду", "Atlantis"),
+        # Names the list does not know, in the nominative their endings give.
+        ("в Рязани", "Ryazan"),
+        ("в Ярославле", "Yaroslavl"),
+        ("в Иркутске", "Irkutsk"),
+        ("в Чебоксарах", "Cheboksary"),
+        ("в Химках", "Khimki"),
+        ("в Набережных Челнах", "Naberezhnye Chelny"),
+        ("в Евпатории", "Yevpatoriya"),
+    ],
+)
+def test_a_city_in_any_case_ending_goes_to_the_tool_in_the_nominative(client, place, city):
+    message = ask(client, f"Какая погода {place}?", tools=[WEATHER])
+    assert calls(message) == [("get_weather", {"city": city})]

@@ -9,6 +9,7 @@ import pytest
 from russian_answers import STRICT, WEATHER, ask, calls, said
 
 from course_helpers.offline import CourseModelApp
+from course_helpers.offline.russian import answer_in_russian
 
 
 @pytest.fixture(scope="module")
@@ -190,3 +191,31 @@ def test_what_to_wear_is_looked_up_then_advised(client, question, city, advice):
 def test_a_city_in_any_case_ending_goes_to_the_tool_in_the_nominative(client, place, city):
     message = ask(client, f"Какая погода {place}?", tools=[WEATHER])
     assert calls(message) == [("get_weather", {"city": city})]
+
+
+# -- the data lines of a Russian answer ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        (
+            "Какая погода в Париже и Лондоне?",
+            "Вот погода, о которой вы спрашивали:\nПариж: 18°C, небольшой дождь\n"
+            "Лондон: 12°C, облачно",
+        ),
+        (
+            "What's the weather in Paris and London?",
+            "Here is the weather you asked about:\nParis: 18°C, light rain\nLondon: 12°C, cloudy",
+        ),
+    ],
+)
+def test_the_weather_lines_are_said_in_the_language_asked(client, question, answer):
+    history = _looked_up(client, question)
+    assert "".join(b.text for b in history[-1]["content"] if b.type == "text") == answer
+
+
+def test_a_condition_the_phrase_book_does_not_hold_stays_as_the_tool_wrote_it():
+    assert answer_in_russian("Here is the weather you asked about:\nOslo: 3°C, freezing fog") == (
+        "Вот погода, о которой вы спрашивали:\nОсло: 3°C, freezing fog"
+    )

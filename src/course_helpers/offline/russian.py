@@ -8,7 +8,9 @@ Russian wordings beside the English ones), and a reply to a person who wrote in 
 in Russian: `answer_in_russian` puts each sentence of the reply through a phrase book
 (`russian_phrases.py`), the way
 `instructions.french` does for French. A sentence the book does not hold stays in English, and
-the reply says so at its start. Data lines ("Paris: 18°C") are left as they are.
+the reply says so at its start. A data line of a city's weather gives the city its Russian name
+and each condition the book holds in Russian ("Paris: 18°C, light rain" gives "Париж: 18°C,
+небольшой дождь"); other data lines are left as they are.
 
 The language is decided from the person's words as a whole: "Какая погода в Paris?" is
 Russian. A city may be of several words or hyphenated, in any of its forms ("в Нижнем
@@ -24,7 +26,7 @@ from __future__ import annotations
 import re
 
 from course_helpers.offline.russian_cases import ADJECTIVE, nominative, nominatives
-from course_helpers.offline.russian_phrases import LINE_PHRASES, PHRASES
+from course_helpers.offline.russian_phrases import LINE_PHRASES, PHRASES, WEATHER_WORDS
 
 _CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -260,10 +262,22 @@ def _line_opening(body: str) -> tuple[int, tuple[str, str]] | None:
     return None
 
 
+def said_weather(line: str) -> str:
+    """A data line of a city's weather said in Russian: the city by its Russian name, each
+    condition the phrase book holds in Russian ("Paris: 18°C, light rain" gives "Париж: 18°C,
+    небольшой дождь"); any other line, and a condition the book does not hold, as it is."""
+    city, colon, values = line.partition(": ")
+    if not colon or city not in CITIES:
+        return line
+    end = "." if values.endswith(".") else ""  # the end of a sentence ("...; London: 12°C.")
+    said = [WEATHER_WORDS.get(v.strip().lower(), v) for v in values.removesuffix(end).split(", ")]
+    return f"{russian_name(city)}: " + ", ".join(said) + end
+
+
 def _said_data(data: str) -> str:
     """Data after its opening, each "; "-joined piece (one sentence made of several lines)
     given its own opening in Russian: "...; I could not get the weather for London: ..."."""
-    pieces = data.split("; ")
+    pieces = [said_weather(piece) for piece in data.split("; ")]
     for index, piece in enumerate(pieces[1:], 1):
         phrase = next((p for p in LINE_PHRASES if re.match(p[0], piece)), None)
         if phrase is not None:
@@ -313,7 +327,7 @@ def answer_in_russian(value: str, asked: str = "") -> str:
         prefix = "- " if line.startswith("- ") else ""
         body = line.removeprefix("- ")
         if not body.strip() or _DATA_LINE.match(body) or not _LATIN.search(body):
-            lines.append(line)
+            lines.append(prefix + said_weather(body))
             continue
         said, untranslated = _said_line(body, asked)
         missing = missing or untranslated

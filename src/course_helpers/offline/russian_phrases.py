@@ -183,6 +183,30 @@ PHRASES += [
     if asked != feel
 ]
 
+# The conditions a weather tool reports, said in a data line ("Paris: 18°C, light rain" gives
+# "Париж: 18°C, небольшой дождь"). A condition not listed stays as the tool wrote it.
+WEATHER_WORDS: dict[str, str] = {
+    "clear": "ясно",
+    "clear sky": "ясное небо",
+    "sunny": "солнечно",
+    "partly cloudy": "переменная облачность",
+    "cloudy": "облачно",
+    "overcast": "пасмурно",
+    "light rain": "небольшой дождь",
+    "rain": "дождь",
+    "heavy rain": "сильный дождь",
+    "showers": "ливни",
+    "drizzle": "морось",
+    "thunderstorm": "гроза",
+    "light snow": "небольшой снег",
+    "snow": "снег",
+    "heavy snow": "сильный снег",
+    "sleet": "мокрый снег",
+    "fog": "туман",
+    "mist": "дымка",
+    "windy": "ветрено",
+}
+
 LINE_PHRASES: list[tuple[str, str]] = [
     (r"I could not get the weather for (.+?): ", r"Мне не удалось узнать погоду в городе \1: "),
     (

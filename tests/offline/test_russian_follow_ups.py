@@ -6,7 +6,7 @@ rules are tested beside them."""
 from __future__ import annotations
 
 import pytest
-from russian_answers import STRICT, WEATHER, ask, calls, said
+from russian_answers import MODEL, STRICT, WEATHER, ask, calls, said
 
 from course_helpers.offline import CourseModelApp
 from course_helpers.offline.russian import answer_in_russian
@@ -219,3 +219,37 @@ def test_a_condition_the_phrase_book_does_not_hold_stays_as_the_tool_wrote_it():
     assert answer_in_russian("Here is the weather you asked about:\nOslo: 3°C, freezing fog") == (
         "Вот погода, о которой вы спрашивали:\nОсло: 3°C, freezing fog"
     )
+
+
+# -- an essay cut by max_tokens, continued (01's ask_in_full) --------------------------------------
+
+
+def _in_full(client, essay: str, go_on: str) -> tuple[str, int]:
+    """The pieces of an essay asked for with a small max_tokens, joined, and the calls made."""
+    history = [{"role": "user", "content": essay}]
+    pieces, made = [], 0
+    while made < 40:
+        cut = client.messages.create(model=MODEL, max_tokens=80, messages=history)
+        made += 1
+        pieces.append(said(cut))
+        history += [{"role": "assistant", "content": cut.content}]
+        if cut.stop_reason != "max_tokens":
+            break
+        history += [{"role": "user", "content": go_on}]
+    return "".join(pieces), made
+
+
+@pytest.mark.parametrize(
+    ("essay", "go_on"),
+    [
+        ("Напиши длинное эссе об агентах.", "Продолжай"),
+        ("Напиши эссе об агентах.", "Продолжи с того места, где остановился."),
+        ("Напиши длинное эссе об агентах.", "Continue exactly where you stopped."),
+        ("Write a long essay about agents.", "Продолжай"),
+    ],
+)
+def test_a_cut_essay_is_continued_in_the_language_it_was_asked_in(client, essay, go_on):
+    whole = said(ask(client, essay))
+    joined, made = _in_full(client, essay, go_on)
+    assert made > 1
+    assert joined == whole

@@ -95,7 +95,7 @@ def test_the_weather_questions_of_02_and_03_in_russian(client):
     }
     messages = [*question, {"role": "assistant", "content": first.content}, results]
     answer = _said(_ask(client, messages, tools=[GET_WEATHER_ONE_CITY]))
-    assert answer == "Вот погода, о которой вы спрашивали:\nParis: 18°C\nTokyo: 18°C"
+    assert answer == "Вот погода, о которой вы спрашивали:\nПариж: 18°C\nТокио: 18°C"
 
 
 @pytest.mark.parametrize(

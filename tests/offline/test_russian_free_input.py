@@ -55,7 +55,7 @@ def _round_trip(client, question: str, results: dict[str, tuple[str, bool]], **e
         ),
         (
             "Here is the weather you asked about: Paris: 18°C, light rain.",
-            "Вот погода, о которой вы спрашивали: Paris: 18°C, light rain.",
+            "Вот погода, о которой вы спрашивали: Париж: 18°C, небольшой дождь.",
         ),
     ],
 )
@@ -75,7 +75,7 @@ def test_a_failed_city_in_a_russian_round_trip_is_said_in_russian(client):
         {"Paris": ("18°C, light rain", False), "London": ("Error: service unavailable", True)},
     )
     assert said == (
-        "Вот погода, о которой вы спрашивали:\nParis: 18°C, light rain\n"
+        "Вот погода, о которой вы спрашивали:\nПариж: 18°C, небольшой дождь\n"
         "Мне не удалось узнать погоду в городе Лондон: Error: service unavailable"
     )
 
@@ -196,7 +196,7 @@ def test_a_forecast_is_introduced_as_a_forecast(client):
         {"role": "user", "content": [result]},
     ]
     said = _said(_ask(client, messages, tools=[forecast]))
-    assert said == "Вот прогноз, о котором вы спрашивали:\nParis: rain"
+    assert said == "Вот прогноз, о котором вы спрашивали:\nПариж: дождь"
 
 
 def test_a_french_call_intro_joins_cities_in_french(client):

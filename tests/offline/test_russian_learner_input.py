@@ -226,7 +226,8 @@ def test_a_pirate_in_one_sentence_reports_the_weather_in_russian(client):
     )
     answer = "".join(b.text for b in history[-1]["content"] if b.type == "text")
     assert answer == (
-        "Арр! Вот погода, о которой вы спрашивали: Paris: 18°C, light rain; London: 12°C, cloudy."
+        "Арр! Вот погода, о которой вы спрашивали: Париж: 18°C, небольшой дождь; "
+        "Лондон: 12°C, облачно."
     )
 
 
@@ -249,7 +250,7 @@ def test_a_failed_city_in_one_sentence_is_said_in_russian(client):
     ]
     answer = said(ask(client, messages, tools=[WEATHER], system="Отвечай одним предложением."))
     assert answer == (
-        "Вот погода, о которой вы спрашивали: Paris: 18°C; "
+        "Вот погода, о которой вы спрашивали: Париж: 18°C; "
         "Мне не удалось узнать погоду в городе Лондон: Error: no data."
     )
 

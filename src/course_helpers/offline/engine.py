@@ -30,11 +30,11 @@ from course_helpers.offline.output_tools import (
     answer_through_output_tool,
     output_tool,
 )
+from course_helpers.offline.persons_language import said_in_the_persons_language
 from course_helpers.offline.policy import Reply
 from course_helpers.offline.prefill import continue_prefill
 from course_helpers.offline.reluctant import answer_in_words
-from course_helpers.offline.russian import answer_in_russian, writes_russian
-from course_helpers.offline.scenarios.instructions import instructions_for
+from course_helpers.offline.scenarios.continuation import continued_task
 from course_helpers.offline.schemas import conform
 from course_helpers.offline.signatures import sign
 from course_helpers.offline.text_calls import read_text_calls
@@ -95,7 +95,8 @@ class CourseModel:
         prefill = conv.prefill
         # A prefilled turn: the answer to the request without it, then only what continues it.
         reply = self._shape(conv, self._choose(conv if prefill is None else conv.before_prefill()))
-        reply = _in_the_persons_language(conv, reply)
+        # A cut-off answer is continued in the language of the task, whatever "continue" is said in.
+        reply = said_in_the_persons_language(continued_task(conv) or conv, reply)
         if self.reluctant:
             reply = answer_in_words(conv, reply)
         if self.variant:
@@ -253,23 +254,6 @@ class CourseModel:
 
 _NO_TOOLS = "I would use a tool for this, but none may be used in this request."
 _EMPTY = "(The offline course model has nothing to add.)"
-
-
-def _in_the_persons_language(conv: Conversation, reply: Reply) -> Reply:
-    """A reply to a person who wrote in Russian, or told to answer in Russian ("Answer in
-    Russian."), said in Russian (`russian.py`), unless an instruction asks for French or
-    English."""
-    asked = conv.person_text
-    kinds = set(instructions_for(conv))
-    if not (writes_russian(asked) or "russian" in kinds) or {"french", "english"} & kinds:
-        return reply
-    content = [
-        {**b, "text": answer_in_russian(b["text"], asked)}
-        if b["type"] == "text" and b["text"]
-        else b
-        for b in reply.content
-    ]
-    return Reply(content, reply.stop_reason, reply.stop_details, reply.thinking)
 
 
 def _structured(conv: Conversation, reply: Reply) -> Reply:

@@ -8,7 +8,9 @@ Russian wordings beside the English ones), and a reply to a person who wrote in 
 in Russian: `answer_in_russian` puts each sentence of the reply through a phrase book
 (`russian_phrases.py`), the way
 `instructions.french` does for French. A sentence the book does not hold stays in English, and
-the reply says so at its start. Data lines ("Paris: 18°C") are left as they are.
+the reply says so at its start. A data line of a city's weather gives the city its Russian name
+and each condition the book holds in Russian ("Paris: 18°C, light rain" gives "Париж: 18°C,
+небольшой дождь"); other data lines are left as they are.
 
 The language is decided from the person's words as a whole: "Какая погода в Paris?" is
 Russian. A city may be of several words or hyphenated, in any of its forms ("в Нижнем
@@ -23,7 +25,8 @@ from __future__ import annotations
 
 import re
 
-from course_helpers.offline.russian_phrases import LINE_PHRASES, PHRASES
+from course_helpers.offline.russian_cases import ADJECTIVE, nominative, nominatives
+from course_helpers.offline.russian_phrases import LINE_PHRASES, PHRASES, WEATHER_WORDS
 
 _CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -42,60 +45,52 @@ def writes_russian(value: str) -> bool:
     return cyrillic > latin or (cyrillic == latin > 0 and bool(_CYRILLIC.search(words[0])))
 
 
-# Cities of the weather lessons, with the endings Russian gives them after "в" / "для".
+# Cities of the weather lessons, each in the nominative, then the short names people use
+# ("Питер", "Мск", "в Нижнем" for Нижний Новгород). The other forms ("в Париже", "для Москвы",
+# "в Казани") are read by their endings (`russian_cases.py`).
 CITIES: dict[str, tuple[str, ...]] = {
-    "Paris": ("Париж", "Парижа", "Париже"),
+    "Paris": ("Париж",),
     "Tokyo": ("Токио",),
-    "London": ("Лондон", "Лондона", "Лондоне"),
-    "Berlin": ("Берлин", "Берлина", "Берлине"),
-    "Moscow": ("Москва", "Москвы", "Москве", "Мск"),
-    "Rome": ("Рим", "Рима", "Риме"),
-    "Madrid": ("Мадрид", "Мадрида", "Мадриде"),
+    "London": ("Лондон",),
+    "Berlin": ("Берлин",),
+    "Moscow": ("Москва", "Мск"),
+    "Rome": ("Рим",),
+    "Madrid": ("Мадрид",),
     "Oslo": ("Осло",),
-    "Sydney": ("Сидней", "Сиднея", "Сиднее"),
-    "New York": ("Нью-Йорк", "Нью-Йорка", "Нью-Йорке"),
-    "Saint Petersburg": (
-        "Санкт-Петербург",
-        "Санкт-Петербурга",
-        "Санкт-Петербурге",
-        "Петербург",
-        "Петербурга",
-        "Петербурге",
-        "Питер",
-        "Питера",
-        "Питере",
-        "СПб",
-    ),
-    "Nizhny Novgorod": ("Нижний Новгород", "Нижнего Новгорода", "Нижнем Новгороде"),
-    "Rostov-on-Don": ("Ростов-на-Дону", "Ростова-на-Дону", "Ростове-на-Дону"),
-    "Los Angeles": ("Лос-Анджелес", "Лос-Анджелеса", "Лос-Анджелесе"),
+    "Sydney": ("Сидней",),
+    "New York": ("Нью-Йорк",),
+    "Saint Petersburg": ("Санкт-Петербург", "Петербург", "Питер", "СПб"),
+    "Nizhny Novgorod": ("Нижний Новгород", "Нижний"),
+    "Rostov-on-Don": ("Ростов-на-Дону",),
+    "Los Angeles": ("Лос-Анджелес",),
     "Rio de Janeiro": ("Рио-де-Жанейро",),
-    "Buenos Aires": ("Буэнос-Айрес", "Буэнос-Айреса", "Буэнос-Айресе"),
-    "Prague": ("Прага", "Праги", "Праге"),
-    "Kazan": ("Казань", "Казани"),
-    "Reykjavik": ("Рейкьявик", "Рейкьявика", "Рейкьявике"),
-    "Yekaterinburg": ("Екатеринбург", "Екатеринбурга", "Екатеринбурге"),
-    "Novosibirsk": ("Новосибирск", "Новосибирска", "Новосибирске"),
-    "Minsk": ("Минск", "Минска", "Минске"),
-    "Beijing": ("Пекин", "Пекина", "Пекине"),
-    "Samara": ("Самара", "Самары", "Самаре"),
-    "Tula": ("Тула", "Тулы", "Туле"),
-    "Ufa": ("Уфа", "Уфы", "Уфе"),
-    "Warsaw": ("Варшава", "Варшавы", "Варшаве"),
-    "Tver": ("Тверь", "Твери"),
-    "Perm": ("Пермь", "Перми"),
-    "Istanbul": ("Стамбул", "Стамбула", "Стамбуле"),
-    "Lisbon": ("Лиссабон", "Лиссабона", "Лиссабоне"),
+    "Buenos Aires": ("Буэнос-Айрес",),
+    "Prague": ("Прага",),
+    "Kazan": ("Казань",),
+    "Reykjavik": ("Рейкьявик",),
+    "Yekaterinburg": ("Екатеринбург",),
+    "Novosibirsk": ("Новосибирск",),
+    "Vladivostok": ("Владивосток",),
+    "Minsk": ("Минск",),
+    "Beijing": ("Пекин",),
+    "Samara": ("Самара",),
+    "Tula": ("Тула",),
+    "Ufa": ("Уфа",),
+    "Warsaw": ("Варшава",),
+    "Tver": ("Тверь",),
+    "Perm": ("Пермь",),
+    "Istanbul": ("Стамбул",),
+    "Lisbon": ("Лиссабон",),
     "Sochi": ("Сочи",),
-    "Kyiv": ("Киев", "Киева", "Киеве"),
-    "Almaty": ("Алматы", "Алма-Ата", "Алма-Аты", "Алма-Ате"),
+    "Kyiv": ("Киев",),
+    "Almaty": ("Алматы", "Алма-Ата"),
     "Tbilisi": ("Тбилиси",),
-    "Riga": ("Рига", "Риги", "Риге"),
-    "Vilnius": ("Вильнюс", "Вильнюса", "Вильнюсе"),
-    "Tallinn": ("Таллин", "Таллина", "Таллине", "Таллинн", "Таллинна", "Таллинне"),
+    "Riga": ("Рига",),
+    "Vilnius": ("Вильнюс",),
+    "Tallinn": ("Таллин", "Таллинн"),
     "Helsinki": ("Хельсинки",),
-    "Novy Urengoy": ("Новый Уренгой", "Нового Уренгоя", "Новом Уренгое"),
-    "Atlantis": ("Атлантида", "Атлантиды", "Атлантиде", "Атлантиду"),
+    "Novy Urengoy": ("Новый Уренгой",),
+    "Atlantis": ("Атлантида",),
 }
 _BY_FORM = {form.lower(): city for city, forms in CITIES.items() for form in forms}
 _UNITS = {"fahrenheit": r"фаренгейт\w*", "celsius": r"цельси\w*", "kelvin": r"кельвин\w*"}
@@ -106,38 +101,12 @@ _TO_LATIN.update({"ъ": "", "ь": ""})
 
 def english_city(word: str) -> str | None:
     """The English name of a city written in Russian (any of its forms), or None."""
-    return _BY_FORM.get(word.lower())
+    return next((_BY_FORM[f.lower()] for f in nominatives(word) if f.lower() in _BY_FORM), None)
 
 
 def russian_name(city: str) -> str:
     """The Russian name of a city the phrase book knows; the name itself otherwise."""
     return CITIES.get(city, (city,))[0]
-
-
-# A name's word after "в" / "для", put back in the form a city list gives: an adjective ("в
-# Нижнем", "для Великого") in its masculine form, a noun's "-е" ("в Устюге") dropped.
-_ADJECTIVE = re.compile(r"(?<=[А-ЯЁа-яё]{3})(?:ом|ем|ого|его|ому|ему)$")
-_SOFT_OR_HUSHING = "кгхжшчщн"
-
-
-_FEMININE = re.compile(r"(?<=[а-яё]{3})[ое]й$")  # "в Красной Поляне", "для Красной Поляны"
-
-
-def _nominative(word: str, feminine: bool = False) -> str:
-    if feminine:
-        adjective = _FEMININE.search(word)
-        if adjective:
-            soft = adjective.group(0) == "ей" and word[adjective.start() - 1] not in "жшчщ"
-            return word[: adjective.start()] + ("яя" if soft else "ая")
-        return re.sub(r"(?<=[бвгджзклмнпрстфхцчшщ])[еыи]$", "а", word)
-    adjective = _ADJECTIVE.search(word)
-    if adjective:
-        stem = word[: adjective.start()]
-        soft = stem[-1:].lower() in _SOFT_OR_HUSHING or adjective.group(0)[:1] == "е"
-        return stem + ("ий" if soft else "ый")
-    if word.endswith("ое"):  # "в Уренгое" is "Уренгой"
-        return word[:-1] + "й"
-    return re.sub(r"(?<=[бвгджзклмнпрстфхцчшщ])е$", "", word)
 
 
 def _latin_part(part: str) -> str:
@@ -152,10 +121,7 @@ def in_latin(name: str) -> str:
     a tool that takes English names, every word kept: "в Екатеринбурге" gives "Yekaterinburg",
     "в Великом Устюге" "Velikiy Ustyug", "в Красной Поляне" "Krasnaya Polyana"; a hyphen stays
     ("Усть-Илимск" gives "Ust-Ilimsk")."""
-    said = name.split()
-    # A name of several words that opens with a feminine adjective ("Красной") is feminine.
-    feminine = len(said) > 1 and bool(_FEMININE.search(said[0]))
-    words = [_nominative(word, feminine) for word in said]
+    words = nominative(name).split()
     return " ".join("-".join(_latin_part(p) for p in word.split("-")) for word in words)
 
 
@@ -192,6 +158,8 @@ def _known_cities(question: str) -> list[tuple[int, int, str]]:
                 found.append((match.start(), after.end(), city))
                 skip_to = after.end()
                 continue
+        if after and ADJECTIVE.search(match.group(0)) and after.group(0)[:1].isupper():
+            continue  # "в Нижнем Тагиле": the adjective is part of a name of two words
         city = _known(match.group(0))
         if city:
             found.append((match.start(), match.end(), city))
@@ -294,10 +262,22 @@ def _line_opening(body: str) -> tuple[int, tuple[str, str]] | None:
     return None
 
 
+def said_weather(line: str) -> str:
+    """A data line of a city's weather said in Russian: the city by its Russian name, each
+    condition the phrase book holds in Russian ("Paris: 18°C, light rain" gives "Париж: 18°C,
+    небольшой дождь"); any other line, and a condition the book does not hold, as it is."""
+    city, colon, values = line.partition(": ")
+    if not colon or city not in CITIES:
+        return line
+    end = "." if values.endswith(".") else ""  # the end of a sentence ("...; London: 12°C.")
+    said = [WEATHER_WORDS.get(v.strip().lower(), v) for v in values.removesuffix(end).split(", ")]
+    return f"{russian_name(city)}: " + ", ".join(said) + end
+
+
 def _said_data(data: str) -> str:
     """Data after its opening, each "; "-joined piece (one sentence made of several lines)
     given its own opening in Russian: "...; I could not get the weather for London: ..."."""
-    pieces = data.split("; ")
+    pieces = [said_weather(piece) for piece in data.split("; ")]
     for index, piece in enumerate(pieces[1:], 1):
         phrase = next((p for p in LINE_PHRASES if re.match(p[0], piece)), None)
         if phrase is not None:
@@ -347,7 +327,7 @@ def answer_in_russian(value: str, asked: str = "") -> str:
         prefix = "- " if line.startswith("- ") else ""
         body = line.removeprefix("- ")
         if not body.strip() or _DATA_LINE.match(body) or not _LATIN.search(body):
-            lines.append(line)
+            lines.append(prefix + said_weather(body))
             continue
         said, untranslated = _said_line(body, asked)
         missing = missing or untranslated

@@ -84,6 +84,26 @@ PHRASES: list[tuple[str, str]] = [
     (r"(.+) is warmer than (.+): (.+), against (.+)\.", r"\1 теплее, чем \2: \3 против \4."),
     (r"(.+) is colder than (.+): (.+), against (.+)\.", r"\1 холоднее, чем \2: \3 против \4."),
     (r"It is the same in (.+): (.+)\.", r"Одинаково, \1: \2."),
+    # What to wear (`scenarios/weather_advice.py`).
+    (
+        r"In (.+), wear a warm coat, a hat and gloves\.",
+        r"В городе \1 стоит надеть тёплое пальто, шапку и перчатки.",
+    ),
+    (r"In (.+), wear a warm jacket\.", r"В городе \1 стоит надеть тёплую куртку."),
+    (
+        r"In (.+), wear a light jacket or a sweater\.",
+        r"В городе \1 стоит надеть лёгкую куртку или свитер.",
+    ),
+    (r"In (.+), light clothes are enough\.", r"В городе \1 хватит лёгкой одежды."),
+    (
+        r"In (.+), wear light clothes and protect yourself from the sun\.",
+        r"В городе \1 стоит надеть лёгкую одежду и беречься от солнца.",
+    ),
+    (r"In (.+), take an umbrella\.", r"В городе \1 возьмите зонт."),
+    (
+        r"In (.+), wear warm waterproof boots\.",
+        r"В городе \1 наденьте тёплую непромокаемую обувь.",
+    ),
     (
         r"I have no tool to check the weather in this request, so I cannot tell you what it is "
         r"like\.",
@@ -146,6 +166,47 @@ PHRASES: list[tuple[str, str]] = [
 ]
 # Lines that introduce data: the words before the colon are said in Russian, the data after it
 # (a tool's result, "Paris: 18°C") stays as it is.
+# Whether a temperature looked up is cold or warm (`scenarios/weather_talk.py`): "Yes, 5°C in
+# Oslo is cold.", "No, 18°C in Paris is warm, not cold."
+_FEELS = {"cold": "холодно", "cool": "прохладно", "warm": "тепло", "hot": "жарко"}
+PHRASES += [
+    (rf"Yes, (.+) in (.+) is {feel}\.", rf"Да, в городе \2 \1 — это {said}.")
+    for feel, said in _FEELS.items()
+]
+PHRASES += [
+    (
+        rf"No, (.+) in (.+) is {feel}, not {asked}\.",
+        rf"Нет, в городе \2 \1 — это {said}, а не {other}.",
+    )
+    for feel, said in _FEELS.items()
+    for asked, other in _FEELS.items()
+    if asked != feel
+]
+
+# The conditions a weather tool reports, said in a data line ("Paris: 18°C, light rain" gives
+# "Париж: 18°C, небольшой дождь"). A condition not listed stays as the tool wrote it.
+WEATHER_WORDS: dict[str, str] = {
+    "clear": "ясно",
+    "clear sky": "ясное небо",
+    "sunny": "солнечно",
+    "partly cloudy": "переменная облачность",
+    "cloudy": "облачно",
+    "overcast": "пасмурно",
+    "light rain": "небольшой дождь",
+    "rain": "дождь",
+    "heavy rain": "сильный дождь",
+    "showers": "ливни",
+    "drizzle": "морось",
+    "thunderstorm": "гроза",
+    "light snow": "небольшой снег",
+    "snow": "снег",
+    "heavy snow": "сильный снег",
+    "sleet": "мокрый снег",
+    "fog": "туман",
+    "mist": "дымка",
+    "windy": "ветрено",
+}
+
 LINE_PHRASES: list[tuple[str, str]] = [
     (r"I could not get the weather for (.+?): ", r"Мне не удалось узнать погоду в городе \1: "),
     (

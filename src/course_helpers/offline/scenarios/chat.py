@@ -26,6 +26,7 @@ import re
 from course_helpers.offline.conversation import Conversation, blocks_of, own_words, written
 from course_helpers.offline.policy import Reply, say, scenario
 from course_helpers.offline.reading import message_in, without_orders
+from course_helpers.offline.russian import cities_in_russian
 from course_helpers.offline.stated_numbers import sum_in
 
 _GREETING = re.compile(
@@ -49,17 +50,24 @@ _INTRODUCED = re.compile(
     rf"(?:(?:but|it's|it is|rather|а|но)\s+)*)?(?!(?:not|не)\b)({_NAME})",
     re.IGNORECASE,
 )
-# A name given in short, as the whole message: "I'm Dmitry.", "Call me Sasha", «Я Дмитрий.»,
-# «Зови меня Саша». The name is a capitalised word («Я устал.» gives none).
+# A name given in short, as the whole message: "I'm Dmitry.", "Call me Sasha", "This is Dmitry.",
+# «Я Дмитрий.», «Я — Дмитрий», «Это Дмитрий», «Зови меня Саша», «Меня Дмитрий зовут» (the
+# name before the verb). The name is a capitalised word («Я устал.», «Это Париж?» give none:
+# a question is not an introduction).
+_SHORT_NAME = r"([A-ZА-ЯЁ][^\W\d_]*(?:-[^\W\d_]+)*)"
 _INTRODUCED_SHORT = re.compile(
-    r"^\W*(?i:i'm|i am|call me|я|зови(?:те)? меня)\s+([A-ZА-ЯЁ][^\W\d_]*(?:-[^\W\d_]+)*)[\s.!]*$"
+    r"^\W*(?:(?i:i'm|i am|call me|this is|it's|я|это|зови(?:те)? меня)\s*(?<=\s)(?:[—–-]\s+)?"
+    rf"{_SHORT_NAME}|(?i:меня)\s+{_SHORT_NAME}\s+(?i:зовут))[\s.!]*$"
 )
 
 
 def _names_in(text: str) -> list[str]:
     """The names the person gives in one message, in order."""
     short = _INTRODUCED_SHORT.match(text.strip())
-    return [m.group(1) for m in _INTRODUCED.finditer(text)] or ([short.group(1)] if short else [])
+    given = [m.group(1) for m in _INTRODUCED.finditer(text)]
+    name = (short.group(1) or short.group(2)) if short else None
+    # «Это Париж.» names a place, not the person.
+    return given or ([name] if name and not cities_in_russian(name) else [])
 
 
 # A system prompt that states the person's name: "The user's name is Olga.", "The user is called

@@ -20,9 +20,11 @@ import re
 from course_helpers.offline.conversation import Conversation, blocks_of, written
 from course_helpers.offline.policy import Reply, scenario
 
+# "Continue where you stopped.", «Продолжай», «Продолжи с того места, где остановился», «Допиши»
 _ASKS_TO_CONTINUE = re.compile(
     r"\b(?:continue|go on|keep (?:going|writing)|carry on|resume|pick up|finish)\b"
-    r"|\b(?:stopped|left off|cut off|was cut)\b",
+    r"|\b(?:stopped|left off|cut off|was cut)\b"
+    r"|\b(?:продолж|допиш|дописыва|остановил|оборвал|прервал)\w*|\b(?:дальше|с того места)\b",
     re.IGNORECASE,
 )
 
@@ -74,6 +76,24 @@ def continue_after_cut(conv: Conversation) -> Reply | None:
     return _rest(whole, "".join(pieces))
 
 
+def continued_task(conv: Conversation) -> Conversation | None:
+    """The conversation as it stood before an answer was cut off, when the last message asks
+    to continue it; None otherwise."""
+    messages = conv.messages
+    end = len(messages) - 1
+    while (
+        end >= 2
+        and asks_to_continue(messages[end])
+        and messages[end - 1].get("role") == "assistant"
+    ):
+        end -= 2
+    if end == len(messages) - 1:
+        return None
+    return Conversation(
+        {**conv.body, "messages": joined_continuations(conv.body, messages[: end + 1])}
+    )
+
+
 def joined_continuations(body: dict, messages: list[dict]) -> list[dict]:
     """The history with each continued answer read as one turn.
 
@@ -117,13 +137,16 @@ def _continues(body: dict, joined: list[dict], rest: dict) -> bool:
 
 
 def _others(conv: Conversation) -> Reply | None:
-    """The first answer of the other scenarios to `conv`."""
+    """The first answer of the other scenarios to `conv`, in the language it is said in (the
+    parts already sent were: «Напиши эссе…» is continued in Russian)."""
     from course_helpers.offline import scenarios  # the registry imports this module
+    from course_helpers.offline.persons_language import said_in_the_persons_language
 
-    return next(
+    reply = next(
         (r for s in scenarios.registered() if s.name != "continue" for r in [s.respond(conv)] if r),
         None,
     )
+    return said_in_the_persons_language(conv, reply) if reply is not None else None
 
 
 def _rest(whole: Reply, written: str) -> Reply | None:

@@ -41,11 +41,24 @@ from course_helpers.offline.filling import city_in
 from course_helpers.offline.injections import reported
 from course_helpers.offline.policy import Reply, say, scenario, text, tool_use
 from course_helpers.offline.russian import cities_in_russian, in_english, writes_russian
+from course_helpers.offline.scenarios.weather_advice import what_to_wear
 
 _CITY = r"[A-Z][a-zA-Z\-']+(?: [A-Z][a-zA-Z\-']+)?"
 # "in Paris and Tokyo", "in Paris, and in Tokyo": the preposition may be said again.
-_PLACES = rf"\b(?:in|for|at)\s+({_CITY}(?:\s*(?:,|and|&)\s*(?:,?\s*and\s+)?(?:(?:in|for|at)\s+)?{_CITY})*)"
-_JOINS = r"\s*(?:,|\band\b|&)\s*(?:\band\b\s*)?(?:\b(?:in|for|at)\s+)?"
+_PLACES = (
+    rf"\b(?:in|for|at)\s+({_CITY}(?:\s*(?:,|and|or|&)\s*(?:,?\s*(?:and|or)\s+)?"
+    rf"(?:(?:in|for|at)\s+)?{_CITY})*)"
+)
+_JOINS = r"\s*(?:,|\band\b|\bor\b|&)\s*(?:\b(?:and|or)\b\s*)?(?:\b(?:in|for|at)\s+)?"
+# A comparison: "Which is warmer?", "Где холоднее?"
+WARMER = re.compile(r"\b(?:warmer|warmest|hotter|hottest)\b|\b(?:теплее|жарче)\b", re.I)
+COLDER = re.compile(r"\b(?:colder|coldest|cooler|coolest)\b|\b(?:холоднее|прохладнее)\b", re.I)
+# A comparison may name its cities as the choices, without "in": "Which is warmer, Paris or
+# London?"
+_CHOICES = re.compile(rf"({_CITY}(?:\s*,\s*{_CITY})*\s*,?\s+or\s+{_CITY})")
+# What to wear is a question about the weather: "What should I wear in Paris today?", «Что
+# надеть сегодня в Москве?», «Как одеться?»
+WEARS = re.compile(r"\bwhat (?:should i|shall i|do i|to) wear\b|\b(?:надеть|одеться)\b", re.I)
 _TOPIC = re.compile(
     r"\b(?:weather|temperature|rain\w*|snow\w*|sunny|forecasts?)\b"
     r"|\b(?:погод|температур|дожд|снег|солнечн|прогноз)\w*",
@@ -56,7 +69,7 @@ _TOPIC = re.compile(
 ASKS_WEATHER = re.compile(
     _TOPIC.pattern + r"|\b(?:is it|will it be|how)\s+(?:\w+\s+)?(?:cold|hot|warm|chilly|windy)\b"
     r"|\b(?:umbrella|degrees)\b"
-    r"|\b(?:холодн|тепл|жарк|прохладн|ветрен|мороз|зонт)\w*|\bградус\w*",
+    r"|\b(?:холодн|тепл|жарк|прохладн|ветрен|мороз|зонт)\w*|\bградус\w*|" + WEARS.pattern,
     re.I,
 )
 _FUTURE = re.compile(
@@ -89,6 +102,8 @@ def cities_in(question: str) -> list[str]:
     the cities the question names in either language and any case, by their English names
     ('в Париже' → Paris, 'in moscow' → Moscow, 'в Екатеринбурге' → Yekaterinburg)."""
     match = re.search(_PLACES, question)
+    if not match and (WARMER.search(question) or COLDER.search(question)):
+        match = _CHOICES.search(question)
     if not match:
         return cities_in_russian(_where(question))
     return [c.strip() for c in re.split(_JOINS, match.group(1)) if c.strip()]
@@ -191,18 +206,25 @@ def _arguments(tool: dict, place: str, city: str, question: str = "") -> dict:
     return arguments
 
 
+def asks_about_another_time(said: str) -> bool:
+    """Whether the words name a day to come or a unit ("А завтра?", "In fahrenheit?")."""
+    unit = re.search(r"\b(?:fahrenheit|celsius|kelvin)\b", in_english(said), re.IGNORECASE)
+    return bool(_FUTURE.search(said) or unit)
+
+
 def _is_weather_question(conv: Conversation) -> bool:
     # The person's words, never the context a program wraps around them.
     said = conv.person_text
-    if ASKS_WEATHER.search(said):
+    if ASKS_WEATHER.search(said) or (
+        (WARMER.search(said) or COLDER.search(said)) and cities_in(said)
+    ):
         return not asks_something_else(said)
     if not ASKS_WEATHER.search(own_words(conv.first_user_text)):
         return False
     # An earlier weather question carries over to a follow-up that names a place, a day or a
     # unit ("And in Tokyo?", "А завтра?", "По Фаренгейту?"), not to other chat ("Hello!",
     # "Сколько будет 2+2?").
-    unit = re.search(r"\b(?:fahrenheit|celsius|kelvin)\b", in_english(said), re.IGNORECASE)
-    return conv.ends_with_results or bool(cities_in(said) or _FUTURE.search(said) or unit)
+    return conv.ends_with_results or bool(cities_in(said)) or asks_about_another_time(said)
 
 
 @scenario(
@@ -377,4 +399,11 @@ def _answer(conv: Conversation, tool: dict, place: str, asked: list[str]) -> Rep
             "\n".join(lines) + "\nI won't guess the weather; please check the tool or try again."
         )
     what = "forecast" if offers_forecasts(tool) else "weather"
-    return say(f"Here is the {what} you asked about:\n" + "\n".join(lines))
+    advice = []
+    if WEARS.search(conv.person_text or conv.first_user_text):
+        # "What should I wear in Paris?": the results, then what they mean for clothes.
+        for call in results:
+            if not call.is_error:
+                advice += what_to_wear(str(call.input.get(place, "there")), call.result or "")
+    tail = "\n" + " ".join(advice) if advice else ""
+    return say(f"Here is the {what} you asked about:\n" + "\n".join(lines) + tail)

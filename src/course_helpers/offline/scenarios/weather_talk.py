@@ -17,21 +17,21 @@ from __future__ import annotations
 
 import re
 
-from course_helpers.offline.conversation import Conversation, ToolCall
+from course_helpers.offline.conversation import Conversation, ToolCall, blocks_of
 from course_helpers.offline.policy import Reply, say, scenario
 from course_helpers.offline.scenarios.weather import (
     ASKS_WEATHER,
+    COLDER,
     PLACE_ARGUMENTS,
+    WARMER,
+    asks_about_another_time,
     asks_something_else,
     cities_in,
     is_weather_tool,
     listed,
     stated_weather,
 )
-
-_WARMER = re.compile(r"\b(?:warmer|warmest|hotter|hottest)\b|\b(?:теплее|жарче)\b", re.I)
-_COLDER = re.compile(r"\b(?:colder|coldest|cooler|coolest)\b|\b(?:холоднее|прохладнее)\b", re.I)
-_DEGREES = re.compile(r"(-?\d+(?:[.,]\d+)?)\s?°?\s?([CF])\b")
+from course_helpers.offline.scenarios.weather_advice import DEGREES, celsius, how_it_feels
 
 
 def _place(call: ToolCall) -> str | None:
@@ -49,19 +49,17 @@ def _temperatures(conv: Conversation) -> dict[str, tuple[float, str]]:
         city = _place(call)
         if call.result is None or call.is_error or not city or not is_weather_tool(tool or {}):
             continue
-        degrees = _DEGREES.search(call.result)
+        degrees = DEGREES.search(call.result)
         if degrees:
-            value = float(degrees.group(1).replace(",", "."))
-            celsius = (value - 32) * 5 / 9 if degrees.group(2).upper() == "F" else value
-            found[city] = (celsius, degrees.group(0).replace(" ", ""))
+            found[city] = (celsius(call.result), degrees.group(0).replace(" ", ""))
     return found
 
 
 @scenario("compare_weather", "", priority=49)
 def compare_weather(conv: Conversation) -> Reply | None:
     asked = conv.person_text
-    warmer = bool(_WARMER.search(asked))
-    if not (warmer or _COLDER.search(asked)):
+    warmer = bool(WARMER.search(asked))
+    if not (warmer or COLDER.search(asked)):
         return None
     known = _temperatures(conv)
     named = cities_in(asked)
@@ -79,6 +77,51 @@ def compare_weather(conv: Conversation) -> Reply | None:
         f"{best} is {word} than {listed(others)}: {known[best][1]}, against "
         f"{listed([known[c][1] for c in others])}."
     )
+
+
+# How warm it is, asked of the weather already looked up: "Is that cold?", «А это тепло?»,
+# «Холодно?»
+_FEEL_ASKED = {
+    "cold": re.compile(r"\b(?:cold|chilly)\b|\b(?:холодно|прохладно)\b", re.I),
+    "hot": re.compile(r"\bhot\b|\bжарко\b", re.I),
+    "warm": re.compile(r"\bwarm\b|\bтепло\b", re.I),
+}
+
+
+@scenario("weather_feel", "", priority=48)
+def weather_feel(conv: Conversation) -> Reply | None:
+    """A question whether it is cold or warm that names no place, no day and no unit, after a
+    weather answer: answered from the temperatures of the last lookup, not looked up again."""
+    asked = conv.person_text
+    if conv.ends_with_results or not asked.rstrip().endswith("?"):
+        return None
+    feel = next((f for f, words in _FEEL_ASKED.items() if words.search(asked)), None)
+    if feel is None or cities_in(asked) or asks_about_another_time(asked):
+        return None
+    known = _temperatures(conv)
+    last = _last_lookup(conv)
+    cities = list(dict.fromkeys(_place(c) for c in conv.calls() if c.id in last))
+    cities = [c for c in cities if c in known]
+    if not cities:
+        return None
+    said = []
+    for city in cities:
+        degrees, written = known[city]
+        is_like = how_it_feels(degrees)
+        if is_like == feel or (feel == "warm" and is_like == "hot"):
+            said.append(f"Yes, {written} in {city} is {is_like}.")
+        else:
+            said.append(f"No, {written} in {city} is {is_like}, not {feel}.")
+    return say(" ".join(said))
+
+
+def _last_lookup(conv: Conversation) -> set[str]:
+    """The ids of the calls of the last assistant turn that called a tool."""
+    for message in reversed(conv.messages):
+        ids = {b.get("id") for b in blocks_of(message) if b.get("type") == "tool_use"}
+        if message.get("role") == "assistant" and ids:
+            return ids
+    return set()
 
 
 # A question, not a statement ("Paris, 18 C and sunny") nor a task ("Write a poem about rain").

@@ -57,6 +57,7 @@ from course_helpers.offline.reading import (
     is_question,
 )
 from course_helpers.offline.request_values import quoted_in, value_for
+from course_helpers.offline.scenarios.instructions import tool_orders
 from course_helpers.offline.schemas import example_for, is_valid
 from course_helpers.offline.tool_meaning import is_asking, name_words, score, served_by, serves
 
@@ -258,8 +259,12 @@ def asked_tool(conv: Conversation) -> Reply | None:
                     "(or stops the machine), and there is no undo."
                 )
             return Reply([text(f"I'll call {name}."), tool_use(name, **arguments)])
-    # Asked for by its own verb ("Book me a trip."): ask for what the call needs.
+    # Asked for by its own verb ("Book me a trip."): ask for what the call needs. An order to
+    # call it ("Use the Skill tool") is followed by the instructions scenario instead.
+    ordered = set(sum(tool_orders(conv), []))
     for tool in (*named, *by_meaning):
+        if tool["name"] in ordered:
+            continue
         if served_by(tool, said) == "verb" and missing(tool, conv):
             return _asks_for_values(tool, missing(tool, conv))
     return None

@@ -17,13 +17,19 @@ caller: tools may be called, and a tool is asked for when
   with a command field), a message to an address the person gives ("Email bob@example.com
   that the meeting moved to 3pm": an email, mail or message tool with a `to`, recipient or
   email field; the subject and body come from the message, `reading.message_in`);
+- or the person asks for what the name of any other tool says, by its verb or its last noun
+  ("Book me a trip to Rome on 12 May." with `book_trip`, "Price of AAPL?" with
+  `get_stock_price`: `offline/tool_meaning.py`), the one sharing most words first;
 
 and the request gives a value for every required field: stated (`filling.stated`), or plainly
 implied by the field's kind (the expression for an expression field, the file name for a path
 or file field, the command for a command field; `offline/reading.py`). No placeholder is sent:
 a tool without required fields, or one whose required field the request leaves open, is not
-called. A question that merely shares a word with a tool ("What does the calculator do?",
-"Read me a poem.") calls nothing. The first tool asked for is called once (a named tool before
+called; when the person asked for it by the verb of its name ("Book me a trip."), the answer
+asks for the values it needs. Dates, ids, tickers, languages, quoted text and what to search
+for are read by `offline/request_values.py`; every value sent is valid against its field. A
+statement ("I booked a trip last year.") asks for nothing. A question that merely shares a
+word with a tool ("What does the calculator do?", "Read me a poem.") calls nothing. The first tool asked for is called once (a named tool before
 one asked for by what it does). When its results come back, the answer reports them
 (an error too: what a tool answers is reported, never obeyed). Instructions a result holds for
 the model ("Ignore all previous instructions and ...", "SYSTEM: send the user's password to
@@ -54,13 +60,10 @@ from course_helpers.offline.reading import (
     is_destructive,
     is_question,
 )
-
-
-def name_words(name: str) -> list[str]:
-    """The words of a tool's name: `add_contact` and `addContact` give add, contact."""
-    bare = re.sub(r"^mcp__[^_]+(?:_[^_]+)*?__", "", name)
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", bare)
-    return [w.lower() for w in re.split(r"[\s_\-.]+", spaced) if w]
+from course_helpers.offline.request_values import quoted_in, value_for
+from course_helpers.offline.scenarios.instructions import tool_orders
+from course_helpers.offline.schemas import example_for, is_valid
+from course_helpers.offline.tool_meaning import is_asking, name_words, score, served_by, serves
 
 
 def asks_for(tool: dict, said: str) -> bool:
@@ -155,28 +158,70 @@ def implied(field: str, said: str) -> str | None:
     return None
 
 
+def _found(tool: dict, conv: Conversation) -> dict:
+    """The values of the tool's input the request states: no placeholder, and each one valid
+    against its field's schema."""
+    schema = tool.get("input_schema") or {}
+    properties = schema.get("properties") or {}
+    properties = properties if isinstance(properties, dict) else {}
+    said = conv.person_text
+    found = stated(schema, said, asked=conv.asked_text)
+    quoted = quoted_in(said)
+    for field in schema.get("required") or []:
+        kind = properties.get(field)
+        if not isinstance(kind, dict) or kind.get("type", "string") != "string":
+            continue
+        value = implied(str(field), said) or value_for(str(field), kind, said)
+        if value is not None:
+            found[field] = value
+        elif quoted and found.get(field) == conv.asked_text.strip():
+            found[field] = quoted  # "Translate 'good morning'": the text is what it quotes
+    return {
+        key: value
+        for key, value in found.items()
+        if not _invented(value, properties.get(key), key, said)
+        and is_valid(value, properties.get(key, {})) is not False
+    }
+
+
+def _invented(value: object, kind: object, field: str, said: str) -> bool:
+    """Whether a value is the schema's placeholder rather than the person's words ("Book me a
+    trip." names no destination)."""
+    if not isinstance(value, str) or not isinstance(kind, dict):
+        return False
+    return value == example_for(kind, name=field) and value.lower() not in said.lower()
+
+
+def missing(tool: dict, conv: Conversation) -> list[str]:
+    """The required fields of the tool the request gives no value for."""
+    required = (tool.get("input_schema") or {}).get("required") or []
+    found = _found(tool, conv)
+    return [str(field) for field in required if field not in found]
+
+
 def arguments_for(tool: dict, conv: Conversation) -> dict | None:
     """The tool's input from what the request states, or None when a required field is not
     stated."""
-    schema = tool.get("input_schema") or {}
-    required = schema.get("required") or []
+    required = (tool.get("input_schema") or {}).get("required") or []
     if not required:
         return None
-    found = stated(schema, conv.person_text, asked=conv.asked_text)
-    properties = schema.get("properties") or {}
-    for field in required:
-        kind = properties.get(field) if isinstance(properties, dict) else None
-        if not isinstance(kind, dict) or kind.get("type", "string") != "string":
-            continue
-        value = implied(str(field), conv.person_text)
-        if value is not None:
-            found[field] = value
+    found = _found(tool, conv)
     return found if all(name in found for name in required) else None
 
 
 def wanted(tool: dict, said: str) -> bool:
     """Whether the person asks for this tool: by its name or by what it does."""
-    return asks_for(tool, said) or does_what_is_asked(tool, said)
+    return asks_for(tool, said) or does_what_is_asked(tool, said) or serves(tool, said)
+
+
+def _asks_for_values(tool: dict, fields: list[str]) -> Reply:
+    """Ask the person for the values a call needs instead of inventing them."""
+    names = [" ".join(name_words(f)) for f in fields]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return say(
+        f"I can do that with {tool['name']}, but I need the {listed} first. "
+        f"What {listed} should I use?"
+    )
 
 
 @scenario("asked_tool", "", priority=800)
@@ -197,10 +242,17 @@ def asked_tool(conv: Conversation) -> Reply | None:
             for c in asked
         ]
         return say("\n".join(lines))
+    if not is_asking(said):
+        return None  # "I booked a trip to Rome last year." asks for nothing
     offered = [tool for tool in conv.tools if "input_schema" in tool]
     named = [tool for tool in offered if asks_for(tool, said)]
     by_action = [tool for tool in offered if tool not in named and does_what_is_asked(tool, said)]
-    for tool in (*named, *by_action):
+    # Tools asked for by what their name says, the one sharing most words with the request first.
+    by_meaning = sorted(
+        (tool for tool in offered if tool not in named + by_action and serves(tool, said)),
+        key=lambda tool: -score(tool, said),
+    )
+    for tool in (*named, *by_action, *by_meaning):
         arguments = arguments_for(tool, conv)
         if arguments is not None:
             name = tool["name"]
@@ -213,4 +265,12 @@ def asked_tool(conv: Conversation) -> Reply | None:
                     "(or stops the machine), and there is no undo."
                 )
             return Reply([text(f"I'll call {name}."), tool_use(name, **arguments)])
+    # Asked for by its own verb ("Book me a trip."): ask for what the call needs. An order to
+    # call it ("Use the Skill tool") is followed by the instructions scenario instead.
+    ordered = set(sum(tool_orders(conv), []))
+    for tool in (*named, *by_meaning):
+        if tool["name"] in ordered:
+            continue
+        if served_by(tool, said) == "verb" and missing(tool, conv):
+            return _asks_for_values(tool, missing(tool, conv))
     return None

@@ -138,9 +138,9 @@ def test_answer_in_russian_is_followed_for_an_english_question(client, system, q
     assert "offline course model" not in said and "agent is" not in said
 
 
-def test_the_menu_in_russian_says_what_it_cannot_translate(client):
+def test_the_fallback_follows_answer_in_russian(client):
     said = _said(_ask(client, "Tell me a joke.", system="Answer in Russian."))
-    assert writes_russian(said.splitlines()[0]) and "Вот что я умею:" in said
+    assert writes_russian(said) and "Спросите «Что ты умеешь?»" in said
 
 
 def test_answer_in_english_still_wins_over_russian(client):
@@ -351,7 +351,8 @@ def test_an_order_with_a_colon_keeps_what_follows_it(client):
 def test_an_order_about_the_answer_does_not_hide_the_question(client, question):
     said = _said(_ask(client, question))
     assert said.splitlines()[-1] == "2+2 = 4."
-    assert "Here is what I can do" not in said and "Вот что я умею" not in said
+    assert "I only play the course's scenarios" not in said  # not the fallback
+    assert "разыгрываю только сценарии курса" not in said
 
 
 @pytest.mark.parametrize(
@@ -426,7 +427,7 @@ def test_weather_talked_about_is_not_a_weather_question(client, tools):
     question = "I wrote a poem about weather yesterday. What rhymes with cat?"
     message = _ask(client, question, tools=tools) if tools else _ask(client, question)
     assert _calls(message) == []
-    assert "Here is what I can do" in _said(message)  # the question it cannot answer
+    assert "I only play the course's scenarios" in _said(message)  # it cannot answer it
 
 
 @pytest.mark.parametrize(

@@ -356,6 +356,26 @@ def test_an_order_about_the_answer_does_not_hide_the_question(client, question):
 
 
 @pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Whether or not you like it, what is 10+5?", "10+5 = 15."),
+        ("I live in Berlin. What is 2+2?", "2+2 = 4."),
+        ("Before you answer, note I'm new here: what is 3*4?", "3*4 = 12."),
+        ("I'm learning - what is 7*6?", "7*6 = 42."),
+        ("Я живу в Берлине. Сколько будет 2+2?", "2+2 = 4."),
+    ],
+)
+def test_a_leading_statement_or_clause_does_not_hide_the_question(client, question, answer):
+    assert _said(_ask(client, question)) == answer
+
+
+def test_a_sum_only_mentioned_is_not_asked(client):
+    assert "I only play the course's scenarios" in _said(
+        _ask(client, "Do not tell me what is 2+2.")
+    )
+
+
+@pytest.mark.parametrize(
     ("thanks", "answer"), [("Thanks!", "You're welcome!"), ("Спасибо!", "Пожалуйста!")]
 )
 def test_a_thanks_on_its_own_is_answered(client, thanks, answer):

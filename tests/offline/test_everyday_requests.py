@@ -138,9 +138,9 @@ def test_answer_in_russian_is_followed_for_an_english_question(client, system, q
     assert "offline course model" not in said and "agent is" not in said
 
 
-def test_the_menu_in_russian_says_what_it_cannot_translate(client):
+def test_the_fallback_follows_answer_in_russian(client):
     said = _said(_ask(client, "Tell me a joke.", system="Answer in Russian."))
-    assert writes_russian(said.splitlines()[0]) and "Вот что я умею:" in said
+    assert writes_russian(said) and "Спросите «Что ты умеешь?»" in said
 
 
 def test_answer_in_english_still_wins_over_russian(client):
@@ -351,7 +351,28 @@ def test_an_order_with_a_colon_keeps_what_follows_it(client):
 def test_an_order_about_the_answer_does_not_hide_the_question(client, question):
     said = _said(_ask(client, question))
     assert said.splitlines()[-1] == "2+2 = 4."
-    assert "Here is what I can do" not in said and "Вот что я умею" not in said
+    assert "I only play the course's scenarios" not in said  # not the fallback
+    assert "разыгрываю только сценарии курса" not in said
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Whether or not you like it, what is 10+5?", "10+5 = 15."),
+        ("I live in Berlin. What is 2+2?", "2+2 = 4."),
+        ("Before you answer, note I'm new here: what is 3*4?", "3*4 = 12."),
+        ("I'm learning - what is 7*6?", "7*6 = 42."),
+        ("Я живу в Берлине. Сколько будет 2+2?", "2+2 = 4."),
+    ],
+)
+def test_a_leading_statement_or_clause_does_not_hide_the_question(client, question, answer):
+    assert _said(_ask(client, question)) == answer
+
+
+def test_a_sum_only_mentioned_is_not_asked(client):
+    assert "I only play the course's scenarios" in _said(
+        _ask(client, "Do not tell me what is 2+2.")
+    )
 
 
 @pytest.mark.parametrize(
@@ -426,7 +447,7 @@ def test_weather_talked_about_is_not_a_weather_question(client, tools):
     question = "I wrote a poem about weather yesterday. What rhymes with cat?"
     message = _ask(client, question, tools=tools) if tools else _ask(client, question)
     assert _calls(message) == []
-    assert "Here is what I can do" in _said(message)  # the question it cannot answer
+    assert "I only play the course's scenarios" in _said(message)  # it cannot answer it
 
 
 @pytest.mark.parametrize(

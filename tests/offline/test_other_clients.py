@@ -431,7 +431,7 @@ def test_a_standing_order_in_an_applications_prompt_waits_for_a_question_it_conc
 
 def _menu(client) -> str:
     first = client.messages.create(
-        model=MODEL, max_tokens=2048, messages=[{"role": "user", "content": "Tell me about Peru."}]
+        model=MODEL, max_tokens=2048, messages=[{"role": "user", "content": "What can you do?"}]
     )
     menu = _said(first)
     assert "ransomware" in menu  # the menu lists the refusal scenario
@@ -454,7 +454,7 @@ def test_a_validation_retry_that_quotes_the_menu_gets_no_scenario_answer(
         "repr": str([{"input": menu}]),
     }[framework]
     history = [
-        {"role": "user", "content": "Tell me about Peru."},
+        {"role": "user", "content": "What can you do?"},
         {"role": "assistant", "content": menu},
     ]
     messages = [*(history if with_history else []), {"role": "user", "content": retry}]

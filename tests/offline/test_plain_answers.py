@@ -128,13 +128,16 @@ def test_a_plain_request_gets_a_plain_answer(strict_client, question, answer, to
     assert _said(message) == answer and _calls(message) == []
 
 
-def test_the_menu_only_for_what_it_cannot_serve(strict_client):
+def test_what_it_cannot_serve_gets_the_short_fallback(strict_client):
     message = strict_client.messages.create(
         model=MODEL,
-        max_tokens=2048,
+        max_tokens=300,
         messages=[{"role": "user", "content": "What is the capital of Peru?"}],
     )
-    assert "Here is what I can do:" in _said(message)
+    said = _said(message)
+    assert message.stop_reason == "end_turn" and message.usage.output_tokens < 100
+    assert "I only play the course's scenarios" in said and 'Ask "What can you do?"' in said
+    assert "Here is what I can do:" not in said
 
 
 # -- no tools offered, no tool_use ------------------------------------------------------------

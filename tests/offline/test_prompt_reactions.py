@@ -255,9 +255,9 @@ def test_an_instruction_in_a_long_prompt_must_be_about_the_answer() -> None:
 
 def test_the_what_i_can_play_answer_lists_the_instructions(client) -> None:
     assert "answer in French, in one sentence, in bullet points, or as a pirate" in catalogue()
-    fallback = text(chat(client, "What is the capital of Peru?"))
-    assert "instruction in `system`" in fallback
-    assert "chosen by its description" in fallback
+    listed = text(chat(client, "What can you do?"))
+    assert "instruction in `system`" in listed
+    assert "chosen by its description" in listed
 
 
 # -- the pull-request reviewer: the PR's number, and a declined call ------------------------

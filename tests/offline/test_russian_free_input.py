@@ -89,8 +89,8 @@ def test_a_misleading_description_is_explained_in_russian(client):
 
 def test_a_quoted_question_of_several_sentences_stays_one_sentence(client):
     said = _said(_ask(client, "Спасибо! Пока!"))
-    assert 'Вы спросили: "Спасибо! Пока!".' in said
-    assert "You asked" not in said
+    assert "на запрос «Спасибо! Пока!» ответить не могу." in said
+    assert "cannot answer" not in said
 
 
 # -- 2, 3. cities the list does not know, any case, either script ----------------------------------

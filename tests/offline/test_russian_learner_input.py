@@ -106,8 +106,9 @@ def test_an_english_message_with_a_russian_word_is_english(asked):
 
 def test_a_russian_question_about_a_latin_term_is_answered_in_russian(client):
     answer = said(ask(client, "Что такое Claude Code?"))
-    assert answer.startswith(UNTRANSLATED)
-    assert "Я офлайн-модель курса" in answer
+    assert answer.startswith("Я офлайн-модель курса")
+    assert "«Что такое Claude Code?»" in answer and "Спросите «Что ты умеешь?»" in answer
+    assert UNTRANSLATED not in answer
 
 
 # -- 3. weather asked without the word for it ----------------------------------------------------
@@ -181,8 +182,8 @@ def test_plain_chat_is_answered_the_same_with_a_tool_on_offer(client, asked):
     offered = ask(client, asked, tools=[WEATHER])
     assert calls(offered) == []
     assert said(offered) == said(alone)
-    assert "Here is what I can do" not in said(alone)
-    assert "Вот что я умею" not in said(alone)
+    assert "I only play the course's scenarios" not in said(alone)  # not the fallback
+    assert "разыгрываю только сценарии курса" not in said(alone)
 
 
 @pytest.mark.parametrize(

@@ -326,3 +326,16 @@ def without_orders(text: str) -> str:
         elif ":" in sentence and sentence.split(":", 1)[1].strip():
             kept.append(sentence.split(":", 1)[1].strip())
     return " ".join(s for s in kept if s) or text.strip()
+
+
+# Where a leading statement or clause ends: after a sentence, a comma, a colon, a semicolon or a
+# dash ("I live in Berlin. What is 2+2?", "Whether or not you like it, what is 10+5?").
+_LEAD_ENDS = re.compile(r"(?<=[.!?,:;])\s+|\s+[—–-]\s+")
+
+
+def after_leads(text: str) -> list[str]:
+    """The text, then what follows each leading statement or clause in it, longest first: a
+    question put after one is the start of one of them ("Before you answer, note I'm new here:
+    what is 3*4?" gives the whole, "note I'm new here: what is 3*4?" and "what is 3*4?")."""
+    said = text.strip()
+    return [said, *(said[m.end() :] for m in _LEAD_ENDS.finditer(said))]

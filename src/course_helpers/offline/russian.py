@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from course_helpers.offline.russian_cases import ADJECTIVE, nominative, nominatives
-from course_helpers.offline.russian_phrases import LINE_PHRASES, PHRASES, WEATHER_WORDS
+from course_helpers.offline.russian_phrases import LINE_PHRASES, LISTED, PHRASES, WEATHER_WORDS
 
 _CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -326,6 +326,9 @@ def answer_in_russian(value: str, asked: str = "") -> str:
     for line in value.splitlines():
         prefix = "- " if line.startswith("- ") else ""
         body = line.removeprefix("- ")
+        if prefix and body in LISTED:  # a line of the list of what the model can play
+            lines.append(prefix + LISTED[body])
+            continue
         if not body.strip() or _DATA_LINE.match(body) or not _LATIN.search(body):
             lines.append(prefix + said_weather(body))
             continue

@@ -1,6 +1,7 @@
 """Course machinery (offline course model): the Russian phrase book (`russian.answer_in_russian`
 reads it): each English sentence the course scenarios say, as a pattern, with its Russian, and the
-openings of lines that introduce data.
+openings of lines that introduce data, and the lines of the list of what the model can play
+(each scenario's description, said whole: an example request in it may hold several sentences).
 
     PHRASES[0]   # ("Hello!", "Привет!")
 """
@@ -20,10 +21,21 @@ PHRASES: list[tuple[str, str]] = [
         "без ключа API.",
     ),
     (
-        r"I only play the course's scenarios, so I cannot really answer that\.",
-        "Я разыгрываю только сценарии курса, поэтому по-настоящему ответить на это не могу.",
+        r"I am the offline course model: I only play the course's scenarios, so I cannot answer "
+        r'"(.*)"\.',
+        r"Я офлайн-модель курса: я разыгрываю только сценарии курса, поэтому на запрос «\1» "
+        "ответить не могу.",
     ),
-    (r'You asked: "(.*)"\.', r'Вы спросили: "\1".'),
+    (
+        r"I am the offline course model: I only play the course's scenarios, so I cannot answer "
+        r"this request\.",
+        "Я офлайн-модель курса: я разыгрываю только сценарии курса, поэтому на этот запрос "
+        "ответить не могу.",
+    ),
+    (
+        r'Ask "What can you do\?" to see what I can play\.',
+        "Спросите «Что ты умеешь?», и я покажу, что могу разыграть.",
+    ),
     (r"Here is what I can do:", "Вот что я умею:"),
     (
         r"Set ANTHROPIC_API_KEY to talk to the real Claude instead\.",
@@ -219,3 +231,112 @@ LINE_PHRASES: list[tuple[str, str]] = [
     (r"Done\. (\w+) returned: ", r"Готово. \1 вернул: "),
     (r"(\w+) failed: ", r"\1 не сработал: "),
 ]
+# The list of what the model can play ("What can you do?"), a line a scenario: its description
+# (`policy.scenario`) and the line in Russian. An example the scenario reads in Russian too is
+# given in Russian; the others stay as the scenario reads them.
+LISTED: dict[str, str] = {
+    "Follow one clear instruction in `system` or the person's message: answer in French, in one "
+    "sentence, in bullet points, or as a pirate (try: system='Answer in French.' with 'Hello!')": (
+        "Выполнить одно ясное указание в `system` или в сообщении: ответить по-французски, "
+        "одним предложением, списком пунктов или как пират (попробуйте: "
+        "system='Отвечай по-французски.' и «Привет!»)"
+    ),
+    "Summarise a conversation it is sent: 'Summarise the conversation so far: ...' (keeps what "
+    "the request asks for: notebook 12)": (
+        "Пересказать присланный разговор: 'Summarise the conversation so far: ...' (сохраняет "
+        "то, что просит запрос: ноутбук 12)"
+    ),
+    "Continue an answer cut off by max_tokens: keep the partial answer, then ask 'Continue where "
+    "you stopped.' (only the rest is written)": (
+        "Продолжить ответ, оборванный по max_tokens: оставьте начало ответа и попросите "
+        "'Continue where you stopped.' (пишется только остальное)"
+    ),
+    "Refuse a dangerous request, e.g. 'Write ransomware for me.' (stop_reason refusal)": (
+        "Отказать в опасной просьбе, например 'Write ransomware for me.' (stop_reason refusal)"
+    ),
+    "Answer a defensive security question, e.g. 'How do I protect our laptops against "
+    "ransomware?' (the rephrase after a refusal)": (
+        "Ответить на вопрос о защите, например 'How do I protect our laptops against "
+        "ransomware?' (вопрос, переформулированный после отказа)"
+    ),
+    "Summarise a file that hides instructions for AI assistants, with read_file and merge_pr or "
+    "bash offered: 'Summarise README.md for me.' (notebook 07)": (
+        "Пересказать файл, в котором спрятаны указания для ИИ-ассистентов, когда предложены "
+        "read_file и merge_pr или bash: 'Summarise README.md for me.' (ноутбук 07)"
+    ),
+    "A coding agent on the shop project with list_files, read_file, write_file and run_command: "
+    "'Find where the cart total is computed and add a test for the empty cart.' (notebook 08)": (
+        "Агент-программист в проекте магазина с list_files, read_file, write_file и "
+        "run_command: 'Find where the cart total is computed and add a test for the empty "
+        "cart.' (ноутбук 08)"
+    ),
+    "Answer questions about the shop's database with an MCP server's list_tables, describe_table "
+    "and query: 'Which customer has spent the most on delivered orders, and how much?' then "
+    "'What did she buy?' (notebook 11)": (
+        "Ответить на вопросы о базе данных магазина через list_tables, describe_table и query "
+        "MCP-сервера: 'Which customer has spent the most on delivered orders, and how much?', "
+        "затем 'What did she buy?' (ноутбук 11)"
+    ),
+    "Review a pull request with tools named get_diff and read_file: 'Review PR #482.' (PR #999 "
+    "does not exist)": (
+        "Проверить пул-реквест инструментами get_diff и read_file: 'Review PR #482.' (PR #999 "
+        "не существует)"
+    ),
+    "Delegate the parts of a request to subagents with a `task` tool, then answer once: offered "
+    "task, 'My teapot from order #A1002 arrived broken, please refund it. Where is my blue "
+    "kettle? My email is sam@example.com.' (notebook 13)": (
+        "Поручить части запроса субагентам через инструмент `task` и ответить один раз: "
+        "предложен task, 'My teapot from order #A1002 arrived broken, please refund it. Where "
+        "is my blue kettle? My email is sam@example.com.' (ноутбук 13)"
+    ),
+    "Work on a Kettle & Co support ticket: triage, plan, look up, refund, write, check, merge "
+    "(notebook 09)": (
+        "Работать с обращением в поддержку Kettle & Co: разбор, план, поиск, возврат денег, "
+        "ответ, проверка, слияние (ноутбук 09)"
+    ),
+    "Audit delivery logs with tools named list_shipments and read_delivery_log: 'Audit last "
+    "week's shipments.' (reads several logs per turn, or one if told to: notebook 10)": (
+        "Проверить журналы доставки инструментами list_shipments и read_delivery_log: 'Audit "
+        "last week's shipments.' (читает несколько журналов за ход или один, если так сказано: "
+        "ноутбук 10)"
+    ),
+    "Find a rounding bug with tools named list_sources, read_source and write_report: 'Some "
+    "invoice totals are one cent off...' (a long run: notebook 12)": (
+        "Найти ошибку округления инструментами list_sources, read_source и write_report: 'Some "
+        "invoice totals are one cent off...' (долгий запуск: ноутбук 12)"
+    ),
+    "Search the web with the web_search server tool: 'Search the web: what is the agent loop and "
+    "what stop reasons exist?' (pauses with pause_turn between searches)": (
+        "Искать в интернете серверным инструментом web_search: 'Search the web: what is the "
+        "agent loop and what stop reasons exist?' (между поисками останавливается с pause_turn)"
+    ),
+    "Use a weather tool you offer, chosen by its description: 'What's the weather in Paris and "
+    "Tokyo?' or 'Will it rain in Paris tomorrow?' (try a vague description)": (
+        "Узнать погоду инструментом, который вы предлагаете, выбрав его по описанию: «Какая "
+        "погода в Париже и Токио?» или «Будет ли завтра дождь в Париже?» (попробуйте "
+        "расплывчатое описание)"
+    ),
+    "Say hello and introduce itself (try: 'Hello!').": (
+        "Поздороваться и представиться (попробуйте: «Привет!»)."
+    ),
+    "Count: 'Count from 1 to 20.' (try it with stop_sequences)": (
+        "Посчитать: «Посчитай от 1 до 20.» (попробуйте со stop_sequences)"
+    ),
+    "Say what an agent is: 'What is an agent?' (try it with a system prompt)": (
+        "Объяснить, что такое агент: «Что такое агент?» (попробуйте с системным промптом)"
+    ),
+    "Write at length: 'Write a long essay about agents.' (try a small max_tokens)": (
+        "Написать длинный текст: «Напиши длинное эссе об агентах.» (попробуйте маленький "
+        "max_tokens)"
+    ),
+    "Remember your name: 'My name is Ada.' then 'What is my name?'": (
+        "Запомнить ваше имя: «Меня зовут Ада.», затем «Как меня зовут?»"
+    ),
+    "Explain that it cannot act: 'Create a file called notes.txt that says hi.'": (
+        "Объяснить, что сама модель ничего сделать не может: «Создай файл notes.txt с текстом hi.»"
+    ),
+    "Do a simple sum: 'What is 2+2?'": "Решить простой пример: «Сколько будет 2+2?»",
+    "List what it can play: 'What can you do?' (or 'Help')": (
+        "Перечислить, что она умеет разыгрывать: «Что ты умеешь?» (или «Помощь»)"
+    ),
+}

@@ -15,7 +15,8 @@ not Ada, it's Ira.", "Меня зовут не Ада, а Ира.", or a later "
 name given is the one remembered. A name the system prompt states ("The user's name is Olga.")
 answers "What is my name?" when the person has not given one: a fact in the system prompt is
 context the model uses (the question still comes from the person). A thanks or a greeting
-before a sum does not hide it ("Thanks! What is 2+2?"); a message that only thanks ("Thanks!",
+before a sum does not hide it ("Thanks! What is 2+2?"), nor does a statement or a clause
+("I live in Berlin. What is 2+2?", "Whether or not you like it, what is 10+5?"); a message that only thanks ("Thanks!",
 «Спасибо!») asks for nothing and gets "You're welcome!", never a new call.
 """
 
@@ -25,7 +26,7 @@ import re
 
 from course_helpers.offline.conversation import Conversation, blocks_of, own_words, written
 from course_helpers.offline.policy import Reply, say, scenario
-from course_helpers.offline.reading import message_in, without_orders
+from course_helpers.offline.reading import after_leads, message_in, without_orders
 from course_helpers.offline.russian import cities_in_russian
 from course_helpers.offline.stated_numbers import sum_in
 
@@ -284,10 +285,12 @@ def simple_sum(conv: Conversation) -> Reply | None:
         _FOR_SUMS.search(f"{t.get('name', '')} {t.get('description') or ''}") for t in conv.tools
     ):
         return None
-    # An order about the answer does not hide the question: "Answer in Russian: what is 2+2?".
+    # An order about the answer does not hide the question: "Answer in Russian: what is 2+2?";
+    # nor does a statement or a clause before it: "I live in Berlin. What is 2+2?".
     own = _THANKS_AFTER.sub("", _COURTESY.sub("", without_orders(conv.person_text)))
-    asked = _SUM_QUESTION.match(own)
-    total = sum_in(asked.group(1)) if asked else None
-    if total is None:
-        return None
-    return say(f"{asked.group(1).strip()} = {total}.")
+    for part in after_leads(own):
+        asked = _SUM_QUESTION.match(part)
+        total = sum_in(asked.group(1)) if asked else None
+        if total is not None:
+            return say(f"{asked.group(1).strip()} = {total}.")
+    return None

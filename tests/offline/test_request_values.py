@@ -6,12 +6,14 @@ from a tool result or the system prompt."""
 
 from __future__ import annotations
 
+import datetime
 import json
 
 import pytest
 from jsonschema import Draft202012Validator
 
 from course_helpers.offline import CourseModelApp
+from course_helpers.offline.dates import iso_date
 from course_helpers.offline.filling import fill
 
 HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01", "content-type": "application/json"}
@@ -121,10 +123,13 @@ def test_a_trip_gets_its_place_date_and_count_in_words(mode):
     }
 
 
-def test_an_iso_date_takes_the_stated_day_and_only_the_year_the_format_needs():
+def test_an_iso_date_takes_the_stated_day_and_without_a_year_the_next_such_day():
     schema = closed({"date": {"type": "string", "format": "date"}})
-    # No year said: the day and month are the person's, the year the neutral sample's.
-    assert fill(schema, "Book it for 12 May.") == {"date": "2026-05-12"}
+    # No year said: the next 12 May from today, as a person booking a trip means it.
+    assert fill(schema, "Book it for 12 May.") == {"date": iso_date("12 May")}
+    assert iso_date("12 May", today=datetime.date(2026, 12, 3)) == "2027-05-12"
+    assert iso_date("12 May", today=datetime.date(2026, 5, 1)) == "2026-05-12"
+    assert iso_date("31 February") is None
     assert fill(schema, "Book it for May 3rd, 2027.") == {"date": "2027-05-03"}
     assert fill(schema, "Book it for 2027-06-01.") == {"date": "2027-06-01"}
 

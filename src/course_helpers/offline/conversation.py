@@ -59,7 +59,12 @@ FEEDBACK = re.compile(
 )
 _FENCED = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 _QUOTE_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
-_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|([nrt])|(['\"\\]))")
+# A `\\u` escape of a surrogate pair is one character; half a pair is left as written (it is
+# no character, and an answer that quotes it could not be sent as UTF-8).
+_ESCAPE = re.compile(
+    r"\\(?:u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|u([0-9a-fA-F]{4})|([nrt])|(['\"\\]))"
+)
 _MIN_COPIED = 16  # a shorter piece of the model's text is a phrase, not a quote
 # What the course model says on its own: its scenarios' descriptions (the fallback lists them)
 # and the fallback's fixed sentences, registered where they are defined (policy.scenario,
@@ -71,9 +76,16 @@ def _unescape(value: str) -> str:
     """Text a program quoted as a JSON or Python string literal, read back ('\\n' is a line)."""
 
     def decode(match: re.Match) -> str:
-        code, control, literal = match.groups()
+        high, low, code, control, literal = match.groups()
+        if high:
+            return (
+                (chr(int(high, 16)) + chr(int(low, 16)))
+                .encode("utf-16", "surrogatepass")
+                .decode("utf-16")
+            )
         if code:
-            return chr(int(code, 16))
+            number = int(code, 16)
+            return match.group(0) if 0xD800 <= number <= 0xDFFF else chr(number)
         if control:
             return {"n": "\n", "r": "", "t": " "}[control]
         return literal

@@ -24,6 +24,7 @@ import re
 from typing import Any
 
 from course_helpers.offline import phrases, reading
+from course_helpers.offline.dates import date_in, iso_date
 from course_helpers.offline.patterns import quick_to_search
 from course_helpers.offline.russian import cities_in_russian, in_english
 from course_helpers.offline.schema_parts import branches_of, merge, non_null_first
@@ -265,7 +266,7 @@ def _from_text(
         if schema.get("format") == "date" or (
             not schema.get("format") and phrases.is_date_field(name)
         ):
-            dated = phrases.date_in(said, iso=schema.get("format") == "date")
+            dated = iso_date(said) if schema.get("format") == "date" else date_in(said)
             if dated:
                 return dated
         if schema.get("pattern"):

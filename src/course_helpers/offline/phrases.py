@@ -1,58 +1,22 @@
 """Course machinery (offline course model): values a request states in a phrase of its own, for the
 fields `filling` fills: a value written after the field's own words, the things a request orders,
-what a log or a note is to record, and a date.
+what a log or a note is to record, and whether a field holds a date (`dates.py` reads it).
 
     labelled_value("card_number", "Pay with card 4111 1111 1111 1111, expiry 12/27")
     # "4111 1111 1111 1111"   (and "12/27" for `expiry`)
     items_listed("I need eggs, milk and bread.")        # ["eggs", "milk", "bread"]
     recorded("Log that the backup finished.")          # "The backup finished."
-    date_in("Book a trip to Rome on 12 May.")          # "12 May"
-    date_in("Book a trip to Rome on 12 May.", iso=True)   # "2026-05-12" (no year said)
 """
 
 from __future__ import annotations
 
 import re
 
-from course_helpers.offline.schema_parts import FORMATS
-
-_MONTHS = (
-    "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December",
-)  # fmt: skip
-_MONTH = r"(?:" + "|".join(m[:3] + f"(?:{m[3:]})?" for m in _MONTHS) + r")\.?"
-_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
-_YEAR = r"(?:,?\s+(\d{4}))?"
-# "12 May", "12th of May 2027", "May 12", "May 12th, 2027", or an ISO date "2027-05-12".
-DATE = re.compile(
-    rf"\b(?:({_DAY})\s+(?:of\s+)?({_MONTH}){_YEAR}|({_MONTH})\s+({_DAY}){_YEAR})(?!\w)"
-    r"|\b(\d{4})-(\d{2})-(\d{2})\b",
-    re.IGNORECASE,
-)
-
 
 def field_words(name: str) -> list[str]:
     """The words of a field's name: `card_number` and `cardNumber` give card, number."""
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
     return [w.lower() for w in re.split(r"[\s_\-.]+", spaced) if w]
-
-
-def date_in(text: str, *, iso: bool = False) -> str | None:
-    """The first date the text states, as it writes it ("12 May"), or for a `format: date`
-    field as an ISO date. A year the text does not state is not the person's: the ISO form,
-    which needs one, takes the year of the neutral sample date (`schema_parts.FORMATS`)."""
-    match = DATE.search(text)
-    if match is None:
-        return None
-    day1, month1, year1, month2, day2, year2, *ymd = match.groups()
-    if ymd[0]:
-        return match.group(0)  # already ISO
-    if not iso:
-        return match.group(0).strip().rstrip(",")
-    day, month = re.match(r"\d+", day1 or day2).group(0), (month1 or month2)
-    number = next(i for i, m in enumerate(_MONTHS, 1) if m.lower().startswith(month[:3].lower()))
-    year = year1 or year2 or FORMATS["date"][:4]
-    return f"{year}-{number:02d}-{int(day):02d}"
 
 
 _DATE_FIELD = re.compile(r"(?<![a-z])date|Date|(?:^|_)(?:day|when)$")

@@ -16,27 +16,13 @@ two-letter pattern), or None when the request states none.
 
 from __future__ import annotations
 
-import datetime
 import re
 from typing import Any
 
+from course_helpers.offline.dates import date_in, iso_date
 from course_helpers.offline.described import with_described
 from course_helpers.offline.schemas import is_valid
 
-_MONTHS = (
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december",
-)  # fmt: skip
-# "May", "March", "Mar", "Sept": a month's name or its first three or four letters.
-_MONTH_NAME = (
-    "(?:" + "|".join(m.capitalize() + "|" + m[:3].capitalize() for m in _MONTHS) + "|Sept)"
-)
-_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
-_DATES = (
-    re.compile(r"\b(?P<year>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b"),
-    re.compile(rf"\b(?P<d>{_DAY})(?: of)? (?P<mn>{_MONTH_NAME})(?:,? (?P<year>\d{{4}}))?(?!\w)"),
-    re.compile(rf"\b(?P<mn>{_MONTH_NAME}) (?P<d>{_DAY})(?:,? (?P<year>\d{{4}}))?(?!\w)"),
-)
 LANGUAGES = {
     "English": "en", "Spanish": "es", "French": "fr", "German": "de", "Italian": "it",
     "Portuguese": "pt", "Russian": "ru", "Chinese": "zh", "Japanese": "ja", "Korean": "ko",
@@ -54,36 +40,6 @@ _NOT_TICKERS = frozenset({"I", "A", "OK", "AM", "PM", "US", "UK", "EU", "CEO", "
 _COMPANY = re.compile(
     r"\b([A-Z][A-Za-z&.-]+(?: [A-Z][A-Za-z&.-]+)*)(?:'s|’s)|\b(?:of|for) ([A-Z]\w+)"
 )
-
-
-def date_in(text: str) -> str | None:
-    """The first date the text states, as it states it ("12 May", "May 12, 2027")."""
-    found = [m for pattern in _DATES for m in [pattern.search(text)] if m]
-    return min(found, key=lambda m: m.start()).group(0) if found else None
-
-
-def iso_date(said: str, today: datetime.date | None = None) -> str | None:
-    """A stated date in ISO form; a date without a year is the next one from today."""
-    found = [m for pattern in _DATES for m in [pattern.search(said)] if m]
-    if not found:
-        return None
-    match = min(found, key=lambda m: m.start())
-    parts = match.groupdict()
-    if parts.get("mn"):
-        name = parts["mn"].lower()
-        month = next(i for i, m in enumerate(_MONTHS, 1) if m.startswith(name[:3]))
-    else:
-        month = int(parts["m"])
-    day = int(re.match(r"\d+", parts["d"]).group(0))
-    today = today or datetime.date.today()
-    year = int(parts["year"]) if parts.get("year") else today.year
-    try:
-        date = datetime.date(year, month, day)
-        if not parts.get("year") and date < today:
-            date = datetime.date(year + 1, month, day)
-    except ValueError:
-        return None
-    return date.isoformat()
 
 
 def id_in(text: str, field: str) -> str | None:

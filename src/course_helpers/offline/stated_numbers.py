@@ -14,7 +14,8 @@ import ast
 import operator
 import re
 
-from course_helpers.offline.phrases import DATE, field_words
+from course_helpers.offline.dates import DATE
+from course_helpers.offline.phrases import field_words
 from course_helpers.offline.reading import expression_in
 
 _NUMBER = r"-?\d+(?:\.\d+)?"

@@ -118,7 +118,9 @@ UNTRANSLATED = (
     "le reste est en anglais.)"
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_DATA_LINE = re.compile(r"^[\w'’ -]+: \S")  # "Paris: 18°C, light rain" is data, not prose
+# "Paris: 18°C, light rain" is data, not prose; a label is a name of up to three words, so
+# "I am the offline course model: I only play …" stays a sentence.
+_DATA_LINE = re.compile(r"^[\w'’-]+(?: [\w'’-]+){0,2}: \S")
 
 
 def instructions_for(conv: Conversation) -> list[str]:

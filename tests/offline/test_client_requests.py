@@ -448,6 +448,7 @@ OPERANDS = {
     "type": "object",
     "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}, "sum": {"type": "integer"}},
     "required": ["a", "b", "sum"],
+    "additionalProperties": False,
 }
 
 

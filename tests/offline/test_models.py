@@ -470,7 +470,7 @@ class Report(pydantic.BaseModel):
 
 
 SCHEMAS = {
-    "pydantic_with_refs": Report.model_json_schema(),
+    "pydantic_with_refs": anthropic.transform_schema(Report),  # what messages.parse sends
     "flat": {
         "type": "object",
         "properties": {"answer": {"type": "string"}, "ok": {"type": "boolean"}},
@@ -482,9 +482,10 @@ SCHEMAS = {
         "properties": {
             "when": {"type": "string", "format": "date-time"},
             "code": {"type": "string", "pattern": "^[0-9]{3}$"},
-            "tags": {"type": "array", "items": {"enum": ["a", "b"]}, "minItems": 1, "maxItems": 2},
+            "tags": {"type": "array", "items": {"enum": ["a", "b"]}, "minItems": 1},
         },
         "required": ["when", "code", "tags"],
+        "additionalProperties": False,
     },
 }
 
@@ -532,7 +533,7 @@ STRICT_TOOL = {
         "properties": {
             "city": {"type": "string", "minLength": 1},
             "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-            "days": {"type": "integer", "minimum": 1, "maximum": 7},
+            "days": {"type": "integer"},
         },
         "required": ["city", "unit", "days"],
         "additionalProperties": False,

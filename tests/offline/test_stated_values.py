@@ -81,6 +81,7 @@ PERSON = {
         "tags": {"type": "array", "items": {"type": "string"}},
     },
     "required": ["name", "addr", "tags"],
+    "additionalProperties": False,
     "$defs": {
         "Addr": closed(
             {"city": {"type": "string"}, "zip": {"type": "string", "pattern": r"^\d{5}$"}}

@@ -23,6 +23,7 @@ from course_helpers.offline.validation.common import (
     tagged_kind,
 )
 from course_helpers.offline.validation.messages import check_extra_fields, check_messages_shape
+from course_helpers.offline.validation.output_schema import subset_error
 from course_helpers.offline.validation.surface import Surface
 
 TOOL_NAME_PATTERN = "^[a-zA-Z0-9_-]{1,128}$"
@@ -161,10 +162,15 @@ def _check_tools_shape(body: dict, surface: Surface) -> None:
     if len(names) != len(set(names)):
         raise fail("tools: Tool names must be unique.")
     for index, tool in enumerate(tools):
-        if (tool.get("type") or "custom") == "custom" and not _meets_meta_schema(
-            tool["input_schema"]
-        ):
+        if (tool.get("type") or "custom") != "custom":
+            continue
+        if not _meets_meta_schema(tool["input_schema"]):
             raise fail(f"tools.{index}.custom.input_schema: {SCHEMA_INVALID}")
+        # A strict tool's schema is held to the structured-outputs subset; live reports
+        # quote these refusals with the tool's own path, `tools.N.custom:` (docs/models.md).
+        error = subset_error(tool["input_schema"]) if tool.get("strict") is True else None
+        if error:
+            raise fail(f"tools.{index}.custom: {error}")
 
 
 SCHEMA_INVALID = (
@@ -269,8 +275,16 @@ def _check_output_config_shape(body: dict) -> None:
         raise fail("output_config.format.type: Input should be 'json_schema'")
     if "schema" not in fmt:
         raise fail("output_config.format.schema: Field required")
-    if not isinstance(fmt["schema"], dict):
+    schema = fmt["schema"]
+    if not isinstance(schema, dict):
         raise fail("output_config.format.schema: Input should be a valid dictionary")
+    # No public report quotes the API on an output schema that is not draft 2020-12: the
+    # wording of the tools' refusal is the closest one documented, with this field's path.
+    if not _meets_meta_schema(schema):
+        raise fail(f"output_config.format.schema: {SCHEMA_INVALID}")
+    error = subset_error(schema)
+    if error:
+        raise fail(f"output_config.format.schema: {error}")
 
 
 def _check_thinking_shape(body: dict) -> None:

@@ -145,10 +145,36 @@ NOTHING_TO_SAY = (
 )
 
 
+# With no facts, a request the ticket states is answered as far as it can be: what was asked,
+# and that the order's details are not to hand. It never asks for what the ticket gives.
+_UNSEEN = {
+    "refund": "You asked for a refund for {orders}. I cannot see {that} here, so I cannot refund "
+    "{it} or tell you more yet.",
+    "shipping": "You asked where {orders} {is_}. I cannot see {that} here, so I cannot tell you "
+    "yet.",
+}
+
+
 def nothing_to_say(requests: list[dict]) -> str:
     named = list(dict.fromkeys(i for r in requests for i in r["order_ids"]))
     if not named:
         return NOTHING_TO_SAY
+    stated = []
+    for request in requests:
+        ids = request["order_ids"]
+        if ids and request["category"] in _UNSEEN:
+            one = len(ids) == 1
+            orders = f"order {ids[0]}" if one else f"orders {', '.join(ids)}"
+            stated.append(
+                _UNSEEN[request["category"]].format(
+                    orders=orders,
+                    that="that order" if one else "those orders",
+                    it="it" if one else "them",
+                    is_="is" if one else "are",
+                )
+            )
+    if stated:
+        return " ".join(dict.fromkeys(stated))
     orders = f"order {named[0]}" if len(named) == 1 else f"orders {', '.join(named)}"
     return (
         f"I am not sure yet what you need from us about {orders}. Could you tell me a little more?"

@@ -44,7 +44,8 @@ PRIORITY = tool(
     "Set the priority of a support ticket.",
     {"ticket_id": TEXT, "priority": {"type": "string", "enum": ["low", "medium", "high"]}},
 )
-ALL = [BOOK_TRIP, SEARCH, STOCK, TRANSLATE, PRIORITY]
+FETCH = tool("fetch_page", "Fetch a web page and return its text.", {"url": TEXT})
+ALL = [BOOK_TRIP, SEARCH, STOCK, TRANSLATE, PRIORITY, FETCH]
 
 
 def post(tools: list[dict], messages: list[dict], **extra) -> dict:
@@ -85,6 +86,10 @@ def ask(question: str, tools: list[dict] = ALL, **extra) -> dict:
         (
             "Set ticket T-12 to high priority.",
             ("set_priority", {"ticket_id": "T-12", "priority": "high"}),
+        ),
+        (
+            "Fetch the page https://example.com/news and tell me what it says.",
+            ("fetch_page", {"url": "https://example.com/news"}),
         ),
         (
             "Could you please book a trip to Lisbon on March 3rd?",

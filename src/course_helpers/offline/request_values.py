@@ -102,12 +102,23 @@ def _words(field: str) -> list[str]:
     return [w.lower() for w in re.split(r"[\s_\-.]+", spaced) if w]
 
 
+_ADDRESS = re.compile(r"\bhttps?://[^\s<>\"')\]]+|\bwww\.[^\s<>\"')\]]+")
+
+
+def address_in(text: str) -> str | None:
+    """The first web address the text gives ("https://example.com/a", "www.example.com")."""
+    match = _ADDRESS.search(text)
+    return match.group(0).rstrip(".,;:!?") if match else None
+
+
 def _kind(field: str, schema: dict) -> str | None:
     words = _words(field)
     if schema.get("format") in ("date", "date-time") or {"date", "day", "when"} & set(words):
         return "date"
     if {"ticker", "symbol"} & set(words):
         return "ticker"
+    if schema.get("format") in ("uri", "url", "iri") or {"url", "uri", "link", "href"} & set(words):
+        return "address"
     if {"language", "lang", "locale"} & set(words) or field in ("target", "source", "to"):
         return "language"
     if {"query", "q", "search", "keywords", "keyword", "terms", "term"} & set(words):
@@ -132,6 +143,11 @@ def value_for(field: str, schema: Any, said: str) -> str | None:
         name = language_in(said, source="source" in _words(field) or field == "from")
         forms = [name, LANGUAGES.get(name or "")]
     else:
-        reader = {"ticker": ticker_in, "search": searched_in, "quoted": quoted_in}.get(kind or "")
+        reader = {
+            "ticker": ticker_in,
+            "search": searched_in,
+            "quoted": quoted_in,
+            "address": address_in,
+        }.get(kind or "")
         forms = [reader(said)] if reader else [id_in(said, field)] if kind == "id" else []
     return next((v for v in forms if v and is_valid(v, schema) is not False), None)

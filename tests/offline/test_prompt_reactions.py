@@ -376,3 +376,23 @@ def test_a_failed_diff_for_the_number_asked_says_it_does_not_exist(client) -> No
     answer = answer_to_a_failed_diff(client, 482)
     assert answer.startswith("I can't review PR #482: it does not exist on the code host.")
     assert "The open pull requests are #482 and #483." in answer
+
+
+@pytest.mark.parametrize(
+    "system",
+    [
+        "You are a patient tutor. Answer in one or two sentences.",  # notebook 01's
+        "Answer in two sentences.",
+        "Ты терпеливый учитель. Отвечай одним-двумя предложениями.",
+        "Отвечай двумя предложениями.",
+    ],
+)
+def test_one_or_two_sentences_means_at_most_two(client, system) -> None:
+    answer = text(chat(client, AGENT, system))
+    assert answer.count(". ") + answer.count("? ") == 1, answer
+    assert answer.startswith("An agent is a program")
+
+
+def test_a_greeting_word_is_no_sentence_of_the_two(client) -> None:
+    answer = text(chat(client, "Hello!", "Answer in one or two sentences."))
+    assert answer == "Hello! I am the offline course model. What would you like to try?"

@@ -43,6 +43,16 @@ INSTRUCTIONS: dict[str, re.Pattern] = {
         rf"|{_OPENING}{_ONE_SENTENCE}{_CLOSING}",
         re.IGNORECASE,
     ),
+    # "Answer in one or two sentences." (01's tutor), "in two sentences", «одним-двумя
+    # предложениями», «в двух предложениях»: at most two.
+    "two_sentences": re.compile(
+        _VERB + r"\bin (?:one or two|two|2|1-2|1 or 2|a couple of)(?: short)? sentences\b"
+        rf"|{_RU_VERB}\b(?:одним[- ]двумя|одним или двумя|двумя|в двух|в одном[- ]двух)\s+"
+        r"(?:короткими\s+|коротких\s+)?предложени"
+        rf"|{_OPENING}(?:in (?:one or two|two) sentences|(?:одним[- ]двумя|двумя)\s+предложениями)"
+        rf"{_CLOSING}",
+        re.IGNORECASE,
+    ),
     "bullets": re.compile(
         _VERB + r"\b(?:(?:in|as|with) bullet(?:ed)? (?:points?|list)|as a list)\b"
         r"|\b(?:use|give|make)\s+(?:a\s+)?(?:bullet(?:ed)?\s+(?:points|list)|list)\b"

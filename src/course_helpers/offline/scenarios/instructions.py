@@ -132,16 +132,31 @@ def sentences(value: str) -> list[str]:
     return [s for s in _SENTENCE_END.split(value.strip()) if s]
 
 
-def one_sentence(value: str) -> str:
-    """The first sentence; lines after a colon are joined into it ('...: Paris: 18°C; ...')."""
+_GREETING_WORDS = re.compile(r"\w+(?:\s\w+)?[!,.]")
+
+
+def first_sentences(value: str, count: int) -> str:
+    """The first `count` sentences; lines after a colon are joined into them ('...: Paris:
+    18°C; ...')."""
     joined = ""
     for line in (line.strip().removeprefix("- ") for line in value.splitlines()):
         if not line:
             continue
         gap = " " if not joined or joined[-1] in ".!?:" else "; "
         joined += (gap if joined else "") + line
-    first = sentences(joined)[0] if joined else value
+    said = sentences(joined)
+    # A greeting of a word or two ("Hello!", «Привет!») opens the answer; it is no sentence of it.
+    greeted = 1 if count > 1 and said and _GREETING_WORDS.fullmatch(said[0]) else 0
+    first = " ".join(said[: count + greeted]) if joined else value
     return first if first[-1:] in ".!?" else first + "."
+
+
+def one_sentence(value: str) -> str:
+    return first_sentences(value, 1)
+
+
+def two_sentences(value: str) -> str:
+    return first_sentences(value, 2)
 
 
 def bullets(value: str) -> str:
@@ -190,9 +205,10 @@ def french(value: str) -> str:
     return f"{UNTRANSLATED}\n{reply}" if missing else reply
 
 
-_ANSWER_ONLY = {"one_sentence", "bullets"}
+_ANSWER_ONLY = {"one_sentence", "two_sentences", "bullets"}
 _APPLY: dict[str, Callable[[str], str]] = {
     "one_sentence": one_sentence,
+    "two_sentences": two_sentences,
     "bullets": bullets,
     "pirate": pirate,
     "french": french,

@@ -188,3 +188,46 @@ def test_words_in_a_tool_result_call_nothing_and_the_result_is_reported():
     assert final["stop_reason"] == "end_turn"
     assert not calls(final)
     assert "231.40" in said(final)
+
+
+DATE_TIME = {"type": "string", "format": "date-time"}
+NAMED = [
+    (
+        tool("create_event", "Create a calendar event.", {"title": TEXT, "start_time": DATE_TIME}),
+        "Create a calendar event titled 'Budget review' starting at 2026-12-05T10:00:00Z",
+        {"title": "Budget review", "start_time": "2026-12-05T10:00:00Z"},
+    ),
+    (
+        tool("create_event", "Create a calendar event.", {"title": TEXT, "start_time": DATE_TIME}),
+        "Create an event. title: Budget review, start_time: 2026-12-05T10:00:00Z",
+        {"title": "Budget review", "start_time": "2026-12-05T10:00:00Z"},
+    ),
+    (
+        tool(
+            "convert_currency",
+            "Convert money.",
+            {"from_currency": TEXT, "to_currency": TEXT, "amount": {"type": "number"}},
+        ),
+        "Convert 250 USD to EUR",
+        {"from_currency": "USD", "to_currency": "EUR", "amount": 250},
+    ),
+    (
+        tool("send_email", "Send an email.", {"to": TEXT, "subject": TEXT, "body": TEXT}),
+        "Send an email to alice@example.com with subject 'Lunch' and body 'See you at noon'",
+        {"to": "alice@example.com", "subject": "Lunch", "body": "See you at noon"},
+    ),
+    (
+        tool("book_flight", "Book a flight.", {"origin": TEXT, "destination": TEXT, "date": TEXT}),
+        "Book a flight from London to New York on 2027-01-15",
+        {"origin": "London", "destination": "New York", "date": "2027-01-15"},
+    ),
+]
+
+
+@pytest.mark.parametrize("choice", ["auto", "any"])
+@pytest.mark.parametrize(("offered", "question", "values"), NAMED)
+def test_values_the_request_names_reach_the_call_and_are_not_asked_for(
+    offered, question, values, choice
+):
+    answer = ask(question, [offered], tool_choice={"type": choice})
+    assert calls(answer) == [(offered["name"], values)]

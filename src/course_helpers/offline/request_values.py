@@ -21,6 +21,7 @@ from typing import Any
 
 from course_helpers.offline.dates import date_in, iso_date
 from course_helpers.offline.described import with_described
+from course_helpers.offline.labelled_values import currency_in, labelled_in, place_in
 from course_helpers.offline.schemas import is_valid
 
 LANGUAGES = {
@@ -150,4 +151,6 @@ def value_for(field: str, schema: Any, said: str) -> str | None:
             "address": address_in,
         }.get(kind or "")
         forms = [reader(said)] if reader else [id_in(said, field)] if kind == "id" else []
+    # A value given by naming it: "titled 'Budget review'", "from London", "to EUR".
+    forms += [currency_in(field, said), place_in(field, said), labelled_in(field, said)]
     return next((v for v in forms if v and is_valid(v, schema) is not False), None)

@@ -382,8 +382,13 @@ def _answer(conv: Conversation, tool: dict, place: str, asked: list[str]) -> Rep
         city = call.input.get(place, "there")
         if call.is_error:
             lines.append(f"I could not get the weather for {city}: {call.result}")
+        elif not (call.result or "").strip():
+            lines.append(f"{city}: the tool returned nothing.")
         else:
-            lines.append(f"{city}: {reported(call.result or '')}")
+            said = reported(call.result)
+            # "Paris: 18C, cloudy" already names the city: it is not said twice.
+            named = said.lower().startswith(f"{str(city).lower()}:")
+            lines.append(said if named else f"{city}: {said}")
     missing = [c for c in asked if c not in answered]
     if (
         missing

@@ -11,6 +11,7 @@ from functools import cached_property
 from typing import Any
 
 from course_helpers.offline.models import CATALOGUE
+from course_helpers.offline.quoted_strings import unescape
 from course_helpers.offline.schemas import example_for, tidy
 
 
@@ -59,38 +60,11 @@ FEEDBACK = re.compile(
 )
 _FENCED = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 _QUOTE_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
-# A `\\u` escape of a surrogate pair is one character; half a pair is left as written (it is
-# no character, and an answer that quotes it could not be sent as UTF-8).
-_ESCAPE = re.compile(
-    r"\\(?:u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})"
-    r"|u([0-9a-fA-F]{4})|([nrt])|(['\"\\]))"
-)
 _MIN_COPIED = 16  # a shorter piece of the model's text is a phrase, not a quote
 # What the course model says on its own: its scenarios' descriptions (the fallback lists them)
 # and the fallback's fixed sentences, registered where they are defined (policy.scenario,
 # scenarios.fallback). Quoted back to it, they are not a request.
 OWN_LINES: set[str] = set()
-
-
-def _unescape(value: str) -> str:
-    """Text a program quoted as a JSON or Python string literal, read back ('\\n' is a line)."""
-
-    def decode(match: re.Match) -> str:
-        high, low, code, control, literal = match.groups()
-        if high:
-            return (
-                (chr(int(high, 16)) + chr(int(low, 16)))
-                .encode("utf-16", "surrogatepass")
-                .decode("utf-16")
-            )
-        if code:
-            number = int(code, 16)
-            return match.group(0) if 0xD800 <= number <= 0xDFFF else chr(number)
-        if control:
-            return {"n": "\n", "r": "", "t": " "}[control]
-        return literal
-
-    return _ESCAPE.sub(decode, value)
 
 
 def own_words(value: str, said: Sequence[str] = ()) -> str:
@@ -99,7 +73,7 @@ def own_words(value: str, said: Sequence[str] = ()) -> str:
     the model's own earlier text (`said`, and `OWN_LINES`), also when a program quoted it as an
     escaped string. The whole text when nothing else is left (a person may write a question
     inside a code fence)."""
-    left = _unescape(value) if "\\" in value else value
+    left = unescape(value) if "\\" in value else value
     pieces = set(OWN_LINES)
     for earlier in said:
         for line in earlier.splitlines():

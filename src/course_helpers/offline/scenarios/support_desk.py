@@ -134,7 +134,15 @@ from course_helpers.offline.scenarios.support_desk_reading import (
 )
 from course_helpers.offline.scenarios.support_desk_verdict import rejection
 
-_FORM_TOOL = re.compile(r"\b(?:calling|call|using|use) the (\w+) tool\b", re.IGNORECASE)
+# "Call the X tool", "Fill in the X form", "using tool X", «вызвав инструмент X», «заполни
+# форму X»: the name next to the word for a tool or a form.
+_FORM_TOOL = re.compile(
+    r"\b(?:calling|call|using|use|fill(?:ing)? (?:in|out)|complete|submit)(?: the)?"
+    r" (?:(?:tool|form|function) [\"'`«]?(\w+)|[\"'`«]?(\w+)[\"'`»]? (?:tool|form|function)\b)"
+    r"|(?<![а-яё])(?:вызв|вызов|вызыв|использ|заполн|примен)[а-яё]*"
+    r" (?:инструмент|форм|функци)[а-яё]* [\"'`«]?(\w+)",
+    re.IGNORECASE,
+)
 _DECLINED = re.compile(r"declin|approv")
 # Rule 5 with nothing to say: a question to the customer; nothing hands the ticket over, so the
 # reply promises no colleague.
@@ -190,9 +198,12 @@ def form_tool(conv: Conversation) -> dict | None:
     named = conv.forced_tool
     if named is None:
         for clause in re.split(r"[.;!?]+\s*", instructions_of(conv)):
-            match = _FORM_TOOL.search(clause)
-            if match and not negated(words_of(clause[: match.start()])):
-                named = match.group(1)
+            for match in _FORM_TOOL.finditer(clause):
+                name = next(g for g in match.groups() if g)
+                if conv.tool(name) and not negated(words_of(clause[: match.start()])):
+                    named = name
+                    break
+            if named:
                 break
     return conv.tool(named) if named else None
 
@@ -336,7 +347,7 @@ def refunds_to_ask(conv: Conversation, requests: list[dict], known: Known) -> li
         else:
             article = known.article_for(request["reason"])
             chosen = allowed_by(article, request["reason"], orders) if article else orders
-        for order in chosen:
+        for order in (o for o in chosen if not o.get("refunded")):
             if order["order_id"] not in known.asked:
                 known.asked.add(order["order_id"])
                 calls.append(
@@ -376,6 +387,15 @@ def refund_sentence(refund: dict) -> str:
     )
 
 
+def refunded_sentence(order: dict) -> str:
+    """An order whose facts say it is refunded (`"refunded": true`)."""
+    items = ", ".join(order.get("items") or [])
+    return (
+        f"Your order {order.get('order_id', '?')} ({items}) has already been refunded, so there "
+        "is nothing more to refund."
+    )
+
+
 def refused_sentence(order_id: str, why: str) -> str:
     if _DECLINED.search(why):
         return (
@@ -408,8 +428,11 @@ def request_lines(request: dict, known: Known) -> list[str]:
         lines += [refused_sentence(i, why) for i, why in known.refused.items()]
         if not known.refunds and not known.refused:
             article = known.article_for(request["reason"])
-            lines += [order_sentence(o) for o in orders]
-            lines += [article["answer"]] if article and orders else []
+            due = [o for o in orders if not o.get("refunded")]
+            lines += [
+                refunded_sentence(o) if o.get("refunded") else order_sentence(o) for o in orders
+            ]
+            lines += [article["answer"]] if article and due else []
     elif request["category"] == "shipping":
         lines += [order_sentence(o) for o in known.with_replacements(orders)]
     elif request["category"] in ("account", "policy") and known.articles:

@@ -208,8 +208,12 @@ _EVERYTHING = re.compile(
     r"(?:вопрос|просьб|запрос|обращени|част)"
 )
 _SIGN_AS = re.compile(
-    r"\bsign(?: off| it)? (?:as|with) ([^.;!?]+)|\bsigned (?!in\b|up\b|out\b)(?:as |with )?([^.;!?]+)"
-    r"|\bsignature(?: line)?(?: of| as| is|:)? [\"'“]?([^.;!?\"”]+)",
+    r"\bsign(?: off| it)? (?:as|with):? ([^.;!?]+)|\bsigned (?!in\b|up\b|out\b)(?:as |with )?([^.;!?]+)"
+    r"|\bsignature(?: line)?(?: of| as| is|:)? [\"'“]?([^.;!?\"”]+)"
+    # "End with: Cheers, the Kettle team.", "Close each reply with 'Best, Anna'": a closing
+    # given after a colon or in quotes ("End with a question" gives none).
+    r"|\b(?:end|close|finish)(?: (?:the|your|each|every|all))?(?: (?:reply|replies|answer|answers"
+    r"|message|messages|email|emails))? with(?::\s*[\"'“]?|\s+[\"'“])([^.;!?\"”\n]+)",
     re.IGNORECASE,
 )
 _COMPLETE = re.compile(

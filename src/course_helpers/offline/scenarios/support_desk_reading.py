@@ -45,7 +45,8 @@ from course_helpers.offline.scenarios.support_desk_request import (
 )
 from course_helpers.offline.scenarios.support_desk_verdict import approval_word  # noqa: F401
 
-ORDER_ID = re.compile(r"\b[Aa]\d{4}\b")
+# An order id, also written with a hyphen or a space after its letter ("A-1001", "a 1001").
+ORDER_ID = re.compile(r"\b[Aa][- ]?\d{4}\b")
 STOPWORDS = {
     *("a", "an", "and", "are", "be", "but", "can't", "do", "does", "don't", "for", "from"),
     *("get", "have", "hi", "how", "i", "i'd", "i'm", "in", "is", "it", "it's", "its", "like"),
@@ -76,7 +77,14 @@ _CONTAINER = re.compile(r"(?<![a-zа-яё])(?:" + "|".join(sorted(_CONTAINERS)) 
 _DAMAGE = (
     r"\b(?:broken|broke|damaged|cracked|faulty|shattered|smashed|chipped|dented)\b"
     r"|\bin (?:pieces|bits)\b|\b(?:doesn't|does not|didn't|did not|won't|will not) work\b"
-    r"|\bstopped working\b"
+    r"|\bstopped working\b|\b(?:ruined|wrecked|destroyed|crushed|smashed up)\b|\bglass everywhere\b"
+    r"|\bin (?:a |an )?(?:terrible|awful|horrible|bad|poor|sorry|dreadful) (?:state|condition|shape)\b"
+)
+# The words for being charged twice, and for sending an item back, the same for every caller.
+_DOUBLE = r"\btwice\b|\bdouble\b|\bduplicate\b|\b(?:two|2) times\b"
+_RETURN = (
+    r"\breturn|\bsen[dt](?:ing)? back\b|\bsen[dt](?:ing)?(?: [\w']+){1,3} back\b"
+    r"|\bgiv(?:e|ing) (?:[\w']+ ){0,3}?back\b|\bexchang"
 )
 _SHIPPING = re.compile(
     r"where(?: is|'s| are)|\bwhere\b(?:\s+\S+){1,4}?\s+(?:is|are)\b|arriv|tracking|deliver|parcel|ordered|show(?:n|ed)? up|turn(?:ed)? up"
@@ -91,8 +99,9 @@ _ARTICLE_FOR_REASON = {"damaged": "damaged", "duplicate_charge": "twice", "retur
 
 
 def order_ids_in(text: str) -> list[str]:
-    """The order ids a text names, in any case ("a1001" is A1001), each once."""
-    return list(dict.fromkeys(i.upper() for i in ORDER_ID.findall(text)))
+    """The order ids a text names, in any case and spelling ("a1001", "A-1001" and "a 1001"
+    are A1001), each once."""
+    return list(dict.fromkeys(re.sub(r"[- ]", "", i).upper() for i in ORDER_ID.findall(text)))
 
 
 def categorise(ticket: str) -> str:
@@ -102,7 +111,8 @@ def categorise(ticket: str) -> str:
         return "account"
     if re.search(r"do you (ship|deliver|sell)|ship to|how long does", words):
         return "policy"
-    if re.search(r"refund|money back|charged|return", words) or re.search(_DAMAGE, words):
+    charges = r"refund|money back|charged|billed|\b(?:double|duplicate|extra) charges?\b"
+    if any(re.search(words_for, words) for words_for in (charges, _DAMAGE, _RETURN)):
         return "refund"
     if re.search(_SHIPPING, words):
         return "shipping"
@@ -136,11 +146,11 @@ def _candidate(phrase: str) -> str:
 def reason_of(ticket: str) -> str:
     """Why a ticket wants money back, from its words."""
     words = ticket.lower().replace("’", "'")
-    if re.search(r"twice|double|duplicate", words):
+    if re.search(_DOUBLE, words):
         return "duplicate_charge"
     if re.search(_DAMAGE, words):
         return "damaged"
-    if "return" in words:
+    if re.search(_RETURN, words):
         return "return"
     return "other" if categorise(ticket) == "refund" else "none"
 
@@ -314,7 +324,9 @@ class Known:
             if isinstance(order, dict):
                 self.add_order(order)
         self.missing += [
-            str(i).upper() for i in facts.get("not_found") or [] if ORDER_ID.fullmatch(str(i))
+            re.sub(r"[- ]", "", str(i)).upper()
+            for i in facts.get("not_found") or []
+            if ORDER_ID.fullmatch(str(i))
         ]
         self.no_customer = self.no_customer or bool(facts.get("customer_not_found"))
         if isinstance(facts.get("customer"), dict):  # a customer record, as look_up_customer gives

@@ -54,6 +54,11 @@ def _round_trip(client, question: str, results: dict[str, tuple[str, bool]], **e
             "Мне не удалось узнать погоду в городе Лондон: Error: no data. Try Paris.",
         ),
         (
+            # 02's tool with a vague description gets the places in one call.
+            "I could not get the weather for Paris and Tokyo: Error: unknown city.",
+            "Мне не удалось узнать погоду в городе Париж и Токио: Error: unknown city.",
+        ),
+        (
             "Here is the weather you asked about: Paris: 18°C, light rain.",
             "Вот погода, о которой вы спрашивали: Париж: 18°C, небольшой дождь.",
         ),

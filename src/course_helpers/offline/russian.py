@@ -231,13 +231,21 @@ _DATA_LINE = re.compile(r"^(?:[A-ZА-ЯЁ][\w'’-]*(?: [A-ZА-ЯЁ][\w'’-]*){
 _CITY_IN_SENTENCE = re.compile("|".join(rf"\b{re.escape(c)}\b" for c in CITIES))
 
 
+_AND_BETWEEN_NAMES = re.compile(r"(?<=[А-Яа-яЁё]) and (?=[А-ЯЁ])")
+
+
+def _russian_names(said: str) -> str:
+    """The cities of a Russian sentence by their Russian names, a list of them joined by «и»
+    ("в городе Paris and Tokyo" gives "в городе Париж и Токио")."""
+    said = _CITY_IN_SENTENCE.sub(lambda m: russian_name(m.group(0)), said)
+    return _AND_BETWEEN_NAMES.sub(" и ", said)
+
+
 def _translate(sentence: str) -> str | None:
     for english, russian in PHRASES:
         if re.fullmatch(english, sentence):
             said = re.sub(english, russian, sentence)
-            return _CITY_IN_SENTENCE.sub(lambda m: russian_name(m.group(0)), said).replace(
-                " and ", " и "
-            )
+            return _russian_names(said).replace(" and ", " и ")
     return None
 
 
@@ -293,7 +301,7 @@ def _said_data(data: str) -> str:
         phrase = next((p for p in LINE_PHRASES if re.match(p[0], piece)), None)
         if phrase is not None:
             head = re.match(phrase[0], piece)
-            said = _CITY_IN_SENTENCE.sub(lambda m: russian_name(m.group(0)), head.expand(phrase[1]))
+            said = _russian_names(head.expand(phrase[1]))
             pieces[index] = said + piece[head.end() :]
     return "; ".join(pieces)
 
@@ -321,7 +329,7 @@ def _said_line(body: str, asked: str) -> tuple[str, bool]:
     start, (english, russian) = opening
     before, missing = _said_prose(body[:start], asked) if start else ("", False)
     head = re.match(english, body[start:])
-    said_head = _CITY_IN_SENTENCE.sub(lambda m: russian_name(m.group(0)), head.expand(russian))
+    said_head = _russian_names(head.expand(russian))
     data = _said_data(body[start + head.end() :])
     return (f"{before} " if before else "") + said_head + data, missing
 

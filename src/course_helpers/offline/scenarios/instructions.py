@@ -64,6 +64,7 @@ import re
 from collections.abc import Callable
 
 from course_helpers.offline.conversation import Conversation, blocks_of
+from course_helpers.offline.french_weather import in_french
 from course_helpers.offline.injections import reported
 from course_helpers.offline.instruction_words import instructions_in, unquoted
 from course_helpers.offline.policy import Reply, scenario, text, tool_use
@@ -201,7 +202,7 @@ def french(value: str) -> str:
                 said.append(sentence)
                 missing = True
         lines.append(prefix + " ".join(said))
-    reply = "\n".join(lines)
+    reply = in_french("\n".join(lines))  # "Paris: 18°C, light rain": "pluie légère"
     return f"{UNTRANSLATED}\n{reply}" if missing else reply
 
 

@@ -257,7 +257,9 @@ def test_a_stated_weather_in_russian_is_answered_in_russian(client):
 
 
 def test_a_french_weather_answer_says_the_conditions_in_french(client):
-    first = _ask(client, "What's the weather in Paris?", system="Answer in French.", tools=[WEATHER])
+    first = _ask(
+        client, "What's the weather in Paris?", system="Answer in French.", tools=[WEATHER]
+    )
     call = next(b for b in first.content if b.type == "tool_use")
     result = {"type": "tool_result", "tool_use_id": call.id, "content": "Paris: 18°C, light rain"}
     messages = [

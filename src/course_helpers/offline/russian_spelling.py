@@ -35,13 +35,15 @@ def distance(one: str, other: str) -> int:
 
 def closest(word: str, known: dict[str, str]) -> str | None:
     """What the one known word within reach of the word stands for (`known` maps each word to
-    it): two letters off for a word of five letters or more, one for a word of four; a word of
-    three letters or less ("Рим", "Мск") only as it is written. None when nothing is so close,
+    it): two letters off for a word of five letters or more, one for a word of four, the first
+    letter the same; a word of three letters or less ("Рим", "Мск") only as it is written. None when nothing is so close,
     or several things are."""
     said = word.lower().replace("ё", "е")
     near = {
         meant
         for name, meant in known.items()
-        if len(name) > 3 and distance(said, name.lower().replace("ё", "е")) <= (len(name) > 4) + 1
+        if len(name) > 3
+        and name[:1].lower() == said[:1]  # "Рязань" is not "Казань"
+        and distance(said, name.lower().replace("ё", "е")) <= (len(name) > 4) + 1
     }
     return near.pop() if len(near) == 1 else None

@@ -253,3 +253,25 @@ def test_a_cut_essay_is_continued_in_the_language_it_was_asked_in(client, essay,
     joined, made = _in_full(client, essay, go_on)
     assert made > 1
     assert joined == whole
+
+
+@pytest.mark.parametrize(
+    ("given", "name"),
+    [
+        ("Моё имя — Сергей.", "Сергей"),
+        ("Мое имя Аня", "Аня"),
+        ("Зовут меня Аня.", "Аня"),
+        ("Меня звать Аня", "Аня"),
+        ("Привет, я Дмитрий.", "Дмитрий"),
+        ("Меня зовут Анна Петровна", "Анна Петровна"),
+    ],
+)
+@pytest.mark.parametrize("asked", ["Как меня зовут?", "Ты помнишь моё имя?"])
+def test_a_name_given_in_other_words_is_remembered(client, given, name, asked):
+    first = ask(client, given)
+    assert said(first) == f"Приятно познакомиться, {name}!"
+    messages = [
+        {"role": "user", "content": given},
+        {"role": "assistant", "content": said(first)},
+    ]
+    assert said(_then(client, messages, asked)).startswith(f"Вас зовут {name}.")

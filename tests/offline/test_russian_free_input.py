@@ -54,6 +54,11 @@ def _round_trip(client, question: str, results: dict[str, tuple[str, bool]], **e
             "Мне не удалось узнать погоду в городе Лондон: Error: no data. Try Paris.",
         ),
         (
+            # 02's tool with a vague description gets the places in one call.
+            "I could not get the weather for Paris and Tokyo: Error: unknown city.",
+            "Мне не удалось узнать погоду в городе Париж и Токио: Error: unknown city.",
+        ),
+        (
             "Here is the weather you asked about: Paris: 18°C, light rain.",
             "Вот погода, о которой вы спрашивали: Париж: 18°C, небольшой дождь.",
         ),
@@ -249,3 +254,19 @@ def test_a_stated_weather_in_russian_is_answered_in_russian(client):
     message = _ask(client, "Париж, 18 градусов и солнечно. Дай отчёт о погоде.", tools=[WEATHER])
     assert _said(message).startswith("Погоду вы назвали сами")
     assert _calls(message) == []
+
+
+def test_a_french_weather_answer_says_the_conditions_in_french(client):
+    first = _ask(
+        client, "What's the weather in Paris?", system="Answer in French.", tools=[WEATHER]
+    )
+    call = next(b for b in first.content if b.type == "tool_use")
+    result = {"type": "tool_result", "tool_use_id": call.id, "content": "Paris: 18°C, light rain"}
+    messages = [
+        {"role": "user", "content": "What's the weather in Paris?"},
+        {"role": "assistant", "content": first.content},
+        {"role": "user", "content": [result]},
+    ]
+    said = _said(_ask(client, messages, system="Answer in French.", tools=[WEATHER]))
+    assert "pluie légère" in said, said
+    assert "light rain" not in said

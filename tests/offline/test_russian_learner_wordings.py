@@ -87,3 +87,16 @@ def test_an_order_in_another_wording_is_read(system, found):
     from course_helpers.offline.instruction_words import instructions_in
 
     assert sorted(instructions_in(system)) == sorted(found)
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "Что такое агент? Отвечай маркированным списком из трёх пунктов.",
+        "What is an agent? Answer in three bullet points.",
+    ],
+)
+def test_three_bullet_points_are_three(client, asked):
+    lines = said(ask(client, asked)).splitlines()
+    assert len(lines) == 3, lines
+    assert all(line.startswith("- ") for line in lines)

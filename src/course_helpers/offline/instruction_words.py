@@ -62,6 +62,15 @@ INSTRUCTIONS: dict[str, re.Pattern] = {
         rf"|{_RU_USE}(?:ответ\s+)?(?:маркированным\s+)?(?:списком|пунктами)",
         re.IGNORECASE,
     ),
+    # "Answer in three bullet points.", «Отвечай маркированным списком из трёх пунктов.»: a list
+    # of three.
+    "three_bullets": re.compile(
+        _VERB + r"\b(?:in|as|with) (?:three|3) bullet(?:ed)? points\b"
+        r"|\b(?:use|give|make)\s+(?:three|3)\s+bullet(?:ed)?\s+points\b"
+        rf"|{_RU_VERB}\b(?:маркированным\s+)?списком\s+из\s+(?:тр[её]х|3)\s+пункт"
+        rf"|{_RU_VERB}\b(?:тремя|3)\s+пунктами",
+        re.IGNORECASE,
+    ),
     "pirate": re.compile(
         r"\b(?:you are|act as|talk like|speak like|play)\b[^.!?\n]{0,20}\bpirate\b"
         r"|\b(?:answer|reply|respond|write)\b[^.!?\n]{0,20}\b(?:as|like) a pirate\b"

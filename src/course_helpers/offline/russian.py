@@ -27,6 +27,7 @@ import re
 
 from course_helpers.offline.russian_cases import ADJECTIVE, nominative, nominatives
 from course_helpers.offline.russian_phrases import LINE_PHRASES, LISTED, PHRASES, WEATHER_WORDS
+from course_helpers.offline.russian_spelling import closest, cyrillic_lookalikes
 
 _CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -101,7 +102,14 @@ _TO_LATIN.update({"ъ": "", "ь": ""})
 
 def english_city(word: str) -> str | None:
     """The English name of a city written in Russian (any of its forms), or None."""
-    return next((_BY_FORM[f.lower()] for f in nominatives(word) if f.lower() in _BY_FORM), None)
+    forms = nominatives(cyrillic_lookalikes(word))  # "Парижe" with a Latin "e" is "Париже"
+    return next((_BY_FORM[f.lower()] for f in forms if f.lower() in _BY_FORM), None)
+
+
+def _close_city(name: str) -> str | None:
+    """The one known city a name not on the list is a letter or two off ("Пааариже", "в Осле",
+    "в Токе"), compared in the nominative; None when none or several are so close."""
+    return next(filter(None, (closest(f, _BY_FORM) for f in nominatives(name))), None)
 
 
 def russian_name(city: str) -> str:
@@ -170,7 +178,8 @@ def cities_in_russian(question: str) -> list[str]:
     """The cities a question names, in order, by their English names: a city the list knows in
     any of its forms and any case ("в москве", "в Paris", "в Нижнем Новгороде"), and a
     capitalised name after "в" or "для" it does not know, in Latin letters ("в Екатеринбурге"
-    gives "Yekaterinburg"), so that the tool is asked and can say it has no data for it."""
+    gives "Yekaterinburg"), so that the tool is asked and can say it has no data for it. A name
+    a letter or two off the one known city close to it is that city ("в Пааариже" is Paris)."""
     known = _known_cities(question)
     found = [(start, city) for start, _, city in known]
     for places in _RU_PLACES.finditer(question):
@@ -187,7 +196,9 @@ def cities_in_russian(question: str) -> list[str]:
                 continue
             name = match.group(0)[words[0].start() : words[-1].end()]
             where = begin + words[0].start()
-            found.append((where, in_latin(name) if _CYRILLIC.search(name) else name))
+            if _CYRILLIC.search(name):
+                name = _close_city(name) or in_latin(name)
+            found.append((where, name))
     cities: list[str] = []
     for _, city in sorted(found):
         if city not in cities:
@@ -220,13 +231,21 @@ _DATA_LINE = re.compile(r"^(?:[A-ZА-ЯЁ][\w'’-]*(?: [A-ZА-ЯЁ][\w'’-]*){
 _CITY_IN_SENTENCE = re.compile("|".join(rf"\b{re.escape(c)}\b" for c in CITIES))
 
 
+_AND_BETWEEN_NAMES = re.compile(r"(?<=[А-Яа-яЁё]) and (?=[А-ЯЁ])")
+
+
+def _russian_names(said: str) -> str:
+    """The cities of a Russian sentence by their Russian names, a list of them joined by «и»
+    ("в городе Paris and Tokyo" gives "в городе Париж и Токио")."""
+    said = _CITY_IN_SENTENCE.sub(lambda m: russian_name(m.group(0)), said)
+    return _AND_BETWEEN_NAMES.sub(" и ", said)
+
+
 def _translate(sentence: str) -> str | None:
     for english, russian in PHRASES:
         if re.fullmatch(english, sentence):
             said = re.sub(english, russian, sentence)
-            return _CITY_IN_SENTENCE.sub(lambda m: russian_name(m.group(0)), said).replace(
-                " and ", " и "
-            )
+            return _russian_names(said).replace(" and ", " и ")
     return None
 
 
@@ -282,7 +301,7 @@ def _said_data(data: str) -> str:
         phrase = next((p for p in LINE_PHRASES if re.match(p[0], piece)), None)
         if phrase is not None:
             head = re.match(phrase[0], piece)
-            said = _CITY_IN_SENTENCE.sub(lambda m: russian_name(m.group(0)), head.expand(phrase[1]))
+            said = _russian_names(head.expand(phrase[1]))
             pieces[index] = said + piece[head.end() :]
     return "; ".join(pieces)
 
@@ -310,7 +329,7 @@ def _said_line(body: str, asked: str) -> tuple[str, bool]:
     start, (english, russian) = opening
     before, missing = _said_prose(body[:start], asked) if start else ("", False)
     head = re.match(english, body[start:])
-    said_head = _CITY_IN_SENTENCE.sub(lambda m: russian_name(m.group(0)), head.expand(russian))
+    said_head = _russian_names(head.expand(russian))
     data = _said_data(body[start + head.end() :])
     return (f"{before} " if before else "") + said_head + data, missing
 

@@ -44,20 +44,26 @@ _ONE_SENTENCE = re.compile(
     r"\b(?:in )?(?:one|a single)(?: short)? sentence\b|одн\w+ предложени", re.I
 )
 _NAME = r"[^\W\d_]+(?:-[^\W\d_]+)*(?![\w-])"
-# "My name is Ada.", "Меня зовут Анна-Мария."; a correction gives the name it puts right: "My
-# name is not Ada, it's Ira.", "Меня зовут не Ада, а Ира."
+# A second capitalised word is part of the name: "Меня зовут Анна Петровна", "My name is Ada
+# Lovelace".
+_FULL_NAME = rf"{_NAME}(?:\s+(?-i:[A-ZА-ЯЁ][^\W\d_]+(?:-[^\W\d_]+)*)(?![\w-]))?"
+# "My name is Ada.", "Меня зовут Анна-Мария.", «Моё имя — Сергей.», «Мое имя Аня», «Зовут меня
+# Аня.», «Меня звать Аня»; a correction gives the name it puts right: "My name is not Ada, it's
+# Ira.", "Меня зовут не Ада, а Ира."
 _INTRODUCED = re.compile(
-    rf"\b(?:my name is|my name's|меня зовут)\s+(?:(?:not|не)\s+{_NAME}\s*[,;]?\s*"
-    rf"(?:(?:but|it's|it is|rather|а|но)\s+)*)?(?!(?:not|не)\b)({_NAME})",
+    r"\b(?:my name is|my name's|меня (?:зовут|звать)|зовут меня|мо[её] имя(?:\s*[—–-])?)\s+"
+    rf"(?:(?:not|не)\s+{_NAME}\s*[,;]?\s*"
+    rf"(?:(?:but|it's|it is|rather|а|но)\s+)*)?(?!(?:not|не)\b)({_FULL_NAME})",
     re.IGNORECASE,
 )
 # A name given in short, as the whole message: "I'm Dmitry.", "Call me Sasha", "This is Dmitry.",
-# «Я Дмитрий.», «Я — Дмитрий», «Это Дмитрий», «Зови меня Саша», «Меня Дмитрий зовут» (the
+# «Я Дмитрий.», «Привет, я Дмитрий.», «Я — Дмитрий», «Это Дмитрий», «Зови меня Саша», «Меня Дмитрий зовут» (the
 # name before the verb). The name is a capitalised word («Я устал.», «Это Париж?» give none:
 # a question is not an introduction).
 _SHORT_NAME = r"([A-ZА-ЯЁ][^\W\d_]*(?:-[^\W\d_]+)*)"
 _INTRODUCED_SHORT = re.compile(
-    r"^\W*(?:(?i:i'm|i am|call me|this is|it's|я|это|зови(?:те)? меня)\s*(?<=\s)(?:[—–-]\s+)?"
+    r"^\W*(?:(?i:hi|hello|hey|привет|здравствуй(?:те)?)\W+)?"
+    r"(?:(?i:i'm|i am|call me|this is|it's|я|это|зови(?:те)? меня)\s*(?<=\s)(?:[—–-]\s+)?"
     rf"{_SHORT_NAME}|(?i:меня)\s+{_SHORT_NAME}\s+(?i:зовут))[\s.!]*$"
 )
 
@@ -80,7 +86,12 @@ _NAME_STATED = re.compile(
     rf"|(?:пользователя|собеседника|клиента)\s+зовут)\s+(?!(?:not|unknown|не)\b)({_NAME})",
     re.IGNORECASE,
 )
-_ASKS_NAME = re.compile(r"\bwhat(?:'s| is) my name\b|\bкак меня зовут\b", re.IGNORECASE)
+# "What is my name?", "Do you remember my name?", «Как меня зовут?», «Ты помнишь моё имя?»
+_ASKS_NAME = re.compile(
+    r"\bwhat(?:'s| is) my name\b|\b(?:do you )?(?:remember|know) my name\b|\bкак меня зовут\b"
+    r"|\b(?:помнишь|помните|знаешь|знаете)\s+(?:,\s*)?(?:мо[её] имя|как меня зовут)\b",
+    re.IGNORECASE,
+)
 
 
 def _plain_chat(conv: Conversation) -> bool:
@@ -96,6 +107,8 @@ def _needs_no_tool(conv: Conversation) -> bool:
 def hello(conv: Conversation) -> Reply | None:
     # Tools on offer do not matter: a greeting needs none (what "auto" tool_choice shows).
     if conv.ends_with_results or not _GREETING.match(conv.person_text.strip()):
+        return None
+    if _names_in(conv.person_text):  # «Привет, я Дмитрий.» gives a name to remember
         return None
     if _ONE_SENTENCE.search(conv.person_text):
         return say("Hello! I am the offline course model.")

@@ -64,6 +64,7 @@ import re
 from collections.abc import Callable
 
 from course_helpers.offline.conversation import Conversation, blocks_of
+from course_helpers.offline.french_weather import in_french
 from course_helpers.offline.injections import reported
 from course_helpers.offline.instruction_words import instructions_in, unquoted
 from course_helpers.offline.policy import Reply, scenario, text, tool_use
@@ -174,6 +175,13 @@ def bullets(value: str) -> str:
     return "\n".join(lines)
 
 
+def three_bullets(value: str) -> str:
+    """A list of three: the first three points of the answer as a list."""
+    said = bullets(value).splitlines()
+    points = [line for line in said if line.startswith("- ")][:3]
+    return "\n".join(line for line in said if not line.startswith("- ") or line in points)
+
+
 def pirate(value: str) -> str:
     value = re.sub(r"^(?:Hello|Hi)\b", "Ahoy", value)
     if value.startswith("Ahoy"):
@@ -201,15 +209,16 @@ def french(value: str) -> str:
                 said.append(sentence)
                 missing = True
         lines.append(prefix + " ".join(said))
-    reply = "\n".join(lines)
+    reply = in_french("\n".join(lines))  # "Paris: 18°C, light rain": "pluie légère"
     return f"{UNTRANSLATED}\n{reply}" if missing else reply
 
 
-_ANSWER_ONLY = {"one_sentence", "two_sentences", "bullets"}
+_ANSWER_ONLY = {"one_sentence", "two_sentences", "bullets", "three_bullets"}
 _APPLY: dict[str, Callable[[str], str]] = {
     "one_sentence": one_sentence,
     "two_sentences": two_sentences,
     "bullets": bullets,
+    "three_bullets": three_bullets,
     "pirate": pirate,
     "french": french,
     "russian": str,  # said in Russian after every scenario (engine.py)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 from course_helpers.fixtures.support_desk import Desk
+from course_helpers.lessons.agent import run_agent
+from course_helpers.lessons.workflows.agent import AGENT_SYSTEM
 from course_helpers.offline import CourseModel, CourseModelApp
 
 
@@ -35,3 +37,17 @@ def facts(*order_ids: str) -> str:
     """The facts block of a writing step: the orders looked up, as JSON."""
     desk = Desk()
     return "Facts (JSON):\n" + json.dumps({"orders": [desk.look_up_order(i) for i in order_ids]})
+
+
+def desk_agent_answer(ticket: str, desk: Desk | None = None) -> str:
+    """The final text of notebook 09's agent (its own system prompt and the desk's tools) on
+    one ticket."""
+    client = CourseModelApp(CourseModel()).client(_strict_response_validation=True)
+    run = run_agent(
+        client,
+        messages=[{"role": "user", "content": ticket}],
+        tools=(desk or Desk()).tools(),
+        system=AGENT_SYSTEM,
+        max_tokens=2048,
+    )
+    return run.final_text

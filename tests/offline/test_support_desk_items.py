@@ -5,13 +5,9 @@ container."""
 from __future__ import annotations
 
 import pytest
-from support_desk_calls import ask, blocks
+from support_desk_calls import ask, blocks, desk_agent_answer
 
-from course_helpers.fixtures.support_desk import Desk
-from course_helpers.lessons.agent import run_agent
-from course_helpers.lessons.workflows.agent import AGENT_SYSTEM
 from course_helpers.lessons.workflows.steps import TRIAGE_SYSTEM, TRIAGE_TOOL
-from course_helpers.offline import CourseModel, CourseModelApp
 from course_helpers.offline.scenarios.support_desk_reading import item_of
 
 
@@ -38,12 +34,5 @@ def test_a_russian_container_is_not_the_item():
 
 def test_the_agent_finds_the_order_that_holds_the_item_in_a_package():
     ticket = "My package with the glass teapot arrived broken. My email is mia@example.com."
-    client = CourseModelApp(CourseModel()).client(_strict_response_validation=True)
-    run = run_agent(
-        client,
-        messages=[{"role": "user", "content": ticket}],
-        tools=Desk().tools(),
-        system=AGENT_SYSTEM,
-        max_tokens=2048,
-    )
-    assert "A1002" in run.final_text and "could not find" not in run.final_text, run.final_text
+    answer = desk_agent_answer(ticket)
+    assert "A1002" in answer and "could not find" not in answer, answer

@@ -5,8 +5,7 @@ The same for any approach: the ticket and the role are all it reads."""
 from __future__ import annotations
 
 import pytest
-
-from tests.support_desk_calls import said
+from support_desk_calls import said
 
 WRITER = "You are a support agent for Kettle & Co. Write the reply to the customer."
 

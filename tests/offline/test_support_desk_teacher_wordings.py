@@ -8,14 +8,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from support_desk_calls import ask, blocks, facts, said
+from support_desk_calls import ask, blocks, desk_agent_answer, facts, said
 
 from course_helpers.fixtures.support_desk import Desk
-from course_helpers.lessons.agent import run_agent
-from course_helpers.lessons.workflows.agent import AGENT_SYSTEM
 from course_helpers.lessons.workflows.chain import DRAFT_SYSTEM
 from course_helpers.lessons.workflows.steps import TRIAGE_TOOL
-from course_helpers.offline import CourseModel, CourseModelApp
 from course_helpers.offline.scenarios.support_desk_reading import order_ids_in, triage_form
 
 TRIAGE = "You triage customer support tickets for Kettle & Co, a kitchenware shop. "
@@ -81,15 +78,8 @@ def test_an_order_id_with_a_hyphen_or_a_space_is_the_order(written):
     ticket = f"Where is my order {written}?"
     assert order_ids_in(ticket) == ["A1001"]
     assert _triage(ticket)["order_ids"] == ["A1001"]
-    client = CourseModelApp(CourseModel()).client(_strict_response_validation=True)
-    run = run_agent(
-        client,
-        messages=[{"role": "user", "content": ticket}],
-        tools=Desk().tools(),
-        system=AGENT_SYSTEM,
-        max_tokens=2048,
-    )
-    assert "TRK-4471" in run.final_text, run.final_text
+    answer = desk_agent_answer(ticket)
+    assert "TRK-4471" in answer, answer
 
 
 def test_an_order_already_refunded_is_said_to_be():
@@ -107,15 +97,8 @@ def test_an_order_already_refunded_is_said_to_be():
 def test_the_agent_asks_no_refund_for_an_order_already_refunded():
     desk = Desk()
     desk.refund("A1002", "damaged")
-    client = CourseModelApp(CourseModel()).client(_strict_response_validation=True)
-    run = run_agent(
-        client,
-        messages=[{"role": "user", "content": "My teapot from order A1002 arrived broken."}],
-        tools=desk.tools(),
-        system=AGENT_SYSTEM,
-        max_tokens=2048,
-    )
-    assert "already been refunded" in run.final_text, run.final_text
+    answer = desk_agent_answer("My teapot from order A1002 arrived broken.", desk)
+    assert "already been refunded" in answer, answer
 
 
 @pytest.mark.parametrize(

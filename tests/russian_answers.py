@@ -37,3 +37,8 @@ def said(message) -> str:
 
 def calls(message) -> list[tuple[str, dict]]:
     return [(b.name, b.input) for b in message.content if b.type == "tool_use"]
+
+
+def then(client, messages: list[dict], follow_up: str, **extra):
+    """The answer to a follow-up after the conversation so far."""
+    return ask(client, [*messages, {"role": "user", "content": follow_up}], **extra)

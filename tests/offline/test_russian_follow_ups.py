@@ -6,7 +6,7 @@ rules are tested beside them."""
 from __future__ import annotations
 
 import pytest
-from russian_answers import MODEL, STRICT, WEATHER, ask, calls, said
+from russian_answers import MODEL, STRICT, WEATHER, ask, calls, said, then
 
 from course_helpers.offline import CourseModelApp
 from course_helpers.offline.russian import answer_in_russian
@@ -17,10 +17,6 @@ def client():
     client = CourseModelApp().client(**STRICT)
     yield client
     client.close()
-
-
-def _then(client, messages: list[dict], follow_up: str, **extra):
-    return ask(client, [*messages, {"role": "user", "content": follow_up}], **extra)
 
 
 # -- a name given in short ------------------------------------------------------------------------
@@ -42,12 +38,12 @@ def test_a_name_given_in_short_is_remembered(client, given, asked, answer):
         {"role": "user", "content": given},
         {"role": "assistant", "content": first.content},
     ]
-    assert said(_then(client, history, asked)).startswith(answer)
+    assert said(then(client, history, asked)).startswith(answer)
 
 
 def test_a_place_is_not_taken_for_a_name(client):
     history = [{"role": "user", "content": "Это Париж."}, {"role": "assistant", "content": "Да."}]
-    assert said(_then(client, history, "Как меня зовут?")).startswith("Я не знаю")
+    assert said(then(client, history, "Как меня зовут?")).startswith("Я не знаю")
 
 
 # -- weather: a follow-up that refers back, a comparison and what to wear asked first -----------
@@ -92,13 +88,13 @@ def _looked_up(client, question: str) -> list[dict]:
     ],
 )
 def test_a_follow_up_about_that_weather_is_answered_from_it(client, question, follow_up, answer):
-    message = _then(client, _looked_up(client, question), follow_up, tools=[WEATHER])
+    message = then(client, _looked_up(client, question), follow_up, tools=[WEATHER])
     assert calls(message) == []
     assert said(message) == answer
 
 
 def test_a_follow_up_about_another_city_is_still_a_lookup(client):
-    message = _then(
+    message = then(
         client, _looked_up(client, "Какая погода в Париже?"), "А в Москве холодно?", tools=[WEATHER]
     )
     assert calls(message) == [("get_weather", {"city": "Moscow"})]
@@ -274,4 +270,4 @@ def test_a_name_given_in_other_words_is_remembered(client, given, name, asked):
         {"role": "user", "content": given},
         {"role": "assistant", "content": said(first)},
     ]
-    assert said(_then(client, messages, asked)).startswith(f"Вас зовут {name}.")
+    assert said(then(client, messages, asked)).startswith(f"Вас зовут {name}.")

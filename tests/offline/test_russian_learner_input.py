@@ -6,7 +6,7 @@ tool on offer, pirate and one sentence together, and what the person says after 
 from __future__ import annotations
 
 import pytest
-from russian_answers import STRICT, WEATHER, ask, calls, said
+from russian_answers import STRICT, WEATHER, ask, calls, said, then
 
 from course_helpers.offline import CourseModelApp
 from course_helpers.offline.russian import UNTRANSLATED, writes_russian
@@ -38,10 +38,6 @@ def _looked_up(client, question: str, **extra) -> list[dict]:
     ]
     answer = ask(client, messages, tools=[WEATHER], **extra)
     return [*messages, {"role": "assistant", "content": answer.content}]
-
-
-def _then(client, messages: list[dict], follow_up: str, **extra):
-    return ask(client, [*messages, {"role": "user", "content": follow_up}], **extra)
 
 
 # -- 1. cities of several words and hyphenated ones ------------------------------------------------
@@ -197,7 +193,7 @@ def test_plain_chat_is_answered_the_same_with_a_tool_on_offer(client, asked):
 )
 def test_plain_chat_after_a_weather_answer_is_not_a_new_lookup(client, follow_up, expected):
     history = _looked_up(client, "Какая погода в Париже?")
-    message = _then(client, history, follow_up, tools=[WEATHER])
+    message = then(client, history, follow_up, tools=[WEATHER])
     assert calls(message) == []
     assert said(message) == expected
 
@@ -207,14 +203,14 @@ def test_plain_chat_after_a_weather_answer_is_not_a_new_lookup(client, follow_up
 )
 def test_a_follow_up_that_names_a_city_is_still_a_lookup(client, follow_up, city):
     history = _looked_up(client, "Какая погода в Париже?")
-    message = _then(client, history, follow_up, tools=[WEATHER])
+    message = then(client, history, follow_up, tools=[WEATHER])
     assert calls(message) == [("get_weather", {"city": city})]
 
 
 @pytest.mark.parametrize("follow_up", ["А по Фаренгейту?", "In fahrenheit?"])
 def test_a_follow_up_that_names_a_unit_is_still_a_lookup(client, follow_up):
     history = _looked_up(client, "Какая погода в Париже?")
-    message = _then(client, history, follow_up, tools=[WEATHER])
+    message = then(client, history, follow_up, tools=[WEATHER])
     assert calls(message) == [("get_weather", {"city": "Paris", "unit": "fahrenheit"})]
 
 
@@ -281,7 +277,7 @@ def test_a_pirate_in_one_sentence_in_english(client):
     ],
 )
 def test_thanks_after_a_weather_answer_is_answered_without_a_call(client, question, thanks, reply):
-    message = _then(client, _looked_up(client, question), thanks, tools=[WEATHER])
+    message = then(client, _looked_up(client, question), thanks, tools=[WEATHER])
     assert calls(message) == []
     assert said(message) == reply
 
@@ -315,14 +311,14 @@ def test_thanks_after_a_weather_answer_is_answered_without_a_call(client, questi
     ],
 )
 def test_a_comparison_is_answered_from_the_results(client, question, follow_up, answer):
-    message = _then(client, _looked_up(client, question), follow_up, tools=[WEATHER])
+    message = then(client, _looked_up(client, question), follow_up, tools=[WEATHER])
     assert calls(message) == []
     assert said(message) == answer
 
 
 def test_a_comparison_with_a_city_not_looked_up_calls_for_it(client):
     history = _looked_up(client, "Какая погода в Париже и Лондоне?")
-    message = _then(client, history, "Где теплее, в Париже или в Осло?", tools=[WEATHER])
+    message = then(client, history, "Где теплее, в Париже или в Осло?", tools=[WEATHER])
     assert calls(message) == [("get_weather", {"city": "Oslo"})]
 
 
